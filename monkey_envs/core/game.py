@@ -1,0 +1,211 @@
+"""The batched game protocol every game implements, and the step behaviour written once.
+
+A game object holds a validated configuration (player count, variant, ...) and pure rules
+over a :class:`~monkey_envs.core.state.BatchState`::
+
+    game = MonkeyFun(num_players=2)
+    state = game.init(np.arange(64))               # 64 games, seeds 0..63
+    obs = game.observe(state, state.current_player) # (64, obs_dim) float32
+    actions = agent.act(obs, state.legal_action_mask)
+    state = game.step(state, actions)              # a new state; the old one is untouched
+
+``step`` takes one action per env for that env's current player (no lock-step between envs).
+Rows that have already ended ignore their action and stay as they are (rewards zeroed).
+An action that is out of range or illegal in a live row raises ``ValueError`` naming the
+rows, and nothing changes.
+"""
+
+from __future__ import annotations
+
+import abc
+from typing import Any, ClassVar, Generic, TypeVar
+
+import numpy as np
+
+from monkey_envs.core.spec import GameSpec, ObsLayout
+from monkey_envs.core.state import BatchState
+
+S = TypeVar("S", bound=BatchState)
+
+
+def as_seeds(seeds: Any) -> np.ndarray:
+    """Coerce ``seeds`` (int, sequence or array) to a ``(B,) int64`` array; ``ValueError`` if bad."""
+    arr = np.atleast_1d(np.asarray(seeds))
+    if arr.ndim != 1:
+        raise ValueError(f"seeds must be an int or a 1-D sequence, got shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError("seeds must not be empty (batch size 0)")
+    if not np.issubdtype(arr.dtype, np.integer):
+        raise ValueError(f"seeds must be integers, got dtype {arr.dtype}")
+    if (arr < 0).any():
+        raise ValueError(f"seeds must be non-negative, got {arr[arr < 0][:5].tolist()}")
+    return arr.astype(np.int64)
+
+
+def check_actions(state: BatchState, actions: Any, num_actions: int) -> np.ndarray:
+    """Validate a batch of actions against ``state``; return them as ``(B,) int64``.
+
+    Raises:
+        ValueError: wrong shape, non-integer dtype, out of ``[0, num_actions)`` in a live row,
+            or illegal (masked out) in a live row. The message names the offending rows.
+    """
+    b = state.batch_size
+    arr = np.asarray(actions)
+    if arr.shape == () and b == 1:
+        arr = arr.reshape(1)
+    if arr.shape != (b,):
+        raise ValueError(f"actions must have shape ({b},) -- one per env -- got {arr.shape}")
+    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
+        if np.issubdtype(arr.dtype, np.floating) and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr)):
+            raise ValueError(f"actions must be integers, got dtype {arr.dtype} (cast with .astype(int))")
+        raise ValueError(f"actions must be integers, got dtype {arr.dtype}")
+    arr = arr.astype(np.int64)
+    live = ~(state.terminated | state.truncated)
+    bad = live & ((arr < 0) | (arr >= num_actions))
+    if bad.any():
+        rows = np.flatnonzero(bad)
+        raise ValueError(
+            f"actions out of range [0, {num_actions}) in rows {rows[:10].tolist()}: "
+            f"{arr[rows[:10]].tolist()}"
+        )
+    safe = np.clip(arr, 0, num_actions - 1)
+    legal = state.legal_action_mask[np.arange(b), safe]
+    illegal = live & ~legal
+    if illegal.any():
+        rows = np.flatnonzero(illegal)
+        raise ValueError(
+            f"illegal actions in rows {rows[:10].tolist()}: {arr[rows[:10]].tolist()} "
+            f"(current players {state.current_player[rows[:10]].tolist()}); "
+            "consult state.legal_action_mask"
+        )
+    return arr
+
+
+class Game(abc.ABC, Generic[S]):
+    """Base class of a batched game; subclasses declare ``spec`` and implement the rules.
+
+    Subclasses implement :meth:`_init`, :meth:`_step`, :meth:`observe`, :meth:`render` and set
+    ``num_players``, ``num_actions``, ``obs_layout`` and ``state_class`` in ``__init__``.
+    """
+
+    spec: ClassVar[GameSpec]
+    state_class: ClassVar[type[BatchState]]
+    num_players: int
+    num_actions: int
+    obs_layout: ObsLayout
+
+    # ------------------------------------------------------------------ facts
+    @property
+    def obs_dim(self) -> int:
+        """Length of one flat observation vector."""
+        return self.obs_layout.size
+
+    @property
+    def config(self) -> dict[str, Any]:
+        """The options this game was built with (enough to rebuild it: ``type(g)(**g.config)``)."""
+        return dict(self._config)
+
+    def __repr__(self) -> str:
+        opts = ", ".join(f"{k}={v!r}" for k, v in self._config.items())
+        return f"{type(self).__name__}({opts})"
+
+    @abc.abstractmethod
+    def action_name(self, state: S, row: int, action: int) -> str:
+        """Human-readable meaning of ``action`` for row ``row`` of ``state``."""
+
+    # ------------------------------------------------------------------ protocol
+    def init(self, seeds: Any) -> S:
+        """New games, one per seed.
+
+        Args:
+            seeds: int or ``(B,)`` non-negative integers; env ``i`` is seeded with ``seeds[i]``.
+
+        Returns:
+            A State with batch size ``B``.
+        """
+        return self._init(as_seeds(seeds))
+
+    def step(self, state: S, actions: Any) -> S:
+        """Apply one action per env for that env's current player.
+
+        Args:
+            state: a State of this game (batch size ``B``); not modified.
+            actions: ``(B,)`` integers in ``[0, num_actions)``; ignored in finished rows.
+
+        Returns:
+            The next State; ``rewards`` holds this transition's rewards of every seat.
+
+        Raises:
+            ValueError: a wrong-shaped or non-integer action batch, or an out-of-range or
+                illegal action in a live row (nothing is changed).
+        """
+        if not isinstance(state, self.state_class):
+            raise ValueError(f"state must be a {self.state_class.__name__}, got {type(state).__name__}")
+        self._check_state_shape(state)
+        acts = check_actions(state, actions, self.num_actions)
+        new = state.clone()
+        new.rewards[:] = 0.0
+        live = ~(state.terminated | state.truncated)
+        if live.any():
+            new.step_count[live] += 1
+            self._step(new, acts, live)
+        return new
+
+    def _check_state_shape(self, state: S) -> None:
+        b = state.batch_size
+        if state.legal_action_mask.shape != (b, self.num_actions):
+            raise ValueError(
+                f"state mask has shape {state.legal_action_mask.shape}, this game expects "
+                f"({b}, {self.num_actions}) -- state from a differently configured game?"
+            )
+        if state.rewards.shape != (b, self.num_players):
+            raise ValueError(
+                f"state rewards have shape {state.rewards.shape}, this game has "
+                f"{self.num_players} players -- state from a differently configured game?"
+            )
+
+    def observe(self, state: S, player: Any) -> np.ndarray:
+        """Observation of ``player`` in every env.
+
+        Args:
+            state: batch of size ``B``.
+            player: int seat or ``(B,)`` seats (e.g. ``state.current_player``).
+
+        Returns:
+            ``(B, obs_dim) float32``; only what that seat may know, seats observer-first.
+        """
+        b = state.batch_size
+        p = np.asarray(player)
+        if p.ndim == 0:
+            p = np.full(b, int(p))
+        if p.shape != (b,):
+            raise ValueError(f"player must be an int or shape ({b},), got {p.shape}")
+        if ((p < 0) | (p >= self.num_players)).any():
+            raise ValueError(f"player seats must be in [0, {self.num_players}), got {np.unique(p).tolist()}")
+        return self._observe(state, p.astype(np.int64))
+
+    def winners(self, state: S) -> np.ndarray:
+        """``(B, P) bool``: seats that won (all False while running or when nobody won)."""
+        return self._winners(state)
+
+    # ------------------------------------------------------------------ to implement
+    @abc.abstractmethod
+    def _init(self, seeds: np.ndarray) -> S: ...
+
+    @abc.abstractmethod
+    def _step(self, state: S, actions: np.ndarray, live: np.ndarray) -> None:
+        """Advance ``state`` in place for rows ``live`` (actions already validated)."""
+
+    @abc.abstractmethod
+    def _observe(self, state: S, player: np.ndarray) -> np.ndarray: ...
+
+    @abc.abstractmethod
+    def _winners(self, state: S) -> np.ndarray: ...
+
+    @abc.abstractmethod
+    def render(self, state: S, row: int = 0, viewer: int | None = None) -> str:
+        """Text picture of env ``row``; ``viewer`` (a seat) also shows that seat's hidden cards."""
+
+    def episode_info(self, state: S, row: int) -> dict[str, Any]:
+        """Per-episode facts for ``info`` dicts (scores, end reason, ...); games extend it."""
+        return {}
