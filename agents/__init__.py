@@ -1,0 +1,44 @@
+"""Agents that act on batches: baselines, heuristics and loaded policies.
+
+``make_agent(spec, game, seed)`` builds one by name; see :data:`AGENTS` for the names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from agents.base import Agent, RandomAgent, argmax_legal, random_legal
+
+#: name -> (factory(game, seed) -> Agent, games it supports or None for any game).
+AGENTS: dict[str, tuple[Callable[..., Any], tuple[str, ...] | None]] = {
+    "random": (RandomAgent, None),
+}
+
+
+def register_agent(name: str, factory: Callable[..., Any], games: tuple[str, ...] | None = None) -> None:
+    """Add an agent factory ``factory(game, seed) -> Agent`` under ``name``."""
+    AGENTS[name] = (factory, games)
+
+
+def make_agent(spec: str | Agent, game: Any, seed: int = 0) -> Agent:
+    """Build an agent for ``game`` from a name (``"random"``, ``"greedy"``, ...).
+
+    An object that already has ``act`` is returned unchanged.
+
+    Raises:
+        ValueError: unknown name, or an agent that does not play this game.
+    """
+    if hasattr(spec, "act"):
+        return spec  # type: ignore[return-value]
+    if not isinstance(spec, str):
+        raise ValueError(f"agent must be a name or an object with act(obs, mask), got {spec!r}")
+    if spec not in AGENTS:
+        raise ValueError(f"unknown agent {spec!r}; known: {sorted(AGENTS)}")
+    factory, games = AGENTS[spec]
+    if games is not None and game.spec.name not in games:
+        raise ValueError(f"agent {spec!r} plays {games}, not {game.spec.name!r}")
+    return factory(game, seed)
+
+
+__all__ = ["AGENTS", "Agent", "RandomAgent", "argmax_legal", "make_agent", "random_legal", "register_agent"]
