@@ -146,9 +146,15 @@ class Game(abc.ABC, Generic[S]):
         new = state.clone()
         new.rewards[:] = 0.0
         live = ~(state.terminated | state.truncated)
-        if live.any():
-            new.step_count[live] += 1
+        if live.all():
+            new.step_count += 1
             self._step(new, acts, live)
+        elif live.any():  # rules only ever see running games: step the live rows, put them back
+            idx = np.flatnonzero(live)
+            sub = new.take(idx)
+            sub.step_count += 1
+            self._step(sub, acts[idx], np.ones(idx.size, dtype=bool))
+            new.put(idx, sub)
         return new
 
     def _check_state_shape(self, state: S) -> None:
@@ -194,7 +200,11 @@ class Game(abc.ABC, Generic[S]):
 
     @abc.abstractmethod
     def _step(self, state: S, actions: np.ndarray, live: np.ndarray) -> None:
-        """Advance ``state`` in place for rows ``live`` (actions already validated)."""
+        """Advance ``state`` in place (actions already validated).
+
+        ``step`` hands the rules only running games: ``live`` is all True and kept so rules
+        may assert it; finished rows are cut out before and put back after.
+        """
 
     @abc.abstractmethod
     def _observe(self, state: S, player: np.ndarray) -> np.ndarray: ...

@@ -34,11 +34,26 @@ DISCARD_ACTION = 15
 NUM_ACTIONS = 16
 #: ``(15, 4) bool``: slots played by action ``a`` (bitmask ``a + 1``).
 SUBSET_BITS = np.array([[(s >> j) & 1 for j in range(D.HAND_SIZE)] for s in range(1, 16)], dtype=bool)
-_SUBSET_BITS_I = SUBSET_BITS.astype(np.int16)
+_SUBSET_BITS_I = SUBSET_BITS.astype(np.intp)
 _MAX_SUM = D.HAND_SIZE * D.MAX_CARD
 _INNER_MASK = np.zeros(D.NUM_FIELDS, dtype=bool)
 _INNER_MASK[list(D.INNER_FIELDS)] = True
+#: ``(16, 15) bool``: for each pattern of empty slots (bit j = slot j empty), subsets using one.
+_USES_EMPTY = (np.arange(16)[:, None] & np.arange(1, 16)[None, :]) > 0
+_SLOT_WEIGHTS = np.array([1, 2, 4, 8], dtype=np.intp)
 _DECK = np.array(D.DECK, dtype=np.int8)
+
+
+_CARD_VALUES = np.arange(D.MAX_CARD + 1)
+_FIELDS = np.arange(D.NUM_FIELDS)
+_SEATS = np.arange(4)
+#: seat offsets 1..P (the next seats clockwise, the mover itself last)
+_OFFSETS = {p: np.arange(1, p + 1) for p in range(1, 5)}
+
+
+def _slot_pattern(hand: np.ndarray) -> np.ndarray:
+    """``(n,)`` bitmask of the empty (0) slots of hands ``(n, 4)``."""
+    return (hand == 0) @ _SLOT_WEIGHTS
 _DECK_COUNTS = np.bincount(_DECK, minlength=D.MAX_CARD + 1)
 
 SPEC = GameSpec(
@@ -119,11 +134,14 @@ class MonkeyFun(Game[MonkeyFunState]):
         self.field_of_number = np.full(_MAX_SUM + 1, -1, dtype=np.int64)
         self.field_of_number[layout] = np.arange(D.NUM_FIELDS)
         self.windows = D.LINE_WINDOWS if variant != "quick" else np.concatenate([D.LINE_WINDOWS, D.SQUARE_WINDOWS])
+        #: ``(W,) uint64`` bitmask (bit = field index) of each winning window.
+        self.window_bits = (np.uint64(1) << self.windows.astype(np.uint64)).sum(1, dtype=np.uint64)
+        self._field_value = (layout / 36).astype(np.float32)
 
         P = num_players
         self.obs_layout = ObsLayout(
             [
-                ObsPiece("hand", (D.HAND_SIZE, D.MAX_CARD + 1), "own hand, sorted slot -> one-hot card value (0 = empty slot)"),
+                ObsPiece("hand", (D.HAND_SIZE,), "own hand: sorted slot values / 19 (0 = empty slot)"),
                 ObsPiece("action_field", (NUM_SUBSETS, D.NUM_FIELDS), "field each subset action a<15 would place on (one-hot; all 0 if its sum is no field)"),
                 ObsPiece("counts", (D.NUM_FIELDS, P), "monkeys per field per seat / 4 (seats observer-first)"),
                 ObsPiece("owner", (D.NUM_FIELDS, P), "1 where that seat secured the field (observer-first)"),
@@ -154,16 +172,17 @@ class MonkeyFun(Game[MonkeyFunState]):
         """Legal mask ``(n, 16)`` for hands ``(n, 4)``; also ``(n,)`` 'solo stuck' flags."""
         n = hand.shape[0]
         ar = np.arange(n)[:, None]
-        h = hand.astype(np.int16)
-        sums = h @ _SUBSET_BITS_I.T  # (n, 15)
-        uses_empty = (hand == 0).astype(np.int16) @ _SUBSET_BITS_I.T > 0
-        field = self.field_of_number[sums]
-        valid = (field >= 0) & ~uses_empty
+        sums = hand.astype(np.intp) @ _SUBSET_BITS_I.T  # (n, 15)
+        field = self.field_of_number[np.where(_USES_EMPTY[_slot_pattern(hand)], 0, sums)]  # sum 0 -> no field
+        valid = field >= 0
         fclip = np.maximum(field, 0)
-        mask = np.zeros((n, NUM_ACTIONS), dtype=bool)
+        mask = np.empty((n, NUM_ACTIONS), dtype=bool)
         if not self.solo:
             fo = owner[ar, fclip]
-            ok = valid & ((fo == -1) | ((fo == cp[:, None]) & self.place_on_own_secured))
+            if self.place_on_own_secured:
+                ok = valid & ((fo == -1) | (fo == cp[:, None]))
+            else:
+                ok = valid & (fo == -1)
             mask[:, :NUM_SUBSETS] = ok
             mask[:, DISCARD_ACTION] = ~ok.any(1)
             return mask, np.zeros(n, dtype=bool)
@@ -175,15 +194,23 @@ class MonkeyFun(Game[MonkeyFunState]):
         tower = inner & (fcount >= 1) & (fcount < D.SOLO_MAX_PER_FIELD) & ((fcount >= 2) | (towers[:, None] < D.SOLO_MAX_TOWERS))
         ok = np.where(free.any(1)[:, None], free, tower)
         mask[:, :NUM_SUBSETS] = ok
+        mask[:, DISCARD_ACTION] = False
         return mask, ~ok.any(1)
 
-    def _refresh(self, s: MonkeyFunState, rows: np.ndarray) -> None:
-        """Recompute mask (and solo 'stuck' losses) for running rows ``rows``."""
-        if rows.size == 0:
-            return
-        cp = s.current_player[rows].astype(np.int64)
-        mask, stuck = self._legal(s.hands[rows, cp], s.owner[rows], s.counts[rows], cp)
-        s.legal_action_mask[rows] = mask
+    def _refresh(self, s: MonkeyFunState, rows: np.ndarray | None = None) -> None:
+        """Recompute mask (and solo 'stuck' losses) for running rows ``rows`` (None = all rows)."""
+        if rows is None:
+            cp = s.current_player.astype(np.intp)
+            hand = s.hands[np.arange(s.batch_size), cp]
+            mask, stuck = self._legal(hand, s.owner, s.counts, cp)
+            s.legal_action_mask[:] = mask
+            rows = np.arange(s.batch_size)
+        else:
+            if rows.size == 0:
+                return
+            cp = s.current_player[rows].astype(np.intp)
+            mask, stuck = self._legal(s.hands[rows, cp], s.owner[rows], s.counts[rows] if self.solo else s.counts[:0], cp)
+            s.legal_action_mask[rows] = mask
         if stuck.any():
             lost = rows[stuck]
             self._finish(s, lost, np.zeros((lost.size, self.num_players), dtype=bool), END_SOLO_STUCK)
@@ -254,105 +281,110 @@ class MonkeyFun(Game[MonkeyFunState]):
             end_reason=np.zeros(B, np.int8),
             last_field=np.full(B, -1, np.int8),
         )
-        self._refresh(s, rows)
+        self._refresh(s)
         return s
 
     # ================================================================== step
     def _step(self, s: MonkeyFunState, actions: np.ndarray, live: np.ndarray) -> None:
         P = self.num_players
-        rows = np.flatnonzero(live)
-        n = rows.size
+        n = s.batch_size
         ar = np.arange(n)
-        cp = s.current_player[rows].astype(np.int64)
-        act = actions[rows]
-        hand = s.hands[rows, cp]  # (n, 4)
+        cp = s.current_player.astype(np.intp)
+        hand = s.hands[ar, cp]  # (n, 4)
 
         # ---- 1. play cards (or discard the whole hand) --------------------------------
-        discard_all = act == DISCARD_ACTION
-        bits = SUBSET_BITS[np.where(discard_all, NUM_SUBSETS - 1, act)]  # (n, 4); all four for a discard
-        played = np.where(bits, hand, 0)
-        total = played.astype(np.int64).sum(1)
-        s.discard[rows] += self._value_counts(played)
-        s.hands[rows, cp] = np.where(bits, 0, hand)
-        s.supply[rows, cp] -= 1  # a monkey leaves the supply: onto the board or into the box
+        # action 15 (discard) maps to subset index 14 = bitmask 15 = all four slots
+        bits = SUBSET_BITS[np.minimum(actions, NUM_SUBSETS - 1)]  # (n, 4)
+        played = np.where(bits, hand, 0).astype(np.int8)
+        s.discard += self._value_counts(played)
+        s.hands[ar, cp] = hand - played
+        s.supply[ar, cp] -= 1  # a monkey leaves the supply: onto the board or into the box
 
         # ---- 2. place one monkey ------------------------------------------------------
-        place = ~discard_all
-        pr, pc = rows[place], cp[place]
-        field = self.field_of_number[total[place]]
-        s.counts[pr, field, pc] += 1
-        s.last_field[pr] = field
-        dr, dc = rows[discard_all], cp[discard_all]
-        s.box[dr, dc] += 1
-        s.last_field[dr] = -1
+        place = actions != DISCARD_ACTION
+        field = np.where(place, self.field_of_number[played.sum(1, dtype=np.intp)], -1)
+        s.last_field[:] = field
+        all_place = bool(place.all())
+        if not all_place:
+            s.box[ar[~place], cp[~place]] += 1
+        pr = ar if all_place else ar[place]
+        pc, pf = cp[pr], field[pr]
+        s.counts[pr, pf, pc] += 1
 
         won = np.zeros(n, dtype=bool)
         if not self.solo:
             # ---- securing: count >= every other count + 2 ------------------------------
-            fc = s.counts[pr, field].astype(np.int16)  # (m, P)
             m = pr.size
-            me = fc[np.arange(m), pc]
+            mr = np.arange(m)
+            fc = s.counts[pr, pf]  # (m, P)
             others = fc.copy()
-            others[np.arange(m), pc] = -1
-            sec = (s.owner[pr, field] == -1) & (me >= others.max(1) + D.SECURE_MARGIN) if P > 1 else np.zeros(m, bool)
+            others[mr, pc] = -1
+            sec = (s.owner[pr, pf] == -1) & (fc[mr, pc] >= others.max(1) + D.SECURE_MARGIN)
             if sec.any():
-                sr, sf, sc = pr[sec], field[sec], pc[sec]
-                back = fc[sec].copy()
+                sr, sf, sc = pr[sec], pf[sec], pc[sec]
+                back = fc[sec]
                 back[np.arange(sr.size), sc] = 0
-                s.box[sr] += back.astype(np.int8)
-                s.counts[sr, sf] -= back.astype(np.int8)
+                s.box[sr] += back
+                s.counts[sr, sf] -= back
                 s.owner[sr, sf] = sc
             # ---- a line of 4 (or a 2x2 square in the quick game) with the majority --------
-            won[place] = self._has_line(s.counts[pr], s.owner[pr], pc)
+            won[pr] = self._has_line(s.counts if all_place else s.counts[pr], s.owner if all_place else s.owner[pr], pc)
         else:
-            inner = s.counts[pr][:, _INNER_MASK, 0]
-            done = (inner >= 1).all(1)
-            won[place] = done
+            done = (s.counts[pr][:, _INNER_MASK, 0] >= 1).all(1)
+            won[pr] = done
             if done.any():
                 wr = pr[done]
-                c0 = s.counts[wr, :, 0]
-                towers = ((c0 >= 2) & _INNER_MASK) * self.field_number
-                s.scores[wr, 0] = self.field_number[field[done]] - towers.sum(1)
+                towers = ((s.counts[wr, :, 0] >= 2) & _INNER_MASK) * self.field_number
+                s.scores[wr, 0] = self.field_number[pf[done]] - towers.sum(1)
 
         # ---- 3. draw back up to 4 (nobody draws after a win) -----------------------------
-        draw = ~won
-        self._draw(s, rows[draw], cp[draw], bits[draw])
+        any_won = bool(won.any())
+        self._draw(s, cp, bits & ~won[:, None] if any_won else bits)
 
         # ---- end of game / next player ------------------------------------------------
-        if won.any():
-            wr = rows[won]
+        if any_won:
+            wr = ar[won]
             w = np.zeros((wr.size, P), dtype=bool)
             w[np.arange(wr.size), cp[won]] = True
             self._finish(s, wr, w, END_SOLO_COMPLETE if self.solo else END_LINE)
-        go = rows[~won]
+        go = ar[~won] if any_won else ar
         if go.size == 0:
             return
         if self.solo:
             out = s.supply[go, 0] == 0
             self._finish(s, go[out], np.zeros((int(out.sum()), 1), dtype=bool), END_SOLO_ROUNDS)
-            self._refresh(s, go[~out])
+            self._refresh(s, None if (not any_won and not out.any()) else go[~out])
             return
-        gcp = cp[~won]
-        cand = (gcp[:, None] + np.arange(1, P + 1)[None, :]) % P  # seats after cp, cp last
+        gcp = cp[go]
+        cand = (gcp[:, None] + _OFFSETS[P][None, :]) % P  # seats after cp, cp itself last
         has = s.supply[go[:, None], cand] > 0
-        any_left = has.any(1)
         s.current_player[go] = cand[np.arange(go.size), has.argmax(1)]
+        any_left = has.any(1)
+        if any_left.all():
+            self._refresh(s, None if not any_won else go)
+            return
         ended = go[~any_left]
-        if ended.size:
-            scores, winners = self.final_scores(s.counts[ended])
-            s.scores[ended] = scores
-            self._finish(s, ended, winners, END_SUPPLIES)
+        scores, winners = self.final_scores(s.counts[ended])
+        s.scores[ended] = scores
+        self._finish(s, ended, winners, END_SUPPLIES)
         self._refresh(s, go[any_left])
 
     def _has_line(self, counts: np.ndarray, owner: np.ndarray, seat: np.ndarray) -> np.ndarray:
-        """``(m,) bool``: does ``seat`` hold the majority on every field of some window?"""
+        """``(m,) bool``: does ``seat`` hold the majority on every field of some window?
+
+        Majorities are packed into a 36-bit board per row and tested against the window
+        bitmasks, so the check is a handful of array operations whatever the batch size.
+        """
         m = counts.shape[0]
-        ar = np.arange(m)
-        c = counts.astype(np.int16)
-        mine = c[ar, :, seat]  # (m, 36)
-        c[ar, :, seat] = -1
-        majority = (mine > c.max(2)) | (owner == seat[:, None])
-        return majority[:, self.windows].all(2).any(1)
+        mine = counts[np.arange(m), :, seat]  # (m, 36)
+        omax = np.full(mine.shape, -1, dtype=np.int8)
+        for k in range(self.num_players):  # loop over seats, not envs
+            np.maximum(omax, np.where((seat != k)[:, None], counts[:, :, k], -1), out=omax)
+        majority = (mine > omax) | (owner == seat[:, None])
+        buf = np.zeros((m, 8), dtype=np.uint8)
+        buf[:, :5] = np.packbits(majority, axis=1, bitorder="little")
+        board = buf.view(np.uint64)[:, 0]
+        return ((board[:, None] & self.window_bits[None, :]) == self.window_bits[None, :]).any(1)
 
     @staticmethod
     def _value_counts(cards: np.ndarray) -> np.ndarray:
@@ -363,41 +395,40 @@ class MonkeyFun(Game[MonkeyFunState]):
         cnt[:, 0] = 0
         return cnt.astype(np.int8)
 
-    def _draw(self, s: MonkeyFunState, rows: np.ndarray, cp: np.ndarray, empty: np.ndarray) -> None:
-        """Fill the ``empty (n, 4)`` slots of seat ``cp``'s hand from the top of the draw pile.
+    def _draw(self, s: MonkeyFunState, cp: np.ndarray, empty: np.ndarray) -> None:
+        """Fill the ``empty (B, 4)`` slots of seat ``cp``'s hand from the top of the draw pile.
 
         When the pile runs out the discard pile (including the cards just played) is shuffled
-        into a new pile; cards left in the old pile are drawn first.
+        into a new pile under the cards left in the old one, which are drawn first.
         """
-        if rows.size == 0:
-            return
-        need = empty.sum(1).astype(np.int64)
-        short = s.draw_size[rows].astype(np.int64) < need
+        n = s.batch_size
+        ar = np.arange(n)
+        need = empty.sum(1, dtype=np.intp)
+        short = s.draw_size < need
         if short.any():
-            self._reshuffle(s, rows[short])
-        size = s.draw_size[rows].astype(np.int64)
+            self._reshuffle(s, ar[short])
+        size = s.draw_size.astype(np.intp)
         rank = np.cumsum(empty, axis=1) - 1  # k-th empty slot takes the k-th card from the top
         pos = np.where(empty, size[:, None] - 1 - rank, 0)
-        cards = s.draw_pile[rows[:, None], pos]
-        hand = np.where(empty, cards, s.hands[rows, cp])
+        cards = s.draw_pile[ar[:, None], pos]
+        hand = np.where(empty, cards, s.hands[ar, cp])
         hand.sort(axis=1)
-        s.hands[rows, cp] = hand
-        # clear the drawn positions: everything at or above the new top
-        new_size = size - need
-        s.draw_pile[rows] = np.where(np.arange(D.NUM_CARDS)[None, :] < new_size[:, None], s.draw_pile[rows], 0)
-        s.draw_size[rows] = new_size
+        s.hands[ar, cp] = hand
+        r, j = np.nonzero(empty)
+        s.draw_pile[r, pos[r, j]] = 0
+        s.draw_size -= need.astype(np.int8)
 
     @staticmethod
     def _reshuffle(s: MonkeyFunState, rows: np.ndarray) -> None:
         """Shuffle the discard pile of ``rows`` under the cards left in their draw pile."""
-        disc = s.discard[rows].astype(np.int64)  # (r, 20)
+        disc = s.discard[rows].astype(np.intp)  # (r, 20)
         nd = disc.sum(1)
         cum = np.cumsum(disc, axis=1)
         k = np.arange(D.NUM_CARDS)
         values = (k[None, :, None] >= cum[:, None, :]).sum(2)  # value at sorted position k
         values = np.where(k[None, :] < nd[:, None], values, 0).astype(np.int8)
         shuffled = shuffle_prefix(s.rng, rows, values, nd)
-        left = s.draw_size[rows].astype(np.int64)
+        left = s.draw_size[rows].astype(np.intp)
         old = s.draw_pile[rows]
         src = np.clip(k[None, :] - nd[:, None], 0, D.NUM_CARDS - 1)
         pile = np.where(k[None, :] < nd[:, None], shuffled, np.take_along_axis(old, src, axis=1))
@@ -410,32 +441,38 @@ class MonkeyFun(Game[MonkeyFunState]):
     def _observe(self, s: MonkeyFunState, player: np.ndarray) -> np.ndarray:
         B, P = s.batch_size, self.num_players
         ar = np.arange(B)
-        L = self.obs_layout
-        obs = np.zeros((B, L.size), dtype=np.float32)
-        v = L.unflatten(obs)
+        sl = self.obs_layout.slices
+        dim = self.obs_layout.size
+        obs = np.zeros((B, dim), dtype=np.float32)
         hand = s.hands[ar, player]  # (B, 4)
-        v["hand"][ar[:, None], np.arange(D.HAND_SIZE)[None, :], hand] = 1.0
-        sums = hand.astype(np.int16) @ _SUBSET_BITS_I.T
-        field = self.field_of_number[sums]
-        field[((hand == 0).astype(np.int16) @ _SUBSET_BITS_I.T) > 0] = -1
+        obs[:, sl["hand"]] = hand * np.float32(1 / D.MAX_CARD)
+        rot = (player[:, None] + _SEATS[None, :P]) % P  # (B, P): absolute seat of each observer-first slot
+        counts = obs[:, sl["counts"]].reshape(B, D.NUM_FIELDS, P)
+        for k in range(P):  # loop over seats, not envs
+            counts[:, :, k] = s.counts[ar, :, rot[:, k]]
+        counts *= np.float32(0.25)
+        obs[:, sl["field_value"]] = self._field_value
+        obs[:, sl["supply"]] = s.supply[ar[:, None], rot] * np.float32(1 / D.MONKEYS_PER_PLAYER)
+        obs[:, sl["box"]] = s.box[ar[:, None], rot] * np.float32(1 / D.MONKEYS_PER_PLAYER)
+        obs[:, sl["discard"]] = s.discard[:, 1:] * np.float32(0.25)
+        obs[:, sl["draw_size"]] = s.draw_size[:, None] * np.float32(1 / D.NUM_CARDS)
+        # one-hot pieces: one scatter of flat indices into the zeroed buffer
+        flat = obs.reshape(-1)
+        base = ar * dim
+        sums = hand.astype(np.intp) @ _SUBSET_BITS_I.T
+        field = self.field_of_number[np.where(_USES_EMPTY[_slot_pattern(hand)], 0, sums)]  # (B, 15)
         fr, fa = np.nonzero(field >= 0)
-        v["action_field"][fr, fa, field[fr, fa]] = 1.0
-        rot = (player[:, None] + np.arange(P)[None, :]) % P  # (B, P) absolute seat of each slot
-        v["counts"][:] = np.take_along_axis(s.counts, rot[:, None, :], axis=2) * np.float32(0.25)
-        rel = (s.owner.astype(np.int64) - player[:, None]) % P
+        hot = [base[fr] + (sl["action_field"].start + fa * D.NUM_FIELDS + field[fr, fa])]
         orow, ofield = np.nonzero(s.owner >= 0)
-        v["owner"][orow, ofield, rel[orow, ofield]] = 1.0
-        v["field_value"][:] = self.field_number / np.float32(36)
-        v["supply"][:] = np.take_along_axis(s.supply, rot, axis=1) / np.float32(D.MONKEYS_PER_PLAYER)
-        v["box"][:] = np.take_along_axis(s.box, rot, axis=1) / np.float32(D.MONKEYS_PER_PLAYER)
-        v["discard"][:] = s.discard[:, 1:] * np.float32(0.25)
-        v["draw_size"][:, 0] = s.draw_size / np.float32(D.NUM_CARDS)
-        live = s.current_player >= 0
-        v["to_move"][ar[live], ((s.current_player[live] - player[live]) % P)] = 1.0
+        rel = (s.owner[orow, ofield] - player[orow]) % P
+        hot.append(base[orow] + (sl["owner"].start + ofield * P + rel))
+        live = np.flatnonzero(s.current_player >= 0)
+        hot.append(base[live] + (sl["to_move"].start + (s.current_player[live] - player[live]) % P))
+        flat[np.concatenate(hot)] = 1.0
         if self.solo:
             c0 = s.counts[:, :, 0]
-            v["solo"][:, 0] = ((c0 >= 2) & _INNER_MASK).sum(1) / np.float32(D.SOLO_MAX_TOWERS)
-            v["solo"][:, 1] = (D.MONKEYS_PER_PLAYER - s.supply[:, 0]) / np.float32(D.SOLO_ROUNDS)
+            obs[:, sl["solo"].start] = ((c0 >= 2) & _INNER_MASK).sum(1) * np.float32(1 / D.SOLO_MAX_TOWERS)
+            obs[:, sl["solo"].start + 1] = (D.MONKEYS_PER_PLAYER - s.supply[:, 0]) * np.float32(1 / D.SOLO_ROUNDS)
         return obs
 
     def _winners(self, s: MonkeyFunState) -> np.ndarray:
@@ -556,7 +593,7 @@ class MonkeyFun(Game[MonkeyFunState]):
             end_reason=np.array([END_NONE], np.int8),
             last_field=np.array([-1], np.int8),
         )
-        self._refresh(s, np.array([0]))
+        self._refresh(s)
         return s
 
     # ================================================================== render
