@@ -65,8 +65,7 @@ def check_actions(state: BatchState, actions: Any, num_actions: int) -> np.ndarr
     if bad.any():
         rows = np.flatnonzero(bad)
         raise ValueError(
-            f"actions out of range [0, {num_actions}) in rows {rows[:10].tolist()}: "
-            f"{arr[rows[:10]].tolist()}"
+            f"actions out of range [0, {num_actions}) in rows {rows[:10].tolist()}: {arr[rows[:10]].tolist()}"
         )
     safe = np.clip(arr, 0, num_actions - 1)
     legal = state.legal_action_mask[np.arange(b), safe]

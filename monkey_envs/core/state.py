@@ -99,8 +99,7 @@ class BatchState:
             "format": self.FORMAT,
             "state_class": type(self).__name__,
             "fields": {
-                k: {"dtype": str(v.dtype), "shape": list(v.shape), "data": v.tolist()}
-                for k, v in self.arrays().items()
+                k: {"dtype": str(v.dtype), "shape": list(v.shape), "data": v.tolist()} for k, v in self.arrays().items()
             },
         }
 

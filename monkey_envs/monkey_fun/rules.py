@@ -54,6 +54,8 @@ _OFFSETS = {p: np.arange(1, p + 1) for p in range(1, 5)}
 def _slot_pattern(hand: np.ndarray) -> np.ndarray:
     """``(n,)`` bitmask of the empty (0) slots of hands ``(n, 4)``."""
     return (hand == 0) @ _SLOT_WEIGHTS
+
+
 _DECK_COUNTS = np.bincount(_DECK, minlength=D.MAX_CARD + 1)
 
 SPEC = GameSpec(
@@ -142,7 +144,11 @@ class MonkeyFun(Game[MonkeyFunState]):
         self.obs_layout = ObsLayout(
             [
                 ObsPiece("hand", (D.HAND_SIZE,), "own hand: sorted slot values / 19 (0 = empty slot)"),
-                ObsPiece("action_field", (NUM_SUBSETS, D.NUM_FIELDS), "field each subset action a<15 would place on (one-hot; all 0 if its sum is no field)"),
+                ObsPiece(
+                    "action_field",
+                    (NUM_SUBSETS, D.NUM_FIELDS),
+                    "field each subset action a<15 would place on (one-hot; all 0 if its sum is no field)",
+                ),
                 ObsPiece("counts", (D.NUM_FIELDS, P), "monkeys per field per seat / 4 (seats observer-first)"),
                 ObsPiece("owner", (D.NUM_FIELDS, P), "1 where that seat secured the field (observer-first)"),
                 ObsPiece("field_value", (D.NUM_FIELDS,), "number printed on the field / 36"),
@@ -191,7 +197,12 @@ class MonkeyFun(Game[MonkeyFunState]):
         inner = valid & _INNER_MASK[fclip]
         free = inner & (fcount == 0)
         towers = ((c0 >= 2) & _INNER_MASK).sum(1)
-        tower = inner & (fcount >= 1) & (fcount < D.SOLO_MAX_PER_FIELD) & ((fcount >= 2) | (towers[:, None] < D.SOLO_MAX_TOWERS))
+        tower = (
+            inner
+            & (fcount >= 1)
+            & (fcount < D.SOLO_MAX_PER_FIELD)
+            & ((fcount >= 2) | (towers[:, None] < D.SOLO_MAX_TOWERS))
+        )
         ok = np.where(free.any(1)[:, None], free, tower)
         mask[:, :NUM_SUBSETS] = ok
         mask[:, DISCARD_ACTION] = False
@@ -209,7 +220,9 @@ class MonkeyFun(Game[MonkeyFunState]):
             if rows.size == 0:
                 return
             cp = s.current_player[rows].astype(np.intp)
-            mask, stuck = self._legal(s.hands[rows, cp], s.owner[rows], s.counts[rows] if self.solo else s.counts[:0], cp)
+            mask, stuck = self._legal(
+                s.hands[rows, cp], s.owner[rows], s.counts[rows] if self.solo else s.counts[:0], cp
+            )
             s.legal_action_mask[rows] = mask
         if stuck.any():
             lost = rows[stuck]
@@ -564,7 +577,9 @@ class MonkeyFun(Game[MonkeyFunState]):
         else:
             disc = list(discard) if discard is not None else rest_cards
             if discard is not None and rest.sum() != 0:
-                raise ValueError(f"hands, draw_pile and discard must hold all {D.NUM_CARDS} cards; {rest.sum()} missing")
+                raise ValueError(
+                    f"hands, draw_pile and discard must hold all {D.NUM_CARDS} cards; {rest.sum()} missing"
+                )
             pile = np.array(draw_pile[::-1], dtype=np.int8)  # stored bottom -> top
         pile_arr = np.zeros((1, D.NUM_CARDS), dtype=np.int8)
         pile_arr[0, : pile.size] = pile
