@@ -404,6 +404,46 @@ def test_three_in_a_row_do_not_win():
     assert not play(game, s, cards_for(nums[2])).terminated[0]
 
 
+def _all_windows(square: bool) -> list[list[tuple[int, int]]]:
+    """Every straight line of 4 connected fields (or every 2x2 block), as (row, col) cells."""
+    out = []
+    for r in range(6):
+        for c in range(6):
+            if square:
+                cells = [(r, c), (r, c + 1), (r + 1, c), (r + 1, c + 1)]
+                if r + 1 < 6 and c + 1 < 6:
+                    out.append(cells)
+                continue
+            for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
+                cells = [(r + k * dr, c + k * dc) for k in range(4)]
+                if all(0 <= y < 6 and 0 <= x < 6 for y, x in cells):
+                    out.append(cells)
+    return out
+
+
+@pytest.mark.parametrize("board_side", [1, 2])
+def test_every_one_of_the_54_straight_lines_wins_and_no_2x2_block_does(board_side):
+    game = MonkeyFun(2, board_side=board_side)
+    lines = _all_windows(square=False)
+    assert len(lines) == 54
+    for cells in lines:
+        s, cards = _line_position(game, cells, 2, [[1, 0], [2, 1], [1, 0]])
+        assert play(game, s, cards).terminated[0], f"line {cells} should win"
+    for cells in _all_windows(square=True):
+        s, cards = _line_position(game, cells, 2, [[1, 0], [2, 1], [1, 0]])
+        assert not play(game, s, cards).terminated[0], f"2x2 block {cells} must not win the normal game"
+
+
+@pytest.mark.parametrize("board_side", [1, 2])
+def test_quick_game_every_one_of_the_25_two_by_two_blocks_wins(board_side):
+    game = MonkeyFun(2, variant="quick", board_side=board_side)
+    squares = _all_windows(square=True)
+    assert len(squares) == 25
+    for cells in squares:
+        s, cards = _line_position(game, cells, 0, [[1, 0], [2, 1], [1, 0]])
+        assert play(game, s, cards).terminated[0], f"2x2 block {cells} should win the quick game"
+
+
 SQUARE = [(1, 1), (1, 2), (2, 1), (2, 2)]
 
 
