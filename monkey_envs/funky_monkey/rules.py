@@ -1,0 +1,1313 @@
+"""Funky Monkey rules over a batch of games (no Python loop over the batch axis).
+
+One flat discrete action space (``A = 42 + P``) serves every decision the rulebook gives a
+player; ``state.phase`` says which decision is pending and the mask admits only its actions:
+
+========  =========================================  =====================================
+action    meaning                                    legal in phase
+========  =========================================  =====================================
+0..24     play card kind ``a // 5`` face down,       ``active`` (card in hand)
+          announcing kind ``a % 5``
+25..29    Crown: play card kind ``a - 25`` face up   ``active`` (holds a Crown, card in hand)
+          onto the own monkey
+30        accept the offered card (reveal it)        ``respond``, ``respond_seen``
+31        pass it on unseen to the left              ``respond``, ``respond_seen``
+32        use a Telescope to look at it              ``respond`` (holds a Telescope)
+33 / 34   bonus move: own monkey 1 forward / tiger   ``bonus``
+          1 toward the start
+35        decline the bonus move                     ``bonus``
+36 / 37   monkey pyramid: forward / backward         ``pyramid``
+38 / 39   nearest bowl from the middle row: bowl 1   ``bowl``
+          (back) / bowl 2 (forward)
+40 / 41   give up a normal / the golden coconut      ``pay``
+42        keep the Scales (skip)                     ``scales``
+43 + j   Scales with the seat ``j + 1`` places to   ``scales`` (that seat still in the game)
+          the left (``j = 0 .. P - 2``)
+========  =========================================  =====================================
+
+Card kinds are ``0..4`` = "1", "2", "3", "4", MiNuss. Chain reactions, pass-arounds and the turn
+end (bonus, Scales, next monkey chip, new round, quitting time) resolve inside :meth:`step` in a
+bounded loop over the rows still resolving; the state between steps always waits for a decision.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from monkey_envs.core.game import Game
+from monkey_envs.core.rng import draw_uint64, seed_rng, shuffle_prefix
+from monkey_envs.core.spec import GameSpec, ObsLayout, ObsPiece
+from monkey_envs.funky_monkey import data as D
+from monkey_envs.funky_monkey.state import (
+    BOWL_COCONUT,
+    BOWL_EMPTY,
+    BOWL_GOLDEN,
+    END_LAST_MONKEY,
+    END_NO_WINNER,
+    END_NONE,
+    END_QUITTING_TIME,
+    END_REASONS,
+    END_TIGER,
+    NUM_PHASES,
+    NUM_STATS,
+    PH_ACTIVE,
+    PH_BONUS,
+    PH_BOWL,
+    PH_OVER,
+    PH_PAY,
+    PH_PYRAMID,
+    PH_RESPOND,
+    PH_RESPOND_SEEN,
+    PH_SCALES,
+    PHASE_NAMES,
+    ST_AFTER,
+    ST_DEBT,
+    ST_DECIDE,
+    ST_END_TURN,
+    ST_LAND,
+    ST_SCALES_ACCEPTER,
+    ST_SCALES_ACTIVE,
+    STAT_NAMES,
+    FunkyMonkeyState,
+)
+
+# ---------------------------------------------------------------- action table
+NUM_PLAY_ACTIONS = 25
+A_CROWN = 25
+A_ACCEPT = 30
+A_PASS = 31
+A_TELESCOPE = 32
+A_BONUS_MONKEY = 33
+A_BONUS_TIGER = 34
+A_BONUS_DECLINE = 35
+A_PYRAMID_FORWARD = 36
+A_PYRAMID_BACKWARD = 37
+A_BOWL_1 = 38
+A_BOWL_2 = 39
+A_PAY_NORMAL = 40
+A_PAY_GOLDEN = 41
+A_SCALES_SKIP = 42
+A_SCALES_TARGET = 43
+
+
+def num_actions_for(num_players: int) -> int:
+    """Size of the flat action space for ``num_players`` seats (``42 + P``)."""
+    return A_SCALES_TARGET + num_players - 1
+
+
+# stat column indices
+_S = {name: i for i, name in enumerate(STAT_NAMES)}
+_K = D.NUM_CARD_KINDS
+_L = D.TRACK_LENGTH
+_SLOTS = np.flatnonzero(D.IS_SLOT)
+_STEPS = D.CARD_STEPS.astype(np.int64)
+_MAX_LOOP = 64  # chain reactions are short; this only guards against a rules bug
+
+SPEC = GameSpec(
+    name="funky_monkey",
+    gym_name="FunkyMonkey",
+    version=0,
+    min_players=D.MIN_PLAYERS,
+    max_players=D.MAX_PLAYERS,
+    variants=D.VISIBILITY,
+    chance=True,
+    information="imperfect",
+    reward_range=(D.REWARD_LOSS, D.REWARD_WIN),
+    description="Pass a face-down movement card with an announcement (bluff allowed); first onto the tiger wins.",
+)
+
+
+def _phase_actions(num_players: int) -> np.ndarray:
+    """``(NUM_PHASES, A) bool``: actions that belong to each phase (before per-row conditions)."""
+    a = num_actions_for(num_players)
+    t = np.zeros((NUM_PHASES, a), dtype=bool)
+    t[PH_ACTIVE, :A_ACCEPT] = True
+    t[PH_RESPOND, [A_ACCEPT, A_PASS, A_TELESCOPE]] = True
+    t[PH_RESPOND_SEEN, [A_ACCEPT, A_PASS]] = True
+    t[PH_BONUS, [A_BONUS_MONKEY, A_BONUS_TIGER, A_BONUS_DECLINE]] = True
+    t[PH_PYRAMID, [A_PYRAMID_FORWARD, A_PYRAMID_BACKWARD]] = True
+    t[PH_BOWL, [A_BOWL_1, A_BOWL_2]] = True
+    t[PH_PAY, [A_PAY_NORMAL, A_PAY_GOLDEN]] = True
+    t[PH_SCALES, A_SCALES_SKIP:] = True
+    return t
+
+
+def _as_card(c: Any) -> int:
+    """Card value as written by a user (1..4, ``"M"``/``"MiNuss"``/-1) -> kind 0..4."""
+    if isinstance(c, str):
+        if c.lower() in ("m", "minuss", "minus"):
+            return D.CARD_MINUSS
+        if c in ("1", "2", "3", "4"):
+            return int(c) - 1
+    elif isinstance(c, (int, np.integer)) and not isinstance(c, bool):
+        if 1 <= int(c) <= 4:
+            return int(c) - 1
+        if int(c) == -1:
+            return D.CARD_MINUSS
+    raise ValueError(f"card {c!r} is not a movement card (1, 2, 3, 4 or 'M' for MiNuss)")
+
+
+class FunkyMonkey(Game[FunkyMonkeyState]):
+    """Funky Monkey (HUCH! 2020) for 2..7 players.
+
+    Args:
+        num_players: 2..7.
+        tile_visibility: ``"basic"`` (the first two tiles face up), ``"every_second"`` or ``"all"``
+            (DECISIONS.md flag; the rulebook recommends ``"all"`` for experts and two players).
+        crown_bonus: DECISIONS.md flag: does a Crown play (face up, own monkey) earn the bonus
+            move? Default False.
+        variant: alias of ``tile_visibility`` (the generic faces pass ``variant``); give one of them.
+
+    Raises:
+        ValueError: an unsupported player count, visibility or flag value.
+    """
+
+    spec = SPEC
+    state_class = FunkyMonkeyState
+
+    def __init__(
+        self,
+        num_players: int = 4,
+        tile_visibility: str | None = None,
+        crown_bonus: bool = False,
+        variant: str | None = None,
+    ) -> None:
+        if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)):
+            raise ValueError(f"num_players must be an int in 2..7, got {num_players!r}")
+        num_players = int(num_players)
+        if not D.MIN_PLAYERS <= num_players <= D.MAX_PLAYERS:
+            raise ValueError(f"num_players must be in 2..7 for Funky Monkey, got {num_players}")
+        if tile_visibility is not None and variant is not None and tile_visibility != variant:
+            raise ValueError(f"tile_visibility={tile_visibility!r} and variant={variant!r} disagree; give one")
+        vis = tile_visibility if tile_visibility is not None else variant if variant is not None else "basic"
+        if vis not in D.VISIBILITY:
+            raise ValueError(f"unknown Funky Monkey tile_visibility {vis!r}; choose one of {D.VISIBILITY}")
+        if not isinstance(crown_bonus, (bool, np.bool_)):
+            raise ValueError(f"crown_bonus must be a bool, got {crown_bonus!r}")
+        self._config = {"num_players": num_players, "tile_visibility": vis, "crown_bonus": bool(crown_bonus)}
+        self.num_players = num_players
+        self.num_actions = num_actions_for(num_players)
+        self.tile_visibility = vis
+        self.variant = vis
+        self.crown_bonus = bool(crown_bonus)
+
+        P = num_players
+        # Index tables built once: rules are lookups and wheres.
+        self.card_counts = D.card_counts(P)  # (5,) cards of each kind in play
+        self.deck = np.repeat(np.arange(_K, dtype=np.int8), self.card_counts)  # (N,) kinds
+        self.num_cards = int(self.deck.size)
+        self.tiger_start = D.TIGER_START[P]
+        self.phase_actions = _phase_actions(P)
+        self._face_up0 = np.zeros(_L, dtype=bool)
+        self._face_up0[list(D.FACE_UP_AT_START[vis])] = True
+        self._rel = np.arange(P)
+        self._targets = np.arange(1, P)  # Scales target offsets (left neighbours)
+
+        self.obs_layout = ObsLayout(
+            [
+                ObsPiece(
+                    "phase", (NUM_PHASES,), "one-hot pending decision: " + ", ".join(PHASE_NAMES) + " (0 when over)"
+                ),
+                ObsPiece("to_move", (P,), "one-hot seat to decide (observer-first; index 0 = observer)"),
+                ObsPiece("active", (P,), "one-hot active player of this turn (observer-first)"),
+                ObsPiece("holder", (P,), "one-hot seat holding the face-down card (respond phases; observer-first)"),
+                ObsPiece("accepter", (P,), "one-hot seat that revealed this turn's card (observer-first)"),
+                ObsPiece("announcement", (_K,), "one-hot announced kind 1,2,3,4,MiNuss (0 for a Crown play)"),
+                ObsPiece(
+                    "known_card",
+                    (_K,),
+                    "one-hot face-down card in flight if the observer knows it (played it or used a Telescope)",
+                ),
+                ObsPiece("revealed", (_K,), "one-hot this turn's card once revealed (public)"),
+                ObsPiece("passes", (1,), "times this turn's card was passed on / P"),
+                ObsPiece("pyramid_card", (_K,), "one-hot card the monkey pyramid revealed, awaiting a direction"),
+                ObsPiece("debt", (1,), "coconuts the mover still has to give up / 2"),
+                ObsPiece("hand", (_K,), "own hand: cards of each kind / 5"),
+                ObsPiece("treasures", (3,), "own treasure cards: Scales, Telescope, Crown (counts)"),
+                ObsPiece("hand_sizes", (P,), "cards in each hand / 5 (observer-first)"),
+                ObsPiece("treasure_counts", (P,), "treasure cards each seat holds, any type / 4 (observer-first)"),
+                ObsPiece("treasure_used", (3,), "treasure cards played so far: Scales, Telescope, Crown / 4"),
+                ObsPiece("treasure_pile", (1,), "treasure cards left in the stack / 12"),
+                ObsPiece(
+                    "position", (P, _L), "one-hot track space of each monkey (all 0 once eliminated; observer-first)"
+                ),
+                ObsPiece("alive", (P,), "1 while the seat's monkey is in the game (observer-first)"),
+                ObsPiece("coconuts", (P,), "normal coconuts of each seat / 10 (observer-first)"),
+                ObsPiece(
+                    "golden", (P + 3,), "one-hot golden coconut: held by seat (observer-first), well, bowl 1, bowl 2"
+                ),
+                ObsPiece("bowls", (2,), "1 where the offering bowl holds a coconut (normal or golden)"),
+                ObsPiece("supply", (1,), "normal coconuts in the well / 40"),
+                ObsPiece("tiger", (_L,), "one-hot tiger space"),
+                ObsPiece(
+                    "tiles",
+                    (_SLOTS.size, D.NUM_TILE_KINDS + 1),
+                    "per tile slot (spaces 2,3,4,5,7,8,10,11,13,14,15): one-hot face down (col 0) or face-up kind 1..7 (coconut, golden, chest, pyramid, nearest_bowl, minus1, minus2)",
+                ),
+                ObsPiece(
+                    "unseen_tiles", (D.NUM_TILE_KINDS,), "tiles of each kind not face up (face down or removed) / 2"
+                ),
+                ObsPiece("discard", (_K,), "revealed movement cards of each kind / (P + 2)"),
+                ObsPiece(
+                    "unseen_cards",
+                    (_K,),
+                    "movement cards of each kind the observer has not seen (in play minus discard, own hand, known card) / (P + 2)",
+                ),
+                ObsPiece("draw_size", (1,), "movement cards in the draw pile / 40"),
+                ObsPiece("round", (1,), "round number / 5"),
+                ObsPiece(
+                    "chips_left", (P,), "1 for seats still to be active this round after this turn (observer-first)"
+                ),
+                ObsPiece("tiger_distance", (P,), "(tiger - position) / 19 for monkeys in the game (observer-first)"),
+                ObsPiece("turn_flags", (2,), "this turn is a Crown play; the chain in progress is the bonus move"),
+            ]
+        )
+        # column offsets of the one-hot pieces, in the order _observe scatters them
+        sl = self.obs_layout.slices
+        one = ["phase", "to_move", "active", "holder", "accepter", "announcement", "known_card", "revealed"]
+        one += ["pyramid_card", "golden", "tiger"]
+        self._onehot_offsets = np.concatenate(
+            [
+                np.array([sl[n].start for n in one]),
+                np.full(P, sl["position"].start),
+                np.full(_SLOTS.size, sl["tiles"].start),
+                np.full(P, sl["chips_left"].start),
+            ]
+        ).astype(np.int64)
+        self._pos_base = np.arange(P, dtype=np.int64) * _L  # row of each seat in "position"
+        self._tile_base = np.arange(_SLOTS.size, dtype=np.int64) * (D.NUM_TILE_KINDS + 1)
+
+    # ================================================================== helpers
+    def action_name(self, state: FunkyMonkeyState, row: int, action: int) -> str:
+        """Readable meaning of ``action`` (independent of the row's phase)."""
+        a = int(action)
+        if not 0 <= a < self.num_actions:
+            raise ValueError(f"action {a} out of range [0, {self.num_actions})")
+        if a < A_CROWN:
+            return f"play {D.CARD_NAMES[a // 5]} face down, announce {D.CARD_NAMES[a % 5]}"
+        if a < A_ACCEPT:
+            return f"Crown: play {D.CARD_NAMES[a - A_CROWN]} face up on own monkey"
+        names = {
+            A_ACCEPT: "accept the card",
+            A_PASS: "pass the card on",
+            A_TELESCOPE: "use a Telescope",
+            A_BONUS_MONKEY: "bonus: move own monkey 1 forward",
+            A_BONUS_TIGER: "bonus: move the tiger 1 back",
+            A_BONUS_DECLINE: "bonus: decline",
+            A_PYRAMID_FORWARD: "pyramid: forward",
+            A_PYRAMID_BACKWARD: "pyramid: backward",
+            A_BOWL_1: "nearest bowl: bowl 1 (back)",
+            A_BOWL_2: "nearest bowl: bowl 2 (forward)",
+            A_PAY_NORMAL: "give up a normal coconut",
+            A_PAY_GOLDEN: "give up the golden coconut",
+            A_SCALES_SKIP: "keep the Scales",
+        }
+        if a in names:
+            return names[a]
+        cp = max(int(state.current_player[row]), 0)
+        return f"Scales with player_{(cp + a - A_SCALES_TARGET + 1) % self.num_players}"
+
+    def bluff_stats(self, state: FunkyMonkeyState) -> dict[str, np.ndarray]:
+        """Bluff analytics of every env: ``name -> (B, P) int16`` (columns of ``state.stats``)."""
+        return {name: state.stats[:, :, i].copy() for i, name in enumerate(STAT_NAMES)}
+
+    def total_coconuts(self, state: FunkyMonkeyState) -> np.ndarray:
+        """``(B, P) int64`` coconuts of each seat, the golden one included."""
+        g = state.golden.astype(np.int64)[:, None] == self._rel[None, :]
+        return state.coconuts.astype(np.int64) + g
+
+    def _next_alive_left(self, s: FunkyMonkeyState, rows: np.ndarray, seat: np.ndarray) -> np.ndarray:
+        """``(n,)`` first surviving seat to the left of ``seat`` (``seat`` itself if alone)."""
+        P = self.num_players
+        cand = (seat[:, None] + np.arange(1, P + 1)[None, :]) % P
+        ok = s.alive[rows[:, None], cand]
+        return cand[np.arange(rows.size), ok.argmax(1)]
+
+    def _finish(self, s: FunkyMonkeyState, rows: np.ndarray, winners: np.ndarray, reason: Any) -> None:
+        """End games ``rows`` with ``winners (n, P) bool``: rewards, flags, empty mask."""
+        if rows.size == 0:
+            return
+        everyone = winners.all(1, keepdims=True)
+        rew = np.where(winners, D.REWARD_WIN, D.REWARD_LOSS)
+        rew = np.where(everyone, D.REWARD_DRAW, rew).astype(np.float32)
+        s.rewards[rows] = rew
+        s.winners_mask[rows] = winners
+        s.terminated[rows] = True
+        s.end_reason[rows] = reason
+        s.legal_action_mask[rows] = False
+        s.current_player[rows] = -1
+        s.phase[rows] = PH_OVER
+        s.stage[rows] = ST_DECIDE
+
+    def _eliminate(self, s: FunkyMonkeyState, rows: np.ndarray, out: np.ndarray) -> None:
+        """Eliminate seats ``out (n, P) bool`` of rows ``rows`` (live games) and end the games
+        that are left with at most one monkey."""
+        if rows.size == 0:
+            return
+        out = out & s.alive[rows]
+        s.alive[rows] &= ~out
+        gone = np.where(out[:, :, None], s.hands[rows], 0)
+        s.out_of_play[rows] += gone.sum(1).astype(np.int8)
+        s.hands[rows] -= gone
+        left = s.alive[rows].sum(1)
+        one = left == 1
+        if one.any():
+            self._finish(s, rows[one], s.alive[rows[one]].copy(), END_LAST_MONKEY)
+        none = left == 0
+        if none.any():
+            self._finish(s, rows[none], np.zeros((int(none.sum()), self.num_players), bool), END_NO_WINNER)
+
+    def _eliminate_seat(self, s: FunkyMonkeyState, rows: np.ndarray, seat: np.ndarray) -> None:
+        out = np.zeros((rows.size, self.num_players), dtype=bool)
+        out[np.arange(rows.size), seat] = True
+        self._eliminate(s, rows, out)
+
+    # ================================================================== init
+    def _init(self, seeds: np.ndarray) -> FunkyMonkeyState:
+        B, P = seeds.shape[0], self.num_players
+        rng = seed_rng(seeds)
+        rows = np.arange(B)
+
+        # ---- jungle tiles: shuffle each back's stack, one tile removed unseen ---------------
+        tiles = np.zeros((B, _L), np.int8)
+        removed = np.zeros((B, len(D.TILE_BACKS)), np.int8)
+        for i, back in enumerate(D.TILE_BACKS):  # loop over the three backs, not envs
+            stack = np.array(D.TILE_STACKS_RECONSTRUCTED[back], dtype=np.int8)
+            n = stack.size
+            sh = shuffle_prefix(rng, rows, np.broadcast_to(stack, (B, n)).copy(), np.full(B, n))
+            slots = list(D.TILE_SLOTS_RECONSTRUCTED[back])
+            tiles[:, slots] = sh[:, : len(slots)]
+            removed[:, i] = sh[:, n - 1]
+
+        # ---- movement cards: shuffle, deal 5 each from the top, the rest is the draw pile ---
+        N = self.num_cards
+        deck = shuffle_prefix(rng, rows, np.broadcast_to(self.deck, (B, N)).copy(), np.full(B, N))
+        dealt = deck[:, N - P * D.HAND_SIZE :].reshape(B, P, D.HAND_SIZE)
+        hands = (dealt[..., None] == np.arange(_K, dtype=np.int8)).sum(2).astype(np.int8)
+        pile = np.full((B, D.MAX_CARDS), -1, np.int8)
+        nd = N - P * D.HAND_SIZE
+        pile[:, :nd] = deck[:, :nd]
+
+        # ---- treasure cards ------------------------------------------------------------------
+        tdeck = np.array(D.TREASURE_DECK_RECONSTRUCTED, dtype=np.int8)
+        tpile = shuffle_prefix(rng, rows, np.broadcast_to(tdeck, (B, tdeck.size)).copy(), np.full(B, tdeck.size))
+
+        # ---- start spaces: random placing order; odd placers choose at random, even balance --
+        order = shuffle_prefix(rng, rows, np.broadcast_to(np.arange(P), (B, P)).copy(), np.full(B, P))
+        bits = (draw_uint64(rng, rows, (P + 1) // 2) & np.uint64(1)).astype(np.int8)  # (B, ceil(P/2))
+        j = np.arange(P)
+        space = np.where(j % 2 == 0, bits[:, j // 2], 1 - bits[:, j // 2])  # placer j's start space
+        pos = np.zeros((B, P), np.int8)
+        pos[rows[:, None], order] = np.where(space == 1, D.FRONT_START, D.REAR_START)
+
+        # ---- monkey chips for round 1 ------------------------------------------------------------
+        chips = shuffle_prefix(rng, rows, np.broadcast_to(np.arange(P, dtype=np.int8), (B, P)).copy(), np.full(B, P))
+
+        supply = D.TOTAL_COCONUTS - P * D.START_COCONUTS - sum(D.BOWL_START)
+        s = FunkyMonkeyState(
+            current_player=chips[:, 0].astype(np.int8),
+            rewards=np.zeros((B, P), np.float32),
+            terminated=np.zeros(B, bool),
+            truncated=np.zeros(B, bool),
+            legal_action_mask=np.zeros((B, self.num_actions), bool),
+            step_count=np.zeros(B, np.int32),
+            rng=rng,
+            pos=pos,
+            alive=np.ones((B, P), bool),
+            coconuts=np.full((B, P), D.START_COCONUTS, np.int8),
+            golden=np.full(B, -1, np.int8),
+            bowls=np.broadcast_to(np.array(D.BOWL_START, np.int8), (B, 2)).copy(),
+            supply=np.full(B, supply, np.int8),
+            tiger=np.full(B, self.tiger_start, np.int8),
+            tiles=tiles,
+            face_up=np.broadcast_to(self._face_up0, (B, _L)).copy(),
+            removed_tiles=removed,
+            hands=hands,
+            draw_pile=pile,
+            draw_size=np.full(B, nd, np.int8),
+            discard=np.zeros((B, _K), np.int8),
+            out_of_play=np.zeros((B, _K), np.int8),
+            treasure_pile=tpile,
+            treasure_size=np.full(B, tdeck.size, np.int8),
+            treasures=np.zeros((B, P, 3), np.int8),
+            treasure_used=np.zeros((B, 3), np.int8),
+            chip_order=chips.astype(np.int8),
+            chip_next=np.ones(B, np.int8),
+            round=np.ones(B, np.int8),
+            active=chips[:, 0].astype(np.int8),
+            phase=np.full(B, PH_ACTIVE, np.int8),
+            stage=np.full(B, ST_DECIDE, np.int8),
+            offer_card=np.full(B, -1, np.int8),
+            announce=np.full(B, -1, np.int8),
+            holder=np.full(B, -1, np.int8),
+            passes=np.zeros(B, np.int8),
+            seen=np.zeros((B, P), bool),
+            crown_play=np.zeros(B, bool),
+            accepter=np.full(B, -1, np.int8),
+            revealed=np.full(B, -1, np.int8),
+            mover=np.full(B, -1, np.int8),
+            in_bonus=np.zeros(B, bool),
+            debt=np.zeros(B, np.int8),
+            debt_to=np.full(B, -1, np.int8),
+            pyramid_card=np.full(B, -1, np.int8),
+            stats=np.zeros((B, P, NUM_STATS), np.int16),
+            winners_mask=np.zeros((B, P), bool),
+            end_reason=np.zeros(B, np.int8),
+        )
+        self._refresh(s, rows)
+        return s
+
+    # ================================================================== step: decisions
+    def _step(self, s: FunkyMonkeyState, actions: np.ndarray, live: np.ndarray) -> None:
+        rows = np.flatnonzero(live)
+        ph = s.phase[rows]
+        act = actions[rows]
+        handlers = (
+            (PH_ACTIVE, self._do_play),
+            (PH_RESPOND, self._do_respond),
+            (PH_RESPOND_SEEN, self._do_respond),
+            (PH_PAY, self._do_pay),
+            (PH_BOWL, self._do_bowl),
+            (PH_PYRAMID, self._do_pyramid),
+            (PH_BONUS, self._do_bonus),
+            (PH_SCALES, self._do_scales),
+        )
+        for code, fn in handlers:
+            sel = ph == code
+            if sel.any():
+                fn(s, rows[sel], act[sel])
+        self._advance(s, rows)
+        self._refresh(s, rows[~s.terminated[rows]])
+
+    def _do_play(self, s: FunkyMonkeyState, r: np.ndarray, a: np.ndarray) -> None:
+        """Active player: a card face down with an announcement, or face up with a Crown."""
+        crown = a >= A_CROWN
+        k = np.where(crown, a - A_CROWN, a // 5)
+        ann = np.where(crown, -1, a % 5)
+        act = s.active[r].astype(np.int64)
+        s.hands[r, act, k] -= 1
+        s.offer_card[r] = k
+        s.announce[r] = ann
+        s.seen[r, act] = True
+        s.crown_play[r] = crown
+        st = s.stats
+        st[r, act, _S["turns_active"]] += 1
+        st[r, act, _S["truthful"]] += (~crown & (k == ann)).astype(np.int16)
+        st[r, act, _S["bluffs"]] += (~crown & (k != ann)).astype(np.int16)
+        if crown.any():
+            rc, ac = r[crown], act[crown]
+            st[rc, ac, _S["crown_plays"]] += 1
+            s.treasures[rc, ac, D.T_CROWN] -= 1
+            s.treasure_used[rc, D.T_CROWN] += 1
+            s.accepter[rc] = ac
+            self._reveal(s, rc)
+        face_down = ~crown
+        if face_down.any():
+            rf = r[face_down]
+            h = self._next_alive_left(s, rf, act[face_down])
+            s.holder[rf] = h
+            s.passes[rf] = 0
+            s.phase[rf] = PH_RESPOND
+            s.current_player[rf] = h
+
+    def _do_respond(self, s: FunkyMonkeyState, r: np.ndarray, a: np.ndarray) -> None:
+        """Holder of the face-down card: accept, pass on, or look through a Telescope."""
+        h = s.holder[r].astype(np.int64)
+        acc = a == A_ACCEPT
+        if acc.any():
+            ra, ha = r[acc], h[acc]
+            act = s.active[ra].astype(np.int64)
+            s.stats[ra, ha, _S["accepted"]] += 1
+            bluff = s.offer_card[ra] != s.announce[ra]
+            s.stats[ra, act, _S["bluffs_accepted"]] += bluff.astype(np.int16)
+            s.accepter[ra] = ha
+            self._reveal(s, ra)
+        ps = a == A_PASS
+        if ps.any():
+            rp, hp = r[ps], h[ps]
+            s.stats[rp, hp, _S["cards_passed"]] += 1
+            s.passes[rp] += 1
+            nxt = self._next_alive_left(s, rp, hp)
+            back = nxt == s.active[rp]
+            if back.any():  # it went all the way round: the active player must accept it
+                rb = rp[back]
+                s.accepter[rb] = s.active[rb]
+                self._reveal(s, rb)
+            on = ~back
+            if on.any():
+                ro = rp[on]
+                s.holder[ro] = nxt[on]
+                s.current_player[ro] = nxt[on]
+                s.phase[ro] = PH_RESPOND
+        tel = a == A_TELESCOPE
+        if tel.any():
+            rt, ht = r[tel], h[tel]
+            s.treasures[rt, ht, D.T_TELESCOPE] -= 1
+            s.treasure_used[rt, D.T_TELESCOPE] += 1
+            s.stats[rt, ht, _S["telescopes_used"]] += 1
+            s.seen[rt, ht] = True
+            s.phase[rt] = PH_RESPOND_SEEN
+
+    def _reveal(self, s: FunkyMonkeyState, r: np.ndarray) -> None:
+        """The accepter reveals this turn's card (it goes to the discard at once) and applies it."""
+        card = s.offer_card[r].astype(np.int64)
+        m = s.accepter[r].astype(np.int64)
+        s.discard[r, card] += 1
+        s.revealed[r] = card
+        s.holder[r] = -1
+        s.mover[r] = m
+        s.in_bonus[r] = False
+        minus = card == D.CARD_MINUSS
+        if minus.any():
+            rm = r[minus]
+            s.debt[rm] = 1
+            s.debt_to[rm] = -1
+            s.stage[rm] = ST_DEBT
+        num = ~minus
+        if num.any():
+            rn = r[num]
+            self._move(s, rn, s.pos[rn, m[num]].astype(np.int64) + _STEPS[card[num]])
+
+    def _do_pay(self, s: FunkyMonkeyState, r: np.ndarray, a: np.ndarray) -> None:
+        """Give up one coconut of the chosen kind (the payer holds both kinds)."""
+        m = s.mover[r].astype(np.int64)
+        gold = a == A_PAY_GOLDEN
+        dest = s.debt_to[r].astype(np.int64)
+        to_well = dest < 0
+        s.coconuts[r[~gold], m[~gold]] -= 1
+        s.golden[r[gold]] = -1
+        s.supply[r[to_well & ~gold]] += 1
+        tb = ~to_well
+        s.bowls[r[tb], dest[tb]] = np.where(gold[tb], BOWL_GOLDEN, BOWL_COCONUT)
+        s.debt[r] -= 1
+        s.stage[r] = np.where(s.debt[r] > 0, ST_DEBT, ST_AFTER)
+
+    def _do_bowl(self, s: FunkyMonkeyState, r: np.ndarray, a: np.ndarray) -> None:
+        """Middle-row nearest-bowl tile: jump to the chosen bowl (a normal landing)."""
+        self._move(s, r, np.where(a == A_BOWL_2, D.BOWL_SPACES[1], D.BOWL_SPACES[0]))
+
+    def _do_pyramid(self, s: FunkyMonkeyState, r: np.ndarray, a: np.ndarray) -> None:
+        """Monkey pyramid: move the revealed number forward or backward."""
+        m = s.mover[r].astype(np.int64)
+        n = _STEPS[s.pyramid_card[r].astype(np.int64)]
+        x = s.pos[r, m].astype(np.int64)
+        s.pyramid_card[r] = -1
+        self._move(s, r, np.where(a == A_PYRAMID_BACKWARD, x - n, x + n))
+
+    def _do_bonus(self, s: FunkyMonkeyState, r: np.ndarray, a: np.ndarray) -> None:
+        """Bonus move after a truthful announcement: own monkey, tiger, or decline."""
+        act = s.active[r].astype(np.int64)
+        mk = a == A_BONUS_MONKEY
+        if mk.any():
+            rm, am = r[mk], act[mk]
+            s.stats[rm, am, _S["bonus_monkey"]] += 1
+            s.in_bonus[rm] = True
+            s.mover[rm] = am
+            self._move(s, rm, s.pos[rm, am].astype(np.int64) + 1)
+        dc = a == A_BONUS_DECLINE
+        if dc.any():
+            s.stats[r[dc], act[dc], _S["bonus_declined"]] += 1
+            s.stage[r[dc]] = ST_SCALES_ACTIVE
+        tg = a == A_BONUS_TIGER
+        if tg.any():
+            rt = r[tg]
+            s.stats[rt, act[tg], _S["bonus_tiger"]] += 1
+            s.tiger[rt] -= 1
+            s.stage[rt] = ST_SCALES_ACTIVE
+            caught = s.alive[rt] & (s.pos[rt] == s.tiger[rt][:, None])
+            self._eliminate(s, rt, caught)
+
+    def _do_scales(self, s: FunkyMonkeyState, r: np.ndarray, a: np.ndarray) -> None:
+        """Scales: pool coconuts with another survivor; the user takes the larger half (and the golden one)."""
+        u = s.current_player[r].astype(np.int64)
+        use = a != A_SCALES_SKIP
+        if use.any():
+            ru, uu = r[use], u[use]
+            t = (uu + a[use] - A_SCALES_TARGET + 1) % self.num_players
+            g = s.golden[ru].astype(np.int64)
+            gin = (g == uu) | (g == t)
+            total = s.coconuts[ru, uu].astype(np.int64) + s.coconuts[ru, t] + gin
+            s.coconuts[ru, uu] = (total + 1) // 2 - gin
+            s.coconuts[ru, t] = total // 2
+            s.golden[ru] = np.where(gin, uu, g)
+            s.treasures[ru, uu, D.T_SCALES] -= 1
+            s.treasure_used[ru, D.T_SCALES] += 1
+            s.stats[ru, uu, _S["scales_used"]] += 1
+        s.stage[r] = np.where(u == s.active[r], ST_SCALES_ACCEPTER, ST_END_TURN)
+
+    # ================================================================== resolution machine
+    def _advance(self, s: FunkyMonkeyState, rows: np.ndarray) -> None:
+        """Run every row of ``rows`` until it waits for a decision or its game ends.
+
+        Each pass handles the stages in turn order (landing, debts, truth check, Scales, turn
+        end); a stage may hand a row on to a later stage within the same pass, and a forced
+        move (pyramid, bowl jump) sends it back to ``ST_LAND`` for the next pass.
+        """
+        todo = rows[s.stage[rows] != ST_DECIDE]
+        loops = 0
+        while todo.size:
+            for code, fn in (
+                (ST_LAND, self._land),
+                (ST_DEBT, self._pay),
+                (ST_AFTER, self._after),
+                (ST_SCALES_ACTIVE, self._scales_active),
+                (ST_SCALES_ACCEPTER, self._scales_accepter),
+                (ST_END_TURN, self._end_turn),
+            ):
+                sub = todo[s.stage[todo] == code]
+                if sub.size:
+                    fn(s, sub)
+            todo = todo[s.stage[todo] != ST_DECIDE]
+            loops += 1
+            if loops > _MAX_LOOP:  # pragma: no cover - a rules bug, never a user error
+                raise RuntimeError(f"Funky Monkey chain reaction did not settle in rows {todo[:10].tolist()}")
+
+    def _decide(self, s: FunkyMonkeyState, r: np.ndarray, phase: int, seat: np.ndarray) -> None:
+        s.phase[r] = phase
+        s.current_player[r] = seat
+        s.stage[r] = ST_DECIDE
+
+    def _move(self, s: FunkyMonkeyState, r: np.ndarray, dest: np.ndarray) -> None:
+        """The mover's monkey ends a move on ``dest``: win on the tiger, out beyond it, else land."""
+        if r.size == 0:
+            return
+        m = s.mover[r].astype(np.int64)
+        dest = np.asarray(dest, dtype=np.int64)
+        s.pos[r, m] = dest
+        tg = s.tiger[r]
+        win = dest == tg
+        beyond = dest > tg
+        ok = ~(win | beyond)
+        ro, do = r[ok], dest[ok]
+        s.face_up[ro, do] |= D.IS_SLOT[do]
+        s.stage[ro] = ST_LAND
+        if beyond.any():
+            rb = r[beyond]
+            s.stage[rb] = ST_AFTER
+            self._eliminate_seat(s, rb, m[beyond])
+        if win.any():
+            rw = r[win]
+            w = np.zeros((rw.size, self.num_players), bool)
+            w[np.arange(rw.size), m[win]] = True
+            self._finish(s, rw, w, END_TIGER)
+
+    def _land(self, s: FunkyMonkeyState, r: np.ndarray) -> None:
+        """Apply the effect of the space the mover landed on."""
+        m = s.mover[r].astype(np.int64)
+        x = s.pos[r, m].astype(np.int64)
+        eff = np.where(D.IS_SLOT[x], s.tiles[r, x], D.FIXED_EFFECT[x])
+        s.stage[r] = ST_AFTER
+
+        sel = eff == D.E_COCONUT
+        if sel.any():
+            rc, mc = r[sel], m[sel]
+            give = s.supply[rc] > 0
+            s.coconuts[rc[give], mc[give]] += 1
+            s.supply[rc[give]] -= 1
+        sel = eff == D.E_GOLDEN
+        if sel.any():
+            self._take_golden(s, r[sel], m[sel])
+        sel = eff == D.E_CHEST
+        if sel.any():
+            rc, mc = r[sel], m[sel]
+            has = s.treasure_size[rc] > 0
+            rc, mc = rc[has], mc[has]
+            top = s.treasure_size[rc].astype(np.int64) - 1
+            card = s.treasure_pile[rc, top].astype(np.int64)
+            s.treasures[rc, mc, card] += 1
+            s.treasure_pile[rc, top] = -1
+            s.treasure_size[rc] -= 1
+        sel = (eff == D.E_MINUS1) | (eff == D.E_MINUS2)
+        if sel.any():
+            rd = r[sel]
+            s.debt[rd] = np.where(eff[sel] == D.E_MINUS2, 2, 1)
+            s.debt_to[rd] = -1
+            s.stage[rd] = ST_DEBT
+        sel = eff == D.E_BOWL
+        if sel.any():
+            self._bowl(s, r[sel], m[sel], x[sel])
+        sel = eff == D.E_NEAREST_BOWL
+        if sel.any():
+            rn, mn = r[sel], m[sel]
+            row = D.SLOT_ROW[x[sel]]
+            mid = row == 2
+            self._decide(s, rn[mid], PH_BOWL, mn[mid])
+            side = ~mid
+            self._move(s, rn[side], np.where(row[side] == 1, D.BOWL_SPACES[0], D.BOWL_SPACES[1]))
+        sel = eff == D.E_PYRAMID
+        if sel.any():
+            self._pyramid(s, r[sel], m[sel], x[sel])
+
+    def _take_golden(self, s: FunkyMonkeyState, r: np.ndarray, m: np.ndarray) -> None:
+        """The mover takes the golden coconut from wherever it is; a robbed player left with none is out."""
+        g = s.golden[r].astype(np.int64)
+        from_player = (g >= 0) & (g != m)
+        s.bowls[r] = np.where(s.bowls[r] == BOWL_GOLDEN, BOWL_EMPTY, s.bowls[r])
+        s.golden[r] = m
+        if from_player.any():
+            rp, gp = r[from_player], g[from_player]
+            broke = s.alive[rp, gp] & (s.coconuts[rp, gp] == 0)
+            if broke.any():
+                self._eliminate_seat(s, rp[broke], gp[broke])
+
+    def _bowl(self, s: FunkyMonkeyState, r: np.ndarray, m: np.ndarray, x: np.ndarray) -> None:
+        """Offering bowl: take what lies there, or sacrifice a coconut onto it."""
+        b = (x == D.BOWL_SPACES[1]).astype(np.int64)
+        c = s.bowls[r, b]
+        n = c == BOWL_COCONUT
+        s.coconuts[r[n], m[n]] += 1
+        gd = c == BOWL_GOLDEN
+        s.golden[r[gd]] = m[gd]
+        s.bowls[r, b] = BOWL_EMPTY
+        e = c == BOWL_EMPTY
+        if e.any():
+            re = r[e]
+            s.debt[re] = 1
+            s.debt_to[re] = b[e]
+            s.stage[re] = ST_DEBT
+
+    def _pyramid(self, s: FunkyMonkeyState, r: np.ndarray, m: np.ndarray, x: np.ndarray) -> None:
+        """Monkey pyramid: reveal the top movement card of the draw pile and act on it."""
+        empty = s.draw_size[r] == 0
+        if empty.any():
+            self._reshuffle(s, r[empty])
+        size = s.draw_size[r].astype(np.int64)
+        has = size > 0
+        r, m, x, size = r[has], m[has], x[has], size[has]
+        if r.size == 0:
+            return
+        card = s.draw_pile[r, size - 1].astype(np.int64)
+        s.draw_pile[r, size - 1] = -1
+        s.draw_size[r] -= 1
+        s.discard[r, card] += 1
+        minus = card == D.CARD_MINUSS
+        s.debt[r[minus]] = 1
+        s.debt_to[r[minus]] = -1
+        s.stage[r[minus]] = ST_DEBT
+        num = ~minus
+        n = _STEPS[card]
+        ask = num & (x - n >= 0)  # backward must not pass the rear start
+        s.pyramid_card[r[ask]] = card[ask]
+        self._decide(s, r[ask], PH_PYRAMID, m[ask])
+        fwd = num & ~ask
+        self._move(s, r[fwd], x[fwd] + n[fwd])
+
+    def _reshuffle(self, s: FunkyMonkeyState, r: np.ndarray) -> None:
+        """Shuffle the revealed movement cards into a new draw pile (the old one is empty)."""
+        disc = s.discard[r].astype(np.int64)
+        nd = disc.sum(1)
+        cum = np.cumsum(disc, axis=1)
+        k = np.arange(D.MAX_CARDS)
+        values = (k[None, :, None] >= cum[:, None, :]).sum(2)
+        values = np.where(k[None, :] < nd[:, None], values, -1).astype(np.int8)
+        s.draw_pile[r] = shuffle_prefix(s.rng, r, values, nd)
+        s.draw_size[r] = nd.astype(np.int8)
+        s.discard[r] = 0
+
+    def _pay(self, s: FunkyMonkeyState, r: np.ndarray) -> None:
+        """Settle the mover's debt: ask which coconut when it matters, else pay at once."""
+        m = s.mover[r].astype(np.int64)
+        d = s.debt[r].astype(np.int64)
+        g = s.golden[r] == m
+        n = s.coconuts[r, m].astype(np.int64)
+        tot = n + g
+        ask = g & (n > 0) & (tot > d)
+        if ask.any():
+            self._decide(s, r[ask], PH_PAY, m[ask])
+        auto = ~ask
+        r, m, d, g, n, tot = r[auto], m[auto], d[auto], g[auto], n[auto], tot[auto]
+        if r.size == 0:
+            return
+        dest = s.debt_to[r].astype(np.int64)
+        well = dest < 0
+        broke = tot <= d  # pays everything: normal ones and the golden one
+        paid_n = np.where(broke, n, d)
+        s.coconuts[r, m] -= paid_n.astype(np.int8)
+        s.supply[r[well]] += paid_n[well].astype(np.int8)
+        gold_out = broke & g
+        s.golden[r[gold_out]] = -1
+        tb = ~well
+        # a bowl debt is 1 coconut: the normal one if any was paid, else the golden one
+        bowl_val = np.where(paid_n[tb] > 0, BOWL_COCONUT, np.where(gold_out[tb], BOWL_GOLDEN, BOWL_EMPTY))
+        s.bowls[r[tb], dest[tb]] = bowl_val
+        s.debt[r] = 0
+        s.stage[r] = ST_AFTER
+        if broke.any():
+            self._eliminate_seat(s, r[broke], m[broke])
+
+    def _after(self, s: FunkyMonkeyState, r: np.ndarray) -> None:
+        """Chain over: the truth check (bonus move) unless this was the bonus move itself."""
+        act = s.active[r].astype(np.int64)
+        truthful = (s.revealed[r] == s.announce[r]) | (s.crown_play[r] & self.crown_bonus)
+        elig = truthful & ~s.in_bonus[r] & s.alive[r, act]
+        s.stage[r] = ST_SCALES_ACTIVE
+        if elig.any():
+            self._decide(s, r[elig], PH_BONUS, act[elig])
+
+    def _scales_active(self, s: FunkyMonkeyState, r: np.ndarray) -> None:
+        a = s.active[r].astype(np.int64)
+        ok = s.alive[r, a] & (s.treasures[r, a, D.T_SCALES] > 0)
+        s.stage[r] = ST_SCALES_ACCEPTER
+        if ok.any():
+            self._decide(s, r[ok], PH_SCALES, a[ok])
+
+    def _scales_accepter(self, s: FunkyMonkeyState, r: np.ndarray) -> None:
+        c = s.accepter[r].astype(np.int64)
+        cc = np.maximum(c, 0)
+        ok = (c >= 0) & (c != s.active[r]) & s.alive[r, cc] & (s.treasures[r, cc, D.T_SCALES] > 0)
+        s.stage[r] = ST_END_TURN
+        if ok.any():
+            self._decide(s, r[ok], PH_SCALES, c[ok])
+
+    def _end_turn(self, s: FunkyMonkeyState, r: np.ndarray) -> None:
+        """Clear the turn, turn over the next monkey chip; new round or quitting time."""
+        s.offer_card[r] = -1
+        s.announce[r] = -1
+        s.holder[r] = -1
+        s.passes[r] = 0
+        s.seen[r] = False
+        s.crown_play[r] = False
+        s.accepter[r] = -1
+        s.revealed[r] = -1
+        s.mover[r] = -1
+        s.in_bonus[r] = False
+        s.debt[r] = 0
+        s.debt_to[r] = -1
+        s.pyramid_card[r] = -1
+        n = r.size
+        ar = np.arange(n)
+        can = s.alive[r] & (s.hands[r].sum(2) > 0)  # (n, P) seats that can still be active
+        order = s.chip_order[r].astype(np.int64)
+        valid = (self._rel[None, :] >= s.chip_next[r][:, None]) & (order >= 0) & can[ar[:, None], np.maximum(order, 0)]
+        has = valid.any(1)
+        if has.any():
+            rh = r[has]
+            nxt = valid[has].argmax(1)
+            seat = order[has][np.arange(rh.size), nxt]
+            s.chip_next[rh] = nxt + 1
+            s.active[rh] = seat
+            self._decide(s, rh, PH_ACTIVE, seat)
+        over = ~has
+        if not over.any():
+            return
+        ro, co = r[over], can[over]
+        more = co.any(1)
+        if (~more).any():
+            self._quitting_time(s, ro[~more])
+        rn, cn = ro[more], co[more]
+        if rn.size:
+            # new round: the chips of the monkeys still in play, shuffled
+            firsts = np.argsort(~cn, axis=1, kind="stable")
+            chips = shuffle_prefix(s.rng, rn, firsts, cn.sum(1))
+            chips = np.where(self._rel[None, :] < cn.sum(1)[:, None], chips, -1)
+            s.chip_order[rn] = chips
+            s.chip_next[rn] = 1
+            s.round[rn] += 1
+            s.active[rn] = chips[:, 0]
+            self._decide(s, rn, PH_ACTIVE, chips[:, 0])
+
+    def _quitting_time(self, s: FunkyMonkeyState, r: np.ndarray) -> None:
+        """All cards played: nearest to the tiger; tie -> golden coconut; -> most coconuts; -> shared."""
+        g = s.golden[r].astype(np.int64)[:, None] == self._rel[None, :]
+        key = s.pos[r].astype(np.int64) * 1000 + g * 500 + s.coconuts[r].astype(np.int64)
+        key = np.where(s.alive[r], key, -1)
+        winners = s.alive[r] & (key == key.max(1, keepdims=True))
+        self._finish(s, r, winners, END_QUITTING_TIME)
+
+    # ================================================================== mask
+    def _refresh(self, s: FunkyMonkeyState, r: np.ndarray) -> None:
+        """Legal-action mask of the pending decision for rows ``r`` (running games)."""
+        if r.size == 0:
+            return
+        n = r.size
+        cp = s.current_player[r].astype(np.int64)
+        cond = np.ones((n, self.num_actions), dtype=bool)
+        hand_ok = s.hands[r, cp] > 0  # (n, 5)
+        cond[:, :NUM_PLAY_ACTIONS] = np.repeat(hand_ok, _K, axis=1)
+        tr = s.treasures[r, cp]  # (n, 3)
+        cond[:, A_CROWN:A_ACCEPT] = hand_ok & (tr[:, D.T_CROWN] > 0)[:, None]
+        cond[:, A_TELESCOPE] = tr[:, D.T_TELESCOPE] > 0
+        targets = (cp[:, None] + self._targets[None, :]) % self.num_players
+        cond[:, A_SCALES_TARGET:] = s.alive[r[:, None], targets]
+        s.legal_action_mask[r] = self.phase_actions[s.phase[r]] & cond
+
+    # ================================================================== observation
+    def _observe(self, s: FunkyMonkeyState, player: np.ndarray) -> np.ndarray:
+        B, P = s.batch_size, self.num_players
+        ar = np.arange(B)
+        L = self.obs_layout
+        W = L.size
+        # one extra float at the end is a sink for absent one-hots; obs is a view without it
+        flat = np.zeros(B * W + 1, dtype=np.float32)
+        obs = flat[: B * W].reshape(B, W)
+        v = L.unflatten(obs)
+        o = player
+        rot = (o[:, None] + self._rel[None, :]) % P  # (B, P) absolute seat of each relative slot
+        frot = (ar * P)[:, None] + rot  # flat index into (B, P) arrays
+
+        def rel(seat: np.ndarray) -> np.ndarray:  # absolute seat -> observer-relative (-1 stays -1)
+            return np.where(seat >= 0, (seat - o) % P, -1)
+
+        live = s.phase >= 0
+        alive = s.alive.ravel()[frot]  # (B, P)
+        posr = s.pos.ravel()[frot].astype(np.int64)
+        known = (s.offer_card >= 0) & (s.revealed < 0) & s.seen[ar, o]
+        g = s.golden.astype(np.int64)
+        bowl_gold = s.bowls == BOWL_GOLDEN  # (B, 2)
+        gidx = np.where(g >= 0, (g - o) % P, np.where(bowl_gold[:, 0], P + 1, np.where(bowl_gold[:, 1], P + 2, P)))
+        face = np.where(s.face_up[:, _SLOTS], s.tiles[:, _SLOTS], 0).astype(np.int64)  # (B, 11)
+        order = s.chip_order.astype(np.int64)
+        later = (self._rel[None, :] >= s.chip_next[:, None]) & (order >= 0) & live[:, None]
+        later &= s.alive[ar[:, None], np.maximum(order, 0)]
+
+        # ---- every one-hot piece as local column indices (-1 = none), scattered in one go -------
+        loc = np.concatenate(
+            [
+                np.where(live, s.phase, -1)[:, None],
+                np.where(live, rel(s.current_player.astype(np.int64)), -1)[:, None],
+                ((s.active - o) % P)[:, None],
+                rel(s.holder.astype(np.int64))[:, None],
+                rel(s.accepter.astype(np.int64))[:, None],
+                s.announce[:, None],
+                np.where(known, s.offer_card, -1)[:, None],
+                s.revealed[:, None],
+                s.pyramid_card[:, None],
+                gidx[:, None],
+                s.tiger[:, None],
+                np.where(alive, self._pos_base[None, :] + posr, -1),
+                self._tile_base[None, :] + face,
+                np.where(later, (order - o[:, None]) % P, -1),
+            ],
+            axis=1,
+        ).astype(np.int64)
+        idx = np.where(loc >= 0, (ar * W)[:, None] + self._onehot_offsets[None, :] + loc, B * W)
+        flat[idx.ravel()] = 1.0
+
+        # ---- counts and scalars ----------------------------------------------------------------
+        hand = s.hands[ar, o]  # (B, 5)
+        v["passes"][:, 0] = s.passes * np.float32(1.0 / P)
+        v["debt"][:, 0] = s.debt * np.float32(0.5)
+        v["hand"][:] = hand * np.float32(0.2)
+        v["treasures"][:] = s.treasures[ar, o]
+        h, tr = s.hands, s.treasures  # explicit sums: numpy reduces short last axes slowly
+        hand_sizes = h[:, :, 0] + h[:, :, 1] + h[:, :, 2] + h[:, :, 3] + h[:, :, 4]
+        v["hand_sizes"][:] = hand_sizes.ravel()[frot] * np.float32(0.2)
+        v["treasure_counts"][:] = (tr[:, :, 0] + tr[:, :, 1] + tr[:, :, 2]).ravel()[frot] * np.float32(0.25)
+        v["treasure_used"][:] = s.treasure_used * np.float32(0.25)
+        v["treasure_pile"][:, 0] = s.treasure_size * np.float32(1.0 / D.NUM_TREASURES)
+        v["alive"][:] = alive
+        v["coconuts"][:] = s.coconuts.ravel()[frot] * np.float32(0.1)
+        v["bowls"][:] = s.bowls > 0
+        v["supply"][:, 0] = s.supply * np.float32(1.0 / D.TOTAL_COCONUTS)
+        visible = np.bincount(((ar * 8)[:, None] + face).ravel(), minlength=B * 8).reshape(B, 8)[:, 1:]
+        v["unseen_tiles"][:] = (D.TILE_COMPOSITION[None, :] - visible) * np.float32(0.5)
+        scale = np.float32(1.0 / (P + 2))
+        v["discard"][:] = s.discard * scale
+        unseen = self.card_counts[None, :] - s.discard - hand
+        unseen[ar[known], s.offer_card[known]] -= 1
+        v["unseen_cards"][:] = unseen * scale
+        v["draw_size"][:, 0] = s.draw_size * np.float32(1.0 / D.MAX_CARDS)
+        v["round"][:, 0] = s.round * np.float32(1.0 / D.NUM_ROUNDS)
+        v["tiger_distance"][:] = np.where(alive, (s.tiger[:, None] - posr) * np.float32(1.0 / _L), 0.0)
+        v["turn_flags"][:, 0] = s.crown_play
+        v["turn_flags"][:, 1] = s.in_bonus
+        return obs
+
+    def _winners(self, s: FunkyMonkeyState) -> np.ndarray:
+        return s.winners_mask.copy()
+
+    def episode_info(self, s: FunkyMonkeyState, row: int) -> dict[str, Any]:
+        """End reason, winners, round, final track/coconut facts and the bluff analytics of ``row``."""
+        tot = self.total_coconuts(s.take(row))[0]
+        return {
+            "end_reason": END_REASONS[int(s.end_reason[row])],
+            "winners": np.flatnonzero(s.winners_mask[row]).tolist(),
+            "round": int(s.round[row]),
+            "positions": s.pos[row].astype(int).tolist(),
+            "alive": s.alive[row].tolist(),
+            "coconuts": tot.astype(int).tolist(),
+            "golden": int(s.golden[row]),
+            "tiger": int(s.tiger[row]),
+            "bluff_stats": {name: s.stats[row, :, i].astype(int).tolist() for i, name in enumerate(STAT_NAMES)},
+        }
+
+    # ================================================================== positions
+    def position(
+        self,
+        *,
+        positions: list[int],
+        coconuts: list[int] | None = None,
+        golden: int | str = "well",
+        bowls: tuple[int, int] = D.BOWL_START,
+        tiger: int | None = None,
+        tiles: dict[int, str] | None = None,
+        face_up: str | list[int] | None = None,
+        hands: list[list[Any]] | None = None,
+        treasures: list[list[str]] | None = None,
+        treasure_pile: list[str] | None = None,
+        draw_pile: list[Any] | None = None,
+        discard: list[Any] | None = None,
+        alive: list[bool] | None = None,
+        active: int = 0,
+        turn_order: list[int] | None = None,
+        round: int = 1,
+        seed: int = 0,
+    ) -> FunkyMonkeyState:
+        """Build one specific position (batch size 1) at the start of ``active``'s turn.
+
+        Args:
+            positions: per seat, its monkey's track space 0..18 (kept for eliminated seats).
+            coconuts: per seat, normal coconuts (default 3 each; eliminated seats may hold 0).
+            golden: seat holding the golden coconut, ``"well"``, ``"bowl1"`` or ``"bowl2"``.
+            bowls: normal coconuts (0/1) on bowls 1 and 2 (a bowl holding the golden one must be 0).
+            tiger: the tiger's space (default: the space for this player count).
+            tiles: tile slot -> tile name (``data.TILE_NAMES``); unnamed slots take the rest of
+                their back's stack in an order shuffled with ``seed``, the leftover tile of each
+                back is the removed one. A back may not hold more tiles of a kind than its stack.
+            face_up: ``"basic"``, ``"every_second"``, ``"all"`` or a list of face-up slots
+                (default: this game's ``tile_visibility``).
+            hands: per seat, card values (1..4, ``"M"`` for MiNuss); default: 5 random cards
+                each (seeded) for seats in the game.
+            treasures: per seat, treasure names held (``"scales"``, ``"telescope"``, ``"crown"``).
+            treasure_pile: treasure names, **top first**; default: the rest of the 12, shuffled.
+                When given, treasure cards neither held nor in the pile count as already played.
+            draw_pile: movement cards, **top first**; default: the rest of the cards in play
+                (after hands and ``discard``) shuffled with ``seed``. When given, cards in play
+                not in a hand, the pile or the discard count as out of play.
+            discard: revealed movement cards (default none).
+            alive: per seat, still in the game (default all).
+            active: the seat whose turn starts now.
+            turn_order: seats still to be active this round after ``active``, in order (default
+                none: a new round starts after this turn).
+            round: the round number 1..5.
+            seed: seeds the state's RNG and the default orders above.
+
+        Returns:
+            A :class:`FunkyMonkeyState` with ``B = 1`` waiting for ``active`` to play.
+
+        Raises:
+            ValueError: wrong lengths, out-of-range spaces, more cards / tiles / treasures /
+                coconuts than the game holds, an eliminated or card-less active player.
+        """
+        P = self.num_players
+        rng = seed_rng(np.array([seed]))
+        gen = np.random.default_rng([seed, 0x46554E4B])  # default orders (not game chance)
+        if len(positions) != P:
+            raise ValueError(f"positions must list {P} spaces, got {positions}")
+        tg = self.tiger_start if tiger is None else int(tiger)
+        if not 1 <= tg < _L:
+            raise ValueError(f"tiger must be a space 1..{_L - 1}, got {tiger}")
+        alive_a = np.ones(P, bool) if alive is None else np.asarray(alive, dtype=bool)
+        if alive_a.shape != (P,) or alive_a.sum() < 2:
+            raise ValueError(f"alive must list {P} flags with at least 2 monkeys in the game, got {alive}")
+        pos = np.asarray(positions, dtype=np.int64)
+        if (pos < 0).any() or (pos > 2 * _L).any() or (pos[alive_a] >= tg).any():
+            raise ValueError(
+                f"positions of monkeys in the game must be spaces in front of the tiger ({tg}), got {positions}"
+            )
+        coc = np.full(P, D.START_COCONUTS, np.int64) if coconuts is None else np.asarray(coconuts, np.int64)
+        if coc.shape != (P,) or (coc < 0).any():
+            raise ValueError(f"coconuts must list {P} counts >= 0, got {coconuts}")
+        bw = np.asarray(bowls, dtype=np.int64)
+        if bw.shape != (2,) or ((bw != 0) & (bw != 1)).any():
+            raise ValueError(f"bowls must be two 0/1 counts, got {bowls}")
+        bowl_arr = bw.astype(np.int8)
+        if isinstance(golden, str):
+            if golden not in ("well", "bowl1", "bowl2"):
+                raise ValueError(f"golden must be a seat, 'well', 'bowl1' or 'bowl2', got {golden!r}")
+            gseat = -1
+            if golden != "well":
+                b = int(golden[-1]) - 1
+                if bowl_arr[b]:
+                    raise ValueError(f"bowl {b + 1} cannot hold a coconut and the golden one")
+                bowl_arr[b] = BOWL_GOLDEN
+        else:
+            gseat = int(golden)
+            if not 0 <= gseat < P:
+                raise ValueError(f"golden seat must be in [0, {P}), got {golden}")
+        total = coc + (np.arange(P) == gseat)
+        if (total[alive_a] == 0).any():
+            raise ValueError(f"a monkey in the game needs at least one coconut: {total.tolist()}")
+        supply = D.TOTAL_COCONUTS - int(coc.sum()) - int(bw.sum())
+        if supply < 0:
+            raise ValueError(f"more than {D.TOTAL_COCONUTS} normal coconuts placed")
+        if not 0 <= active < P or not alive_a[active]:
+            raise ValueError(f"active must be a seat still in the game, got {active}")
+
+        # ---- tiles ---------------------------------------------------------------------------
+        tile_arr = np.zeros(_L, np.int8)
+        removed = np.zeros(len(D.TILE_BACKS), np.int8)
+        given = dict(tiles or {})
+        for slot, name in given.items():
+            if not (0 <= slot < _L and D.IS_SLOT[slot]):
+                raise ValueError(f"space {slot} is not a tile slot (slots: {_SLOTS.tolist()})")
+            if name not in D.TILE_NAMES:
+                raise ValueError(f"unknown tile {name!r}; choose from {D.TILE_NAMES}")
+        for i, back in enumerate(D.TILE_BACKS):
+            left = list(D.TILE_STACKS_RECONSTRUCTED[back])
+            slots = D.TILE_SLOTS_RECONSTRUCTED[back]
+            for slot in slots:
+                if slot in given:
+                    k = D.TILE_NAMES.index(given[slot]) + 1
+                    if k not in left:
+                        raise ValueError(f"the {back} stack has no more {given[slot]!r} tiles for slot {slot}")
+                    left.remove(k)
+                    tile_arr[slot] = k
+            gen.shuffle(left)
+            for slot in slots:
+                if slot not in given:
+                    tile_arr[slot] = left.pop()
+            removed[i] = left.pop()
+        if face_up is None:
+            face_up = self.tile_visibility
+        fu = np.zeros(_L, bool)
+        if isinstance(face_up, str):
+            if face_up not in D.FACE_UP_AT_START:
+                raise ValueError(f"face_up must be one of {D.VISIBILITY} or a list of slots, got {face_up!r}")
+            fu[list(D.FACE_UP_AT_START[face_up])] = True
+        else:
+            for slot in face_up:
+                if not (0 <= slot < _L and D.IS_SLOT[slot]):
+                    raise ValueError(f"face_up: space {slot} is not a tile slot")
+                fu[slot] = True
+
+        # ---- movement cards --------------------------------------------------------------------
+        rest = self.card_counts.copy()
+        hands_arr = np.zeros((P, _K), np.int64)
+        if hands is None:
+            pool = np.repeat(np.arange(_K), rest)
+            gen.shuffle(pool)
+            for p in range(P):
+                if alive_a[p]:
+                    for c in pool[: D.HAND_SIZE]:
+                        hands_arr[p, c] += 1
+                    pool = pool[D.HAND_SIZE :]
+        else:
+            if len(hands) != P:
+                raise ValueError(f"hands must list {P} hands, got {len(hands)}")
+            for p, h in enumerate(hands):
+                if len(h) > D.HAND_SIZE:
+                    raise ValueError(f"hand of seat {p} holds more than {D.HAND_SIZE} cards: {h}")
+                if h and not alive_a[p]:
+                    raise ValueError(f"seat {p} is out of the game and holds no cards")
+                for c in h:
+                    hands_arr[p, _as_card(c)] += 1
+        if hands_arr[active].sum() == 0:
+            raise ValueError(f"the active seat {active} has no card to play")
+        rest -= hands_arr.sum(0)
+        disc = np.zeros(_K, np.int64)
+        for c in discard or []:
+            disc[_as_card(c)] += 1
+        rest -= disc
+        out = np.zeros(_K, np.int64)
+        if draw_pile is None:
+            pile = np.repeat(np.arange(_K), np.maximum(rest, 0))
+            gen.shuffle(pile)
+        else:
+            pile = np.array([_as_card(c) for c in draw_pile][::-1], dtype=np.int64)  # bottom -> top
+            rest = rest - np.bincount(pile, minlength=_K)
+            out = rest.copy()
+        if (rest < 0).any():
+            raise ValueError(
+                f"more movement cards than in play ({self.card_counts.tolist()} of 1,2,3,4,M) in hands, "
+                "draw_pile and discard"
+            )
+        pile_arr = np.full((1, D.MAX_CARDS), -1, np.int8)
+        pile_arr[0, : pile.size] = pile
+
+        # ---- treasure cards ------------------------------------------------------------------
+        tr = np.zeros((P, 3), np.int64)
+        tleft = np.bincount(np.array(D.TREASURE_DECK_RECONSTRUCTED), minlength=3)
+        if treasures is not None:
+            if len(treasures) != P:
+                raise ValueError(f"treasures must list {P} entries, got {len(treasures)}")
+            for p, names in enumerate(treasures):
+                for t in names:
+                    if t not in D.TREASURE_NAMES:
+                        raise ValueError(f"unknown treasure card {t!r}; choose from {D.TREASURE_NAMES}")
+                    tr[p, D.TREASURE_NAMES.index(t)] += 1
+        tleft = tleft - tr.sum(0)
+        if treasure_pile is None:
+            tp = np.repeat(np.arange(3), np.maximum(tleft, 0))
+            gen.shuffle(tp)
+        else:
+            for t in treasure_pile:
+                if t not in D.TREASURE_NAMES:
+                    raise ValueError(f"unknown treasure card {t!r}; choose from {D.TREASURE_NAMES}")
+            tp = np.array([D.TREASURE_NAMES.index(t) for t in treasure_pile][::-1], dtype=np.int64)
+            tleft = tleft - np.bincount(tp, minlength=3)
+        if (tleft < 0).any():
+            raise ValueError("more treasure cards than the 12 in the game")
+        tp_arr = np.full((1, D.NUM_TREASURES), -1, np.int8)
+        tp_arr[0, : tp.size] = tp
+        used = tleft if treasure_pile is not None else np.zeros(3, np.int64)
+
+        # ---- turn order ------------------------------------------------------------------------
+        later = list(turn_order or [])
+        if any(not 0 <= t < P or not alive_a[t] or t == active for t in later) or len(set(later)) != len(later):
+            raise ValueError(f"turn_order must list distinct other seats still in the game, got {turn_order}")
+        if not 1 <= round <= D.NUM_ROUNDS:
+            raise ValueError(f"round must be in 1..{D.NUM_ROUNDS}, got {round}")
+        chips = np.full((1, P), -1, np.int8)
+        chips[0, : 1 + len(later)] = [active, *later]
+
+        s = FunkyMonkeyState(
+            current_player=np.array([active], np.int8),
+            rewards=np.zeros((1, P), np.float32),
+            terminated=np.zeros(1, bool),
+            truncated=np.zeros(1, bool),
+            legal_action_mask=np.zeros((1, self.num_actions), bool),
+            step_count=np.zeros(1, np.int32),
+            rng=rng,
+            pos=pos[None].astype(np.int8),
+            alive=alive_a[None].copy(),
+            coconuts=coc[None].astype(np.int8),
+            golden=np.array([gseat], np.int8),
+            bowls=bowl_arr[None],
+            supply=np.array([supply], np.int8),
+            tiger=np.array([tg], np.int8),
+            tiles=tile_arr[None],
+            face_up=fu[None],
+            removed_tiles=removed[None],
+            hands=hands_arr[None].astype(np.int8),
+            draw_pile=pile_arr,
+            draw_size=np.array([pile.size], np.int8),
+            discard=disc[None].astype(np.int8),
+            out_of_play=out[None].astype(np.int8),
+            treasure_pile=tp_arr,
+            treasure_size=np.array([tp.size], np.int8),
+            treasures=tr[None].astype(np.int8),
+            treasure_used=used[None].astype(np.int8),
+            chip_order=chips,
+            chip_next=np.ones(1, np.int8),
+            round=np.array([round], np.int8),
+            active=np.array([active], np.int8),
+            phase=np.array([PH_ACTIVE], np.int8),
+            stage=np.array([ST_DECIDE], np.int8),
+            offer_card=np.full(1, -1, np.int8),
+            announce=np.full(1, -1, np.int8),
+            holder=np.full(1, -1, np.int8),
+            passes=np.zeros(1, np.int8),
+            seen=np.zeros((1, P), bool),
+            crown_play=np.zeros(1, bool),
+            accepter=np.full(1, -1, np.int8),
+            revealed=np.full(1, -1, np.int8),
+            mover=np.full(1, -1, np.int8),
+            in_bonus=np.zeros(1, bool),
+            debt=np.zeros(1, np.int8),
+            debt_to=np.full(1, -1, np.int8),
+            pyramid_card=np.full(1, -1, np.int8),
+            stats=np.zeros((1, P, NUM_STATS), np.int16),
+            winners_mask=np.zeros((1, P), bool),
+            end_reason=np.array([END_NONE], np.int8),
+        )
+        self._refresh(s, np.array([0]))
+        return s
+
+    # ================================================================== render
+    def render(self, state: FunkyMonkeyState, row: int = 0, viewer: int | None = None) -> str:
+        from monkey_envs.funky_monkey.render import render_text
+
+        return render_text(self, state, row, viewer)
