@@ -181,6 +181,8 @@ class Game(abc.ABC, Generic[S]):
         """
         b = state.batch_size
         p = np.asarray(player)
+        if p.dtype == bool or not np.issubdtype(p.dtype, np.integer):
+            raise ValueError(f"player seats must be integers, got {player!r} (dtype {p.dtype})")
         if p.ndim == 0:
             p = np.full(b, int(p))
         if p.shape != (b,):

@@ -106,18 +106,35 @@ class BatchState:
     @classmethod
     def set_state(cls: type[S], data: dict[str, Any]) -> S:
         """Inverse of :meth:`get_state`; raises ``ValueError`` on a foreign or damaged dict."""
+        if not isinstance(data, dict):
+            raise ValueError(f"state data must be a dict from get_state(), got {type(data).__name__}")
         if data.get("state_class") != cls.__name__:
             raise ValueError(f"state dict is for {data.get('state_class')!r}, not {cls.__name__}")
-        fields = data.get("fields", {})
+        if data.get("format") != cls.FORMAT:
+            raise ValueError(f"state dict has format {data.get('format')!r}; this version reads format {cls.FORMAT}")
+        fields = data.get("fields")
+        if not isinstance(fields, dict):
+            raise ValueError("state dict has no 'fields' mapping")
         missing = set(cls.field_names()) - set(fields)
         if missing:
             raise ValueError(f"state dict lacks fields {sorted(missing)}")
         out = {}
         for k in cls.field_names():
             spec = fields[k]
-            arr = np.asarray(spec["data"], dtype=np.dtype(spec["dtype"]))
-            out[k] = arr.reshape(spec["shape"])
-        return cls(**out)
+            try:
+                arr = np.asarray(spec["data"], dtype=np.dtype(spec["dtype"]))
+                out[k] = arr.reshape(spec["shape"])
+            except (TypeError, ValueError, KeyError, OverflowError) as e:
+                raise ValueError(f"state field {k!r} is damaged: {e}") from e
+        return cls._checked(out)
+
+    @classmethod
+    def _checked(cls: type[S], arrays: dict[str, np.ndarray]) -> S:
+        """Build a state after checking every field has the same batch size."""
+        sizes = {k: (v.shape[0] if v.ndim else None) for k, v in arrays.items()}
+        if len(set(sizes.values())) != 1 or None in sizes.values():
+            raise ValueError(f"state fields disagree on the batch size: {sizes}")
+        return cls(**arrays)
 
     def to_json(self) -> str:
         """Lossless JSON text of the state."""
@@ -134,12 +151,17 @@ class BatchState:
 
     @classmethod
     def load(cls: type[S], path: str | Path | io.BytesIO) -> S:
-        """Read a state written by :meth:`save`."""
+        """Read a state written by :meth:`save`; ``ValueError`` for a foreign or incomplete file."""
         with np.load(path, allow_pickle=False) as z:
+            if "__state_class__" not in z.files:
+                raise ValueError("file holds no monkey-envs state (no __state_class__ entry)")
             name = str(z["__state_class__"])
             if name != cls.__name__:
                 raise ValueError(f"file holds a {name}, not a {cls.__name__}")
-            return cls(**{k: z[k] for k in cls.field_names()})
+            missing = sorted(set(cls.field_names()) - set(z.files))
+            if missing:
+                raise ValueError(f"state file lacks fields {missing}")
+            return cls._checked({k: z[k] for k in cls.field_names()})
 
     def equals(self, other: BatchState) -> bool:
         """True when every array is equal (shape, dtype and values)."""

@@ -111,7 +111,11 @@ class MonkeyFun(Game[MonkeyFunState]):
                 f"variant {variant!r} needs {'1 player' if variant == 'solo' else '2-4 players'}, "
                 f"got num_players={num_players}"
             )
-        if board_side not in D.BOARD_SIDES:
+        if (
+            isinstance(board_side, bool)
+            or not isinstance(board_side, (int, np.integer))
+            or board_side not in D.BOARD_SIDES
+        ):
             raise ValueError(f"board_side must be one of {D.BOARD_SIDES}, got {board_side!r}")
         if not isinstance(place_on_own_secured, (bool, np.bool_)):
             raise ValueError(f"place_on_own_secured must be a bool, got {place_on_own_secured!r}")
@@ -559,6 +563,15 @@ class MonkeyFun(Game[MonkeyFunState]):
                 f"monkeys must add up to {D.MONKEYS_PER_PLAYER} per seat: supply {sup.tolist()} + "
                 f"board {on_board.tolist()} + box {boxv.tolist()}"
             )
+        if not self.solo and sup[current_player] == 0:
+            raise ValueError(f"seat {current_player} has an empty supply and would be skipped; it cannot be to move")
+        for f in np.flatnonzero(own >= 0):
+            o = own[f]
+            if np.delete(counts[f], o).any() or counts[f, o] < D.SECURE_MARGIN:
+                raise ValueError(
+                    f"field {self.field_number[f]} is secured by seat {o}: it needs >= {D.SECURE_MARGIN} of that "
+                    f"seat's monkeys and none of the others', got {counts[f].tolist()}"
+                )
         hand_cards = [c for h in hands for c in h]
         rest = _DECK_COUNTS.copy()
         for c in hand_cards + list(discard or []) + list(draw_pile or []):
