@@ -1,0 +1,286 @@
+"""PettingZoo AEC face over any game (the core with batch size 1), written once.
+
+Each game's versioned shim is five lines::
+
+    from monkey_envs.core.aec import make_aec_api
+    env, raw_env = make_aec_api("monkey_fun", __name__)
+
+``raw_env(**game_options, render_mode=None)`` is a :class:`GameAECEnv` for that game;
+``env(...)`` wraps it in PettingZoo's standard chain (as ``pettingzoo.classic.connect_four``):
+``TerminateIllegalWrapper(illegal_reward=-1)`` -> ``AssertOutOfBoundsWrapper`` ->
+``OrderEnforcingWrapper``. So with ``env()`` an illegal move ends the game with -1 to the
+offender (0 to everyone else) and an out-of-range action fails an assertion, while the raw env
+raises the core's ``ValueError`` (and changes nothing).
+
+Agents are ``player_0 .. player_{P-1}`` (seat order). Observations are
+``{"observation": (D,) float32, "action_mask": (A,) int8}`` from the agent's own seat; the mask
+is all zeros for agents not to move and after the game ended. Observations are computed lazily
+and cached per state, so repeated ``last()`` / ``observe()`` calls are free -- the returned
+arrays are shared with the cache: do not modify them.
+
+Seeding: ``reset(seed=s)`` plays exactly ``game.init(s)``; later ``reset()`` calls without a
+seed continue a deterministic episode stream (:class:`~monkey_envs.core.faces.EpisodeStream`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from monkey_envs.core.faces import EpisodeStream, action_mask_box, entropy_seed, observation_box
+from monkey_envs.core.game import Game
+from monkey_envs.core.state import BatchState
+from monkey_envs.games import game_class, resolve_game
+
+RENDER_MODES = ("ansi", "human")
+_ROW0 = np.array([0])
+
+
+class GameAECEnv(AECEnv):
+    """A PettingZoo ``AECEnv`` playing one game of any :class:`~monkey_envs.core.game.Game`.
+
+    Args:
+        game: a game name (see :data:`monkey_envs.games.GAMES`) or a built game; ``None`` uses
+            the class's ``game_name`` (set by :func:`make_aec_api`).
+        render_mode: ``None``, ``"ansi"`` (``render()`` returns the text picture from the
+            current agent's seat) or ``"human"`` (prints it, also after every step).
+        **game_options: options of the game (e.g. ``num_players=3``), only with a game name.
+
+    Attributes:
+        game: the rules object.
+        possible_agents: ``["player_0", ..., "player_{P-1}"]``.
+
+    Raises:
+        ValueError: an unknown game or render mode, or options the game rejects.
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": list(RENDER_MODES),
+        "name": "monkey_envs_game",
+        "is_parallelizable": False,
+    }
+    #: Game name used when ``game`` is not given (set on the per-game ``raw_env`` classes).
+    game_name: ClassVar[str | None] = None
+
+    def __init__(self, game: str | Game | None = None, render_mode: str | None = None, **game_options: Any) -> None:
+        super().__init__()
+        if game is None:
+            if self.game_name is None:
+                raise ValueError("GameAECEnv needs a game (a name or a Game object)")
+            game = self.game_name
+        self.game = resolve_game(game, **game_options)
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(f"render_mode must be None or one of {RENDER_MODES}, got {render_mode!r}")
+        self.render_mode = render_mode
+        spec = self.game.spec
+        self.metadata = {**type(self).metadata, "name": f"{spec.name}_v{spec.version}"}
+        P = self.game.num_players
+        self.possible_agents = [f"player_{i}" for i in range(P)]
+        self._seat_of = {a: i for i, a in enumerate(self.possible_agents)}
+        # one space object per agent, so seeding one agent's space does not reseed another's
+        self.observation_spaces = {
+            a: spaces.Dict({"observation": observation_box(self.game), "action_mask": action_mask_box(self.game)})
+            for a in self.possible_agents
+        }
+        self.action_spaces = {a: spaces.Discrete(self.game.num_actions) for a in self.possible_agents}
+        self._zero_mask = np.zeros(self.game.num_actions, dtype=np.int8)
+        self._state: BatchState | None = None
+        self._stream: EpisodeStream | None = None
+        self._obs_cache: dict[str, dict[str, np.ndarray]] = {}
+
+    # ------------------------------------------------------------------ spaces
+    def observation_space(self, agent: str) -> spaces.Dict:
+        """``Dict(observation=Box((D,), float32), action_mask=Box(0, 1, (A,), int8))`` (same object each call)."""
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Discrete:
+        """``Discrete(A)`` (same object each call)."""
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------ episode
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Start a new game.
+
+        Args:
+            seed: non-negative int: play ``game.init(seed)``; ``None``: the next game of the
+                episode stream of the last seed (from OS entropy if never seeded).
+            options: accepted for API compatibility; unused.
+        """
+        if seed is not None:
+            self._stream = EpisodeStream([seed])
+        elif self._stream is None:
+            self._stream = EpisodeStream([entropy_seed()])
+        game_seed, _ = self._stream.next(_ROW0, self.game.num_players)
+        self._load(self.game.init(game_seed))
+
+    def load_state(self, state: BatchState) -> None:
+        """Continue from a core state of batch size 1 (e.g. ``game.position(...)``), like a reset.
+
+        Raises:
+            ValueError: a state of another game/configuration or batch size.
+        """
+        if not isinstance(state, self.game.state_class) or state.batch_size != 1:
+            raise ValueError(f"state must be a {self.game.state_class.__name__} of batch size 1")
+        if state.legal_action_mask.shape[1] != self.game.num_actions or state.rewards.shape[1] != self.game.num_players:
+            raise ValueError("state comes from a differently configured game")
+        self._load(state.clone())
+
+    def _load(self, state: BatchState) -> None:
+        self._state = state
+        self._obs_cache.clear()
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self._skip_agent_selection = None
+        cp = int(state.current_player[0])
+        self.agent_selection = self.possible_agents[max(cp, 0)]
+        if state.terminated[0] or state.truncated[0]:
+            self._mark_over(state)
+
+    def _mark_over(self, state: BatchState) -> None:
+        info = self.game.episode_info(state, 0)
+        term, trunc = bool(state.terminated[0]), bool(state.truncated[0])
+        for a in self.agents:
+            self.terminations[a] = term
+            self.truncations[a] = trunc
+            self.infos[a] = dict(info)
+
+    @property
+    def core_state(self) -> BatchState | None:
+        """The current core state (batch size 1); treat as read-only."""
+        return self._state
+
+    # ------------------------------------------------------------------ step / observe
+    def step(self, action: Any) -> None:
+        """Play ``action`` for ``agent_selection`` (``None`` for an agent that is done).
+
+        Raises:
+            ValueError: an out-of-range or illegal action, or a non-integer (nothing changes).
+        """
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        state = self.game.step(self._state, np.array([action]))
+        self._state = state
+        self._obs_cache.clear()
+        self._cumulative_rewards[agent] = 0.0
+        rewards = self.rewards
+        for a, r in zip(self.possible_agents, state.rewards[0].tolist(), strict=True):
+            rewards[a] = r
+        cp = int(state.current_player[0])
+        if cp < 0:  # the game is over
+            self._mark_over(state)
+            self.agent_selection = self.possible_agents[(self._seat_of[agent] + 1) % len(self.possible_agents)]
+        else:
+            self.agent_selection = self.possible_agents[cp]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """``{"observation": (D,) float32, "action_mask": (A,) int8}`` of ``agent`` (cached per state)."""
+        obs = self._obs_cache.get(agent)
+        if obs is None:
+            seat = self._seat_of[agent]
+            state = self._state
+            if int(state.current_player[0]) == seat:
+                mask = state.legal_action_mask[0].astype(np.int8)
+            else:
+                mask = self._zero_mask.copy()
+            obs = {"observation": self.game.observe(state, seat)[0], "action_mask": mask}
+            self._obs_cache[agent] = obs
+        return obs
+
+    # ------------------------------------------------------------------ render
+    def render(self) -> str | None:
+        """``"ansi"``: the text picture (with the current agent's hand); ``"human"``: print it."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
+            return None
+        if self._state is None:
+            raise ValueError("call reset() before render()")
+        viewer = self._seat_of[self.agent_selection] if self.agents else None
+        text = self.game.render(self._state, 0, viewer)
+        if self.render_mode == "ansi":
+            return text
+        print(text)
+        return None
+
+    def close(self) -> None:
+        """Nothing to release (text rendering only)."""
+
+
+def wrap_aec(raw: AECEnv) -> AECEnv:
+    """PettingZoo's standard wrapper chain for board games (as ``connect_four_v3.env``)."""
+    env = wrappers.TerminateIllegalWrapper(raw, illegal_reward=-1)
+    env = wrappers.AssertOutOfBoundsWrapper(env)
+    return wrappers.OrderEnforcingWrapper(env)
+
+
+def make_aec_api(game_name: str, module_name: str) -> tuple[Callable[..., AECEnv], type[GameAECEnv]]:
+    """Build a game's versioned PettingZoo API: ``env(**kw)`` and the class ``raw_env``.
+
+    Args:
+        game_name: a key of :data:`monkey_envs.games.GAMES`.
+        module_name: the shim's ``__name__`` (so ``raw_env`` pickles as ``<module>.raw_env``).
+
+    Returns:
+        ``(env, raw_env)``: ``raw_env(render_mode=None, **game_options)`` is a
+        :class:`GameAECEnv` subclass; ``env(...)`` is ``raw_env(...)`` in the standard wrappers.
+    """
+    spec = game_class(game_name).spec
+    env_name = f"{spec.name}_v{spec.version}"
+    raw_env = type(
+        "raw_env",
+        (GameAECEnv,),
+        {
+            "__module__": module_name,
+            "__qualname__": "raw_env",
+            "__doc__": f"{spec.gym_name} as an unwrapped PettingZoo AEC env (see :class:`GameAECEnv`).",
+            "game_name": game_name,
+            "metadata": {**GameAECEnv.metadata, "name": env_name},
+        },
+    )
+
+    def env(**kwargs: Any) -> AECEnv:
+        return wrap_aec(raw_env(**kwargs))
+
+    env.__module__ = module_name
+    env.__qualname__ = "env"
+    env.__doc__ = (
+        f"{spec.gym_name} AEC env in PettingZoo's standard wrappers (illegal move: -1 and the game ends). "
+        "Keyword arguments: ``render_mode`` and the game's options."
+    )
+    return env, raw_env
+
+
+def spec_page(game_name: str) -> str:
+    """Generated part of a game's documentation page: observation sizes and the layout table.
+
+    Sizes are listed per supported player count; the table is the default configuration's.
+    """
+    cls = game_class(game_name)
+    spec = cls.spec
+    sizes = []
+    for p in range(spec.min_players, spec.max_players + 1):
+        try:
+            sizes.append(f"{p} player{'s' if p > 1 else ''}: {cls(num_players=p).obs_dim}")
+        except ValueError:
+            continue
+    default = cls()
+    return (
+        "\nObservation layout (generated from the game)\n"
+        "--------------------------------------------\n\n"
+        f"Observation size D -- {', '.join(sizes)}. Default configuration "
+        f"({', '.join(f'{k}={v!r}' for k, v in default.config.items())}):\n\n" + default.obs_layout.table() + "\n"
+    )

@@ -1,0 +1,112 @@
+"""Pieces shared by every face (AEC, gymnasium single/vector, SB3 VecEnv), written once.
+
+* :func:`observation_box` / :func:`action_mask_box`: the spaces of one seat's flat observation
+  and of its legal-action mask.
+* :class:`EpisodeStream`: a per-row, deterministic stream of episode seeds and learner seats,
+  so ``reset()`` without a seed (and every autoreset) continues reproducibly from the last
+  seeded reset, independently for each row of a batch.
+* :func:`entropy_seed`: a fresh non-negative seed when the user gives none.
+
+Seeding convention (all faces): a face seeded with ``s`` plays, in row ``i`` (``i = 0`` for the
+single-env faces), first the game ``game.init(s + i)`` -- exactly the core game with that seed --
+and then the episodes whose seeds the row's :class:`EpisodeStream` draws.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+from monkey_envs.core.game import as_seeds
+from monkey_envs.core.rng import draw_uint64, seed_rng
+
+#: Key salts that separate the faces' streams from the game's own RNG stream of the same seed.
+_EPISODE_SALT = np.uint64(0xD1B54A32D192ED03)
+_S11 = np.uint64(11)
+_S1 = np.uint64(1)
+
+
+def observation_box(game: Any) -> spaces.Box:
+    """``Box(low, high, (game.obs_dim,), float32)`` for one seat's flat observation.
+
+    Bounds come from the game's optional ``obs_low`` / ``obs_high`` attributes (scalars or
+    ``(obs_dim,)`` arrays); a game that declares none gets ``(-inf, inf)``.
+    """
+    low = np.broadcast_to(np.asarray(getattr(game, "obs_low", -np.inf), np.float32), (game.obs_dim,))
+    high = np.broadcast_to(np.asarray(getattr(game, "obs_high", np.inf), np.float32), (game.obs_dim,))
+    return spaces.Box(low=low.copy(), high=high.copy(), shape=(game.obs_dim,), dtype=np.float32)
+
+
+def action_mask_box(game: Any) -> spaces.Box:
+    """``Box(0, 1, (game.num_actions,), int8)``: the PettingZoo-style legal-action mask."""
+    return spaces.Box(low=0, high=1, shape=(game.num_actions,), dtype=np.int8)
+
+
+def entropy_seed() -> int:
+    """A fresh seed in ``[0, 2**62)`` from OS entropy (for ``reset()`` before any seeded reset)."""
+    return int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> np.uint64(2))
+
+
+def row_seeds(seed: Any, num_envs: int) -> np.ndarray:
+    """The ``(num_envs,) int64`` row seeds of a batch seeded with ``seed``.
+
+    Args:
+        seed: an int ``s`` (rows get ``s, s + 1, ..., s + num_envs - 1``, the gymnasium / SB3
+            convention) or a sequence of ``num_envs`` non-negative ints (one per row).
+
+    Raises:
+        ValueError: a negative seed, a non-integer, or a sequence of the wrong length.
+    """
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+        if seed < 0:
+            raise ValueError(f"seed must be non-negative, got {seed}")
+        return int(seed) + np.arange(num_envs, dtype=np.int64)
+    try:
+        arr = as_seeds(seed)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"seed must be an int or a list of {num_envs} ints, got {seed!r}: {err}") from None
+    if arr.shape != (num_envs,):
+        raise ValueError(f"seed list must have one seed per env ({num_envs}), got {arr.shape[0]}")
+    return arr
+
+
+class EpisodeStream:
+    """Deterministic per-row stream of episode seeds and learner seats.
+
+    Row ``r`` seeded with ``seeds[r]`` plays its first episode with game seed ``seeds[r]`` and
+    each later episode with a seed drawn from the row's own counter-based RNG (salted so it is
+    independent of the game's stream of the same seed). Each episode start draws exactly two
+    numbers per row (next seed, learner seat), whether or not they are used, so a row's
+    sequence of episodes depends only on its seed and how many episodes it has started --
+    never on the batch size or on the other rows.
+
+    Args:
+        seeds: ``(B,)`` non-negative integers, one per row.
+    """
+
+    def __init__(self, seeds: Any) -> None:
+        seeds = as_seeds(seeds)
+        self.first = seeds.copy()
+        self.rng = seed_rng(seeds)
+        self.rng[:, 0] ^= _EPISODE_SALT
+        self.episodes = np.zeros(seeds.shape[0], dtype=np.int64)
+
+    def next(self, rows: np.ndarray, num_players: int) -> tuple[np.ndarray, np.ndarray]:
+        """Start the next episode of ``rows``.
+
+        Args:
+            rows: ``(n,)`` distinct row indices.
+            num_players: seats to draw the learner's seat from.
+
+        Returns:
+            ``game_seeds (n,) int64`` (non-negative) and ``seats (n,) int64`` in ``[0, num_players)``.
+        """
+        u = draw_uint64(self.rng, rows, 2)
+        drawn = (u[:, 0] >> _S1).astype(np.int64)
+        game_seeds = np.where(self.episodes[rows] == 0, self.first[rows], drawn)
+        frac = (u[:, 1] >> _S11).astype(np.float64) / float(2**53)
+        seats = np.minimum((frac * num_players).astype(np.int64), num_players - 1)
+        self.episodes[rows] += 1
+        return game_seeds, seats

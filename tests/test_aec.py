@@ -1,0 +1,267 @@
+"""PettingZoo AEC face (monkey_envs.core.aec, monkey_envs.monkey_fun_v0): API conformance,
+registry, illegal-move policy, seeding and equality with the batched core."""
+
+from __future__ import annotations
+
+import copy
+import importlib
+import pickle
+import warnings
+
+import numpy as np
+import pettingzoo
+import pytest
+from pettingzoo.test import api_test, render_test, seed_test
+
+import monkey_envs
+from monkey_envs import monkey_fun_v0
+from monkey_envs.core.aec import GameAECEnv
+from monkey_envs.monkey_fun import MonkeyFun
+
+CONFIGS = [
+    {"num_players": 1},
+    {"num_players": 2},
+    {"num_players": 3},
+    {"num_players": 4},
+    {"num_players": 2, "variant": "quick"},
+    {"num_players": 3, "board_side": 2},
+    {"num_players": 2, "place_on_own_secured": False},
+]
+
+
+def _ids(cfg: dict) -> str:
+    return "-".join(f"{k}={v}" for k, v in cfg.items())
+
+
+def _legal(mask: np.ndarray) -> int:
+    return int(np.flatnonzero(mask)[-1])
+
+
+# ------------------------------------------------------------------ PettingZoo's own test kit
+#: api_test's warnings for every dict observation (connect_four_v3 gets them too).
+DICT_OBS_WARNINGS = ("Observation space for each agent probably should be", "Observation is not a NumPy array")
+
+
+@pytest.mark.parametrize("cfg", CONFIGS, ids=_ids)
+def test_pettingzoo_api_test_passes_without_unexpected_warnings(cfg):
+    env = monkey_fun_v0.env(**cfg)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        api_test(env, num_cycles=60)
+    unexpected = [str(w.message) for w in caught if not str(w.message).startswith(DICT_OBS_WARNINGS)]
+    assert unexpected == []
+
+
+@pytest.mark.parametrize("cfg", CONFIGS[:4], ids=_ids)
+def test_pettingzoo_seed_test_passes(cfg):
+    seed_test(lambda: monkey_fun_v0.env(**cfg), num_cycles=60)
+
+
+@pytest.mark.parametrize("players", [1, 2, 4])
+def test_pettingzoo_render_test_passes_for_ansi_and_human(players, capsys):
+    render_test(lambda render_mode=None: monkey_fun_v0.env(num_players=players, render_mode=render_mode))
+    assert "Monkey Fun" in capsys.readouterr().out  # human mode printed the picture
+
+
+def test_ansi_render_shows_the_current_agents_hand():
+    env = monkey_fun_v0.env(num_players=2, render_mode="ansi")
+    env.reset(seed=3)
+    seat = int(env.agent_selection.split("_")[1])
+    text = env.render()
+    game = env.unwrapped.game
+    assert text == game.render(env.unwrapped.core_state, 0, seat)
+    assert f"hand of {'AB'[seat]}" in text
+
+
+def test_metadata_names_the_versioned_env():
+    env = monkey_fun_v0.raw_env()
+    assert env.metadata["name"] == "monkey_fun_v0"
+    assert env.metadata["is_parallelizable"] is False
+    assert set(env.metadata["render_modes"]) == {"ansi", "human"}
+    assert isinstance(env, GameAECEnv)
+
+
+def test_spaces_match_the_game():
+    env = monkey_fun_v0.raw_env(num_players=3)
+    game = env.game
+    assert env.possible_agents == ["player_0", "player_1", "player_2"]
+    space = env.observation_space("player_1")
+    assert space["observation"].shape == (game.obs_dim,) and space["observation"].dtype == np.float32
+    assert space["action_mask"].shape == (game.num_actions,) and space["action_mask"].dtype == np.int8
+    assert env.action_space("player_2").n == game.num_actions
+    assert env.observation_space("player_0") is not env.observation_space("player_1")  # independent seeding
+
+
+def test_bad_options_raise_value_error():
+    with pytest.raises(ValueError, match="num_players"):
+        monkey_fun_v0.env(num_players=5)
+    with pytest.raises(ValueError, match="variant"):
+        monkey_fun_v0.raw_env(variant="speedy")
+    with pytest.raises(ValueError, match="render_mode"):
+        monkey_fun_v0.raw_env(render_mode="rgb_array")
+
+
+# ------------------------------------------------------------------ registry
+def test_registry_make_builds_the_wrapped_env_with_options():
+    env = pettingzoo.make("aec", "monkey_envs/monkey_fun-v0", num_players=3, variant="quick")
+    env.reset(seed=0)
+    assert env.num_agents == 3
+    assert env.unwrapped.game.config["variant"] == "quick"
+    assert str(env) == "monkey_fun_v0"
+
+
+def test_registration_is_idempotent_on_reimport_and_reload():
+    from monkey_envs import registration
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # an "Overriding environment" warning would fail here
+        importlib.reload(registration)
+        importlib.reload(monkey_envs)
+        assert registration.register_all() == []
+    assert "monkey_envs/monkey_fun-v0" in pettingzoo.aec_registry
+
+
+# ------------------------------------------------------------------ illegal moves
+def _reset_with_illegal_action(env, start_seed=0):
+    """Reset seeds until the agent to move has an illegal in-range action; return (agent, action)."""
+    for seed in range(start_seed, start_seed + 200):
+        env.reset(seed=seed)
+        mask = env.observe(env.agent_selection)["action_mask"]
+        if not mask.all():
+            return env.agent_selection, int(np.flatnonzero(mask == 0)[0])
+    raise AssertionError("no position with an illegal action found")
+
+
+def test_illegal_move_wrapper_gives_minus_one_to_the_offender_and_ends_the_game():
+    env = monkey_fun_v0.env(num_players=3)
+    offender, action = _reset_with_illegal_action(env)
+    env.step(action)
+    assert all(env.terminations.values()) or all(env.truncations.values())
+    seen = {}
+    for agent in env.agent_iter():
+        _, reward, term, trunc, _ = env.last()
+        assert term or trunc
+        seen[agent] = reward
+        env.step(None)
+    assert seen[offender] == -1
+    assert all(r == 0 for a, r in seen.items() if a != offender)
+    assert set(seen) == set(env.possible_agents) and env.agents == []
+
+
+def test_raw_env_illegal_move_raises_and_changes_nothing():
+    env = monkey_fun_v0.raw_env(num_players=2)
+    agent, action = _reset_with_illegal_action(env)
+    before = env.core_state.clone()
+    with pytest.raises(ValueError, match="illegal"):
+        env.step(action)
+    assert env.core_state.equals(before)
+    assert env.agent_selection == agent and not any(env.terminations.values())
+
+
+def test_out_of_range_action_asserts_in_env_and_raises_value_error_in_raw_env():
+    env = monkey_fun_v0.env()
+    env.reset(seed=0)
+    with pytest.raises(AssertionError, match="action space"):
+        env.step(16)
+    raw = monkey_fun_v0.raw_env()
+    raw.reset(seed=0)
+    with pytest.raises(ValueError, match="out of range"):
+        raw.step(16)
+    with pytest.raises(ValueError, match="integers"):
+        raw.step(1.5)
+
+
+# ------------------------------------------------------------------ observations and seeding
+def test_mask_is_int8_for_the_agent_to_move_and_zero_for_the_others():
+    env = monkey_fun_v0.raw_env(num_players=3)
+    env.reset(seed=11)
+    state, game = env.core_state, env.game
+    for seat, agent in enumerate(env.possible_agents):
+        obs = env.observe(agent)
+        assert obs["action_mask"].dtype == np.int8
+        np.testing.assert_array_equal(obs["observation"], game.observe(state, seat)[0])
+        if agent == env.agent_selection:
+            np.testing.assert_array_equal(obs["action_mask"], state.legal_action_mask[0].astype(np.int8))
+        else:
+            assert not obs["action_mask"].any()
+
+
+def test_aec_trajectory_equals_the_core_game_with_the_same_seed():
+    """reset(seed=s) plays game.init(s); each AEC step equals the core step (obs, rewards, end)."""
+    for cfg, seed in [({"num_players": 2}, 5), ({"num_players": 3, "variant": "quick"}, 9), ({"num_players": 1}, 2)]:
+        env = monkey_fun_v0.env(**cfg)
+        game = MonkeyFun(**cfg)
+        env.reset(seed=seed)
+        state = game.init([seed])
+        totals = dict.fromkeys(env.possible_agents, 0.0)
+        for agent in env.agent_iter():
+            obs, reward, term, trunc, info = env.last()
+            totals[agent] += reward
+            if term or trunc:
+                env.step(None)
+                continue
+            seat = int(state.current_player[0])
+            assert agent == f"player_{seat}"
+            np.testing.assert_array_equal(obs["observation"], game.observe(state, seat)[0])
+            np.testing.assert_array_equal(obs["action_mask"].astype(bool), state.legal_action_mask[0])
+            action = _legal(obs["action_mask"])
+            state = game.step(state, np.array([action]))
+            env.step(action)
+        assert state.terminated[0]
+        expected = game.episode_info(state, 0)
+        assert info == expected
+        for p in range(game.num_players):
+            # every seat's total reward over the game equals the core's rewards
+            assert totals[f"player_{p}"] == pytest.approx(float(state.rewards[0, p]))
+
+
+def test_reset_without_seed_continues_a_deterministic_stream():
+    a, b = monkey_fun_v0.raw_env(), monkey_fun_v0.raw_env()
+    a.reset(seed=7)
+    b.reset(seed=7)
+    first = a.core_state.clone()
+    a.reset()
+    b.reset()
+    assert a.core_state.equals(b.core_state)
+    assert not a.core_state.equals(first)
+
+
+def test_deepcopy_and_pickle_keep_the_game_in_progress():
+    env = monkey_fun_v0.env(num_players=3)
+    env.reset(seed=4)
+    for _ in range(7):
+        env.step(_legal(env.last()[0]["action_mask"]))
+    twin = copy.deepcopy(env)
+    raw_twin = pickle.loads(pickle.dumps(env.unwrapped))
+    assert twin.unwrapped.game.config == env.unwrapped.game.config
+    assert twin.unwrapped.core_state.equals(env.unwrapped.core_state)
+    assert raw_twin.core_state.equals(env.unwrapped.core_state)
+    for _ in range(5):
+        action = _legal(env.last()[0]["action_mask"])
+        env.step(action)
+        twin.step(action)
+        assert twin.agent_selection == env.agent_selection
+        np.testing.assert_array_equal(twin.last()[0]["observation"], env.last()[0]["observation"])
+
+
+def test_load_state_plays_a_line_win_with_plus_one_and_minus_one():
+    """Rule (line win): seat 0 holds 23, 1, 34 of side 1's top row; playing 10+19 = 29 completes it."""
+    env = monkey_fun_v0.raw_env(num_players=2)
+    game = env.game
+    state = game.position(hands=[[1, 2, 10, 19], [3, 4, 5, 6]], board={23: [1, 0], 1: [1, 0], 34: [1, 0]})
+    env.load_state(state)
+    assert env.agent_selection == "player_0"
+    mask = env.observe("player_0")["action_mask"]
+    action = next(a for a in np.flatnonzero(mask) if game.action_name(state, 0, int(a)) == "play 10+19 = 29")
+    env.step(int(action))
+    assert env.terminations == {"player_0": True, "player_1": True}
+    assert env.rewards == {"player_0": 1.0, "player_1": -1.0}
+    assert env.infos["player_0"]["end_reason"] == "line" and env.infos["player_1"]["winners"] == [0]
+
+
+def test_load_state_rejects_a_state_of_another_configuration():
+    env = monkey_fun_v0.raw_env(num_players=2)
+    with pytest.raises(ValueError):
+        env.load_state(MonkeyFun(num_players=3).init([0]))
+    with pytest.raises(ValueError, match="batch size 1"):
+        env.load_state(MonkeyFun(num_players=2).init([0, 1]))
