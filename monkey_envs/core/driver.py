@@ -1,0 +1,435 @@
+"""The batched single-agent driver behind every gymnasium / SB3 face (written once, any game).
+
+``B`` games of one :class:`~monkey_envs.core.game.Game` run side by side. In each row one seat
+is the *learner* (random per episode, or fixed); every other seat is played by an opponent
+agent **inside** :meth:`SingleAgentDriver.step`, on the whole batch at once: after the
+learner's action the driver loops "rows where an opponent is to move -> ask the opponents ->
+step those rows" until every row is back at a learner decision or over. The loop runs over
+*moves*, never over rows, and each pass costs array work on the rows still resolving.
+
+Reward of a step = the learner's reward for its own action plus for all opponent replies up to
+its next decision (rewards before an episode's first learner decision are added to the first
+step's reward).
+
+Seeding and batch invariance: row ``i`` of a driver reset with row seeds ``seeds`` replays
+exactly like a driver with one row reset with ``seeds[i]`` (the faces pass ``s + i`` for an
+int seed ``s``): game seeds and learner seats come from the row's own
+:class:`~monkey_envs.core.faces.EpisodeStream`, the built-in ``"random"`` opponent draws from
+the row's own counter-based RNG, and autoreset starts the row's next episode from its stream.
+Agent objects (and named agents other than ``"random"``) act on whole batches; rows stay
+batch-invariant when such an agent's action in a row depends only on that row's observation
+and mask (deterministic agents).
+
+Illegal learner actions: ``illegal_action="raise"`` (default) raises the core's ``ValueError``
+and changes nothing; ``"lose"`` ends the offending rows' episodes as a loss
+(``game.spec.reward_range[0]``, ``terminated``, ``info["illegal_action"] = True``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from monkey_envs.core.faces import EpisodeStream, entropy_seed
+from monkey_envs.core.game import Game, as_seeds, check_actions
+from monkey_envs.core.rng import draw_uniform, seed_rng
+from monkey_envs.core.state import BatchState
+
+#: Salt of the built-in random opponent's per-row stream (independent of game and episode streams).
+_OPPONENT_SALT = np.uint64(0x8CB92BA72F3D8DD7)
+#: Safety bound on opponent moves in a row before the learner's turn comes back.
+MAX_OPPONENT_MOVES = 100_000
+#: Safety bound on fresh episodes in a row that end before the learner's first decision.
+MAX_SKIPPED_EPISODES = 1_000
+ILLEGAL_ACTION_POLICIES = ("raise", "lose")
+
+
+class RowRandomOpponent:
+    """The ``"random"`` opponent: a uniformly random legal move drawn from the row's own stream.
+
+    Unlike :class:`agents.RandomAgent` (one generator for the whole batch), each row draws from
+    its own counter-based RNG, so a row's opponent moves do not depend on the batch size.
+    """
+
+    name = "random"
+
+    def __init__(self, seeds: np.ndarray) -> None:
+        self.rng = seed_rng(as_seeds(seeds))
+        self.rng[:, 0] ^= _OPPONENT_SALT
+
+    def act_rows(self, mask: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """``(n,) int64`` random legal actions for ``mask (n, A) bool`` of batch rows ``rows (n,)``."""
+        u = draw_uniform(self.rng, rows, mask.shape[1])
+        u[~mask] = -1.0
+        return u.argmax(1).astype(np.int64)
+
+
+@dataclasses.dataclass
+class DriverStep:
+    """What :meth:`SingleAgentDriver.step` returns (``B`` rows, ``D`` obs size, ``A`` actions).
+
+    Attributes:
+        obs: ``(B, D) float32`` learner's observation -- for rows that finished this step and
+            were autoreset, the first observation of the next episode.
+        reward: ``(B,) float32`` learner's reward over its action and the opponents' replies.
+        terminated: ``(B,) bool`` the episode ended by the rules (or by an illegal move with
+            ``illegal_action="lose"``).
+        truncated: ``(B,) bool`` the episode was cut short.
+        mask: ``(B, A) bool`` learner's legal actions in ``obs`` (the state's array; read-only use).
+        final_rows: ``(n,) int64`` rows whose episode ended this step.
+        final_obs: ``(n, D) float32`` learner's observation of those rows' terminal states.
+        final_info: ``n`` dicts: ``game.episode_info`` plus ``learner_seat`` (and
+            ``illegal_action`` for forfeits).
+    """
+
+    obs: np.ndarray
+    reward: np.ndarray
+    terminated: np.ndarray
+    truncated: np.ndarray
+    mask: np.ndarray
+    final_rows: np.ndarray
+    final_obs: np.ndarray
+    final_info: list[dict[str, Any]]
+
+
+OpponentSpec = Any  # a name ("random", "greedy", ...) or an object with act(obs, mask)
+
+
+class SingleAgentDriver:
+    """``B`` games of one game; the learner plays one seat per row, opponents the others.
+
+    Args:
+        game: the game (any :class:`~monkey_envs.core.game.Game`).
+        num_envs: batch size ``B`` (>= 1).
+        opponent: one opponent for every other seat -- a name for
+            :func:`agents.make_agent` (``"random"`` is the batch-invariant
+            :class:`RowRandomOpponent`) or an object with ``act(obs, mask)`` -- or a list of
+            ``P - 1`` of those, entry ``k`` playing the ``k``-th seat after the learner in turn
+            order (seat ``(learner + 1 + k) % P``). Ignored for one-player games.
+        learner_seat: fixed learner seat, or ``None`` for a random seat per episode and row.
+        autoreset: start a row's next episode in the same step its episode ends (vector faces);
+            ``False`` leaves finished rows until :meth:`reset` (single-env faces).
+        illegal_action: ``"raise"`` or ``"lose"`` (see the module docstring).
+
+    Raises:
+        ValueError: a bad batch size, seat, opponent list or policy name.
+    """
+
+    def __init__(
+        self,
+        game: Game,
+        num_envs: int,
+        opponent: OpponentSpec | Sequence[OpponentSpec] = "random",
+        learner_seat: int | None = None,
+        autoreset: bool = True,
+        illegal_action: str = "raise",
+    ) -> None:
+        if not isinstance(game, Game):
+            raise ValueError(f"game must be a Game object, got {game!r}")
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
+        if illegal_action not in ILLEGAL_ACTION_POLICIES:
+            raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION_POLICIES}, got {illegal_action!r}")
+        self.game = game
+        self.num_envs = int(num_envs)
+        self.num_players = game.num_players
+        self.num_actions = game.num_actions
+        if learner_seat is not None:
+            if isinstance(learner_seat, bool) or not isinstance(learner_seat, (int, np.integer)):
+                raise ValueError(f"learner_seat must be an int or None, got {learner_seat!r}")
+            if not 0 <= learner_seat < self.num_players:
+                raise ValueError(f"learner_seat must be in [0, {self.num_players}), got {learner_seat}")
+            learner_seat = int(learner_seat)
+        self.learner_seat = learner_seat
+        self.autoreset = bool(autoreset)
+        self.illegal_action = illegal_action
+        self.loss_reward = np.float32(game.spec.reward_range[0])
+
+        B = self.num_envs
+        #: ``(B,) int64`` the learner's seat in each row's current episode.
+        self.seat = np.zeros(B, dtype=np.int64)
+        #: The batch's core State (``None`` before the first :meth:`reset`).
+        self.state: BatchState | None = None
+        self._pending = np.zeros(B, dtype=np.float32)
+        self._forfeited = np.zeros(B, dtype=bool)
+        self._stream: EpisodeStream | None = None
+        self._agent_seed = 0
+        self._random = RowRandomOpponent(np.zeros(B, dtype=np.int64))
+        self._opponent_specs = self._normalize_opponents(opponent)
+        self._groups = self._build_groups()
+
+    # ================================================================== opponents
+    def _normalize_opponents(self, opponent: OpponentSpec | Sequence[OpponentSpec]) -> list[OpponentSpec]:
+        n = self.num_players - 1
+        if isinstance(opponent, (list, tuple)):
+            if len(opponent) != n:
+                raise ValueError(
+                    f"a list of opponents needs one entry per other seat ({n} for {self.num_players} players), "
+                    f"got {len(opponent)}"
+                )
+            specs = list(opponent)
+        else:
+            specs = [opponent] * n
+        for s in specs:
+            if not (isinstance(s, str) or hasattr(s, "act")):
+                raise ValueError(f"an opponent must be an agent name or an object with act(obs, mask), got {s!r}")
+        return specs
+
+    def _build_groups(self) -> list[tuple[Any, np.ndarray]]:
+        """Resolve opponent specs to agents, grouped so each distinct agent acts once per pass."""
+        from agents import make_agent  # lazy: keeps `import monkey_envs` free of agent code
+
+        built: dict[Any, Any] = {}
+        groups: dict[int, tuple[Any, list[int]]] = {}
+        for k, spec in enumerate(self._opponent_specs):
+            key = spec if isinstance(spec, str) else id(spec)
+            if key not in built:
+                if spec == "random":
+                    built[key] = self._random
+                elif isinstance(spec, str):
+                    built[key] = make_agent(spec, self.game, self._agent_seed)
+                else:
+                    built[key] = spec
+            agent = built[key]
+            groups.setdefault(id(agent), (agent, []))[1].append(k)
+        return [(agent, np.array(ks, dtype=np.int64)) for agent, ks in groups.values()]
+
+    def set_opponent(self, opponent: OpponentSpec | Sequence[OpponentSpec]) -> None:
+        """Replace the opponent(s) from now on (e.g. a newer policy in self-play).
+
+        Takes effect at the next opponent move; episodes in progress continue with the new
+        opponent(s). Accepts the same forms as the constructor's ``opponent``.
+        """
+        self._opponent_specs = self._normalize_opponents(opponent)
+        self._groups = self._build_groups()
+
+    @property
+    def opponents(self) -> list[Any]:
+        """The ``P - 1`` opponent agents, entry ``k`` playing the ``k``-th seat after the learner."""
+        by_k: dict[int, Any] = {}
+        for agent, ks in self._groups:
+            for k in ks.tolist():
+                by_k[k] = agent
+        return [by_k[k] for k in range(self.num_players - 1)]
+
+    def _opponent_actions(self, sub: BatchState, rows: np.ndarray) -> np.ndarray:
+        """Actions of the opponents to move in ``sub`` (the batch rows ``rows``), ``(n,) int64``."""
+        n = rows.size
+        cps = sub.current_player.astype(np.int64)
+        mask = sub.legal_action_mask
+        acts = np.zeros(n, dtype=np.int64)
+        single = len(self._groups) == 1
+        k = None if single else (cps - self.seat[rows] - 1) % self.num_players
+        obs = None
+        for agent, ks in self._groups:
+            sel = slice(None) if single else np.flatnonzero(np.isin(k, ks))
+            if not single and sel.size == 0:
+                continue
+            if agent is self._random:
+                acts[sel] = agent.act_rows(mask[sel], rows[sel])
+                continue
+            if obs is None:
+                obs = self.game.observe(sub, cps)
+            chosen = np.asarray(agent.act(obs[sel], mask[sel]))
+            acts[sel] = chosen
+        legal = mask[np.arange(n), np.clip(acts, 0, self.num_actions - 1)] & (acts >= 0) & (acts < self.num_actions)
+        if not legal.all():
+            bad = np.flatnonzero(~legal)
+            raise ValueError(
+                f"an opponent chose illegal actions {acts[bad[:5]].tolist()} in rows {rows[bad[:5]].tolist()} "
+                f"(opponents: {[getattr(a, 'name', type(a).__name__) for a, _ in self._groups]})"
+            )
+        return acts
+
+    def _play_opponents(self, state: BatchState) -> np.ndarray:
+        """Let opponents move (in place on ``state``) until each row awaits the learner or is over.
+
+        Returns:
+            ``(B,) float32`` learner's rewards collected during these moves.
+        """
+        reward = np.zeros(self.num_envs, dtype=np.float32)
+        for _ in range(MAX_OPPONENT_MOVES):
+            cp = state.current_player
+            rows = np.flatnonzero((cp >= 0) & (cp != self.seat))
+            if rows.size == 0:
+                return reward
+            sub = state.take(rows)
+            sub = self.game.step(sub, self._opponent_actions(sub, rows))
+            state.put(rows, sub)
+            reward[rows] += sub.rewards[np.arange(rows.size), self.seat[rows]]
+        raise RuntimeError(f"opponents made {MAX_OPPONENT_MOVES} moves in a row without the learner's turn coming back")
+
+    # ================================================================== episodes
+    def reset(self, seeds: Any = None) -> tuple[np.ndarray, np.ndarray]:
+        """Start a new episode in every row.
+
+        Args:
+            seeds: ``(B,)`` non-negative row seeds (re-seeds every stream, and rebuilds named
+                opponents with seed ``seeds[0]``), or ``None`` to continue each row's stream
+                (the first unseeded reset draws a seed from OS entropy).
+
+        Returns:
+            ``obs (B, D) float32`` (learner's view) and ``mask (B, A) bool``.
+        """
+        if seeds is not None:
+            seeds = as_seeds(seeds)
+            if seeds.shape != (self.num_envs,):
+                raise ValueError(f"seeds must have shape ({self.num_envs},), got {seeds.shape}")
+            self._seed(seeds)
+        elif self._stream is None:
+            self._seed(entropy_seed() + np.arange(self.num_envs, dtype=np.int64))
+        self._pending[:] = 0.0
+        self._forfeited[:] = False
+        self.state = None
+        self._start_episodes(np.arange(self.num_envs))
+        return self.observe(), self.state.legal_action_mask
+
+    def _seed(self, seeds: np.ndarray) -> None:
+        self._stream = EpisodeStream(seeds)
+        self._random = RowRandomOpponent(seeds)
+        self._agent_seed = int(seeds[0])
+        self._groups = self._build_groups()
+
+    def _start_episodes(self, rows: np.ndarray) -> None:
+        """Start the next episode of ``rows`` from their streams and play up to the learner's turn."""
+        pending = rows
+        for _ in range(MAX_SKIPPED_EPISODES):
+            game_seeds, seats = self._stream.next(pending, self.num_players)
+            if self.learner_seat is not None:
+                seats[:] = self.learner_seat
+            fresh = self.game.init(game_seeds)
+            if self.state is None:
+                self.state = fresh
+            else:
+                self.state.put(pending, fresh)
+            self.seat[pending] = seats
+            self._forfeited[pending] = False
+            early = self._play_opponents(self.state)
+            self._pending[pending] += early[pending]
+            over = self.state.terminated[pending] | self.state.truncated[pending]
+            if not over.any():
+                return
+            pending = pending[over]  # ended before the learner's first decision: skip the episode
+            self._pending[pending] = 0.0
+        raise RuntimeError(f"{MAX_SKIPPED_EPISODES} episodes in a row ended before the learner's first move")
+
+    def observe(self) -> np.ndarray:
+        """``(B, D) float32`` the learner's observation in every row."""
+        if self.state is None:
+            raise ValueError("call reset() before observing")
+        return self.game.observe(self.state, self.seat)
+
+    @property
+    def mask(self) -> np.ndarray:
+        """``(B, A) bool`` the learner's legal actions (the live state's array; do not modify)."""
+        if self.state is None:
+            raise ValueError("call reset() before asking for action masks")
+        return self.state.legal_action_mask
+
+    @property
+    def done(self) -> np.ndarray:
+        """``(B,) bool`` rows whose episode is over (only possible with ``autoreset=False``)."""
+        if self.state is None:
+            return np.zeros(self.num_envs, dtype=bool)
+        return self.state.terminated | self.state.truncated
+
+    # ================================================================== step
+    def _checked_actions(self, actions: Any) -> tuple[np.ndarray, np.ndarray]:
+        """``(B,) int64`` actions and ``(B,) bool`` rows that forfeit (``illegal_action="lose"``)."""
+        s = self.state
+        arr = np.asarray(actions)
+        if arr.shape == () and self.num_envs == 1:
+            arr = arr.reshape(1)
+        if self.illegal_action == "raise" or arr.shape != (self.num_envs,) or not np.issubdtype(arr.dtype, np.integer):
+            return check_actions(s, arr, self.num_actions), np.zeros(self.num_envs, dtype=bool)
+        arr = arr.astype(np.int64)
+        in_range = (arr >= 0) & (arr < self.num_actions)
+        legal = in_range & s.legal_action_mask[np.arange(self.num_envs), np.clip(arr, 0, self.num_actions - 1)]
+        return np.where(legal, arr, 0), ~legal
+
+    def _forfeit(self, state: BatchState, rows: np.ndarray) -> None:
+        """End ``rows`` as a loss of the learner (in place; ``state`` is a fresh copy; the reward
+        is set by :meth:`step`)."""
+        state.terminated[rows] = True
+        state.legal_action_mask[rows] = False
+        state.current_player[rows] = -1
+        self._forfeited[rows] = True
+
+    def step(self, actions: Any) -> DriverStep:
+        """Apply the learner's actions, let the opponents reply, autoreset finished rows.
+
+        Args:
+            actions: ``(B,)`` integers (a scalar when ``B == 1``), legal for the learner.
+
+        Returns:
+            A :class:`DriverStep`.
+
+        Raises:
+            ValueError: before :meth:`reset`, a row already over (``autoreset=False``), a
+                wrong shape/dtype, or (``illegal_action="raise"``) an out-of-range or illegal
+                action -- nothing changes then.
+        """
+        if self.state is None:
+            raise ValueError("call reset() before step()")
+        if self.done.any():
+            raise ValueError(f"episodes of rows {np.flatnonzero(self.done)[:10].tolist()} are over; call reset() first")
+        acts, forfeit = self._checked_actions(actions)
+        ar = np.arange(self.num_envs)
+        if forfeit.any():
+            start = self.state.clone()
+            self._forfeit(start, np.flatnonzero(forfeit))
+        else:
+            start = self.state
+        state = self.game.step(start, acts)  # raises ValueError (state unchanged) on bad actions
+        reward = state.rewards[ar, self.seat] + self._pending
+        reward += self._play_opponents(state)
+        if forfeit.any():
+            reward[forfeit] = self.loss_reward + self._pending[forfeit]
+        self._pending[:] = 0.0
+        terminated = state.terminated.copy()
+        truncated = state.truncated.copy()
+        final_rows = np.flatnonzero(terminated | truncated)
+        self.state = state
+        if final_rows.size:
+            fin = state.take(final_rows)
+            final_obs = self.game.observe(fin, self.seat[final_rows])
+            final_info = [self._final_info(fin, j, int(r)) for j, r in enumerate(final_rows)]
+            if self.autoreset:
+                self._start_episodes(final_rows)
+        else:
+            final_obs = np.zeros((0, self.game.obs_dim), dtype=np.float32)
+            final_info = []
+        return DriverStep(
+            obs=self.observe(),
+            reward=reward.astype(np.float32),
+            terminated=terminated,
+            truncated=truncated,
+            mask=self.state.legal_action_mask,
+            final_rows=final_rows,
+            final_obs=final_obs,
+            final_info=final_info,
+        )
+
+    def _final_info(self, fin: BatchState, j: int, row: int) -> dict[str, Any]:
+        info = dict(self.game.episode_info(fin, j))
+        info["learner_seat"] = int(self.seat[row])
+        if self._forfeited[row]:
+            info["illegal_action"] = True
+        return info
+
+    def episode_info(self, row: int) -> dict[str, Any]:
+        """``game.episode_info`` of row ``row``'s current state plus its ``learner_seat``."""
+        info = dict(self.game.episode_info(self.state, row))
+        info["learner_seat"] = int(self.seat[row])
+        if self._forfeited[row]:
+            info["illegal_action"] = True
+        return info
+
+    def render(self, row: int = 0) -> str:
+        """Text picture of row ``row`` from its learner's seat (shows the learner's hand)."""
+        if self.state is None:
+            raise ValueError("call reset() before render()")
+        return self.game.render(self.state, row, int(self.seat[row]))

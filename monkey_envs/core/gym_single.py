@@ -1,0 +1,148 @@
+"""gymnasium single-agent face over any game (the batched driver with one row).
+
+``gymnasium.make("monkey_envs/MonkeyFun-v0", opponent="greedy", num_players=2)`` builds a
+:class:`GameEnv`: the learner plays one seat (random per episode unless ``learner_seat`` is
+fixed) and every other seat is played by ``opponent`` inside :meth:`GameEnv.step`.
+
+* observation: ``(D,) float32``, the learner's view (see the game's observation table);
+* action: ``Discrete(A)``; the legal ones are ``info["action_mask"]`` (``(A,) int8``, ready for
+  ``env.action_space.sample(mask)``) and :meth:`GameEnv.action_masks` (``(A,) bool``,
+  sb3-contrib's ``MaskablePPO`` hook);
+* reward: the learner's reward over its move and the opponents' replies;
+* ``info``: ``action_mask``, ``learner_seat``; at the end also the game's episode info
+  (e.g. ``end_reason``, ``scores``, ``winners``);
+* an illegal action raises ``ValueError`` (``illegal_action="raise"``, default) or ends the
+  episode as a loss (``illegal_action="lose"``; ``info["illegal_action"] = True``).
+
+Seeding: ``reset(seed=s)`` plays ``game.init(s)`` first (the same game as the core with seed
+``s``, and as row ``i`` of a vector env seeded ``s - i``); ``reset()`` continues the row's
+deterministic episode stream.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from monkey_envs.core.driver import OpponentSpec, SingleAgentDriver
+from monkey_envs.core.faces import observation_box
+from monkey_envs.core.game import Game
+from monkey_envs.games import resolve_game
+
+RENDER_MODES = ("ansi", "human")
+
+
+class GameEnv(gymnasium.Env):
+    """One game against built-in opponents, as a gymnasium ``Env``.
+
+    Args:
+        game: a game name (e.g. ``"monkey_fun"``) or a built game.
+        opponent: an agent name for :func:`agents.make_agent` (``"random"`` default,
+            ``"greedy"``, ...), an agent object, or a list of ``P - 1`` of those (entry ``k``
+            plays the ``k``-th seat after the learner).
+        learner_seat: fixed seat of the learner, or ``None`` for a random seat each episode.
+        illegal_action: ``"raise"`` or ``"lose"``.
+        render_mode: ``None``, ``"ansi"`` (``render()`` returns the text picture, with the
+            learner's hand) or ``"human"`` (prints it).
+        **game_options: the game's options (e.g. ``num_players=3``), with a game name only.
+
+    Raises:
+        ValueError: bad options (unknown game, opponent, seat, render mode, ...).
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": list(RENDER_MODES), "render_fps": 4}
+
+    def __init__(
+        self,
+        game: str | Game = "monkey_fun",
+        opponent: OpponentSpec | Sequence[OpponentSpec] = "random",
+        learner_seat: int | None = None,
+        illegal_action: str = "raise",
+        render_mode: str | None = None,
+        **game_options: Any,
+    ) -> None:
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(f"render_mode must be None or one of {RENDER_MODES}, got {render_mode!r}")
+        self.game = resolve_game(game, **game_options)
+        self.render_mode = render_mode
+        self.driver = SingleAgentDriver(
+            self.game, 1, opponent=opponent, learner_seat=learner_seat, autoreset=False, illegal_action=illegal_action
+        )
+        self.observation_space = observation_box(self.game)
+        self.action_space = spaces.Discrete(self.game.num_actions)
+
+    # ------------------------------------------------------------------ API
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
+        """Start a new episode.
+
+        Args:
+            seed: non-negative int: play ``game.init(seed)`` first; ``None``: the next episode
+                of the stream of the last seed (seeded from ``self.np_random`` if never seeded).
+            options: accepted for API compatibility; unused.
+
+        Returns:
+            ``obs (D,) float32`` and ``info`` (``action_mask (A,) int8``, ``learner_seat``).
+        """
+        super().reset(seed=seed)
+        if seed is not None:
+            seeds = np.array([seed], dtype=np.int64)
+        elif self.driver.state is None:
+            seeds = np.array([int(self.np_random.integers(0, 2**62))], dtype=np.int64)
+        else:
+            seeds = None
+        obs, mask = self.driver.reset(seeds)
+        if self.render_mode == "human":
+            self.render()
+        return obs[0], self._info(mask[0])
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
+        """Play the learner's ``action``; the opponents reply until the learner's next turn.
+
+        Returns:
+            ``obs (D,) float32``, ``reward``, ``terminated``, ``truncated``, ``info``.
+
+        Raises:
+            ValueError: an illegal or out-of-range action (with ``illegal_action="raise"``), a
+                non-integer action, or a step after the episode ended (call ``reset``).
+        """
+        r = self.driver.step(np.array([action]) if np.ndim(action) == 0 else action)
+        info = self._info(r.mask[0])
+        if r.final_rows.size:
+            info.update(r.final_info[0])
+        if self.render_mode == "human":
+            self.render()
+        return r.obs[0], float(r.reward[0]), bool(r.terminated[0]), bool(r.truncated[0]), info
+
+    def _info(self, mask: np.ndarray) -> dict[str, Any]:
+        return {"action_mask": mask.astype(np.int8), "learner_seat": int(self.driver.seat[0])}
+
+    def action_masks(self) -> np.ndarray:
+        """``(A,) bool`` the learner's legal actions now (sb3-contrib's ``MaskablePPO`` hook)."""
+        return self.driver.mask[0].copy()
+
+    def set_opponent(self, opponent: OpponentSpec | Sequence[OpponentSpec]) -> None:
+        """Replace the opponent(s) from the next opponent move on (see :class:`GameEnv`)."""
+        self.driver.set_opponent(opponent)
+
+    @property
+    def learner_seat(self) -> int:
+        """The learner's seat in the current episode."""
+        return int(self.driver.seat[0])
+
+    def render(self) -> str | None:
+        """``"ansi"``: the text picture from the learner's seat; ``"human"``: print it."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
+            return None
+        text = self.driver.render(0)
+        if self.render_mode == "ansi":
+            return text
+        print(text)
+        return None
+
+    def close(self) -> None:
+        """Nothing to release (text rendering only)."""

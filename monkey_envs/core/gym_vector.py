@@ -1,0 +1,167 @@
+"""gymnasium vector face: ``N`` games stepped together on the batched core (no sub-envs).
+
+``gymnasium.make_vec("monkey_envs/MonkeyFun-v0", num_envs=N, vectorization_mode="vector_entry_point",
+opponent="random")`` builds a :class:`GameVectorEnv` over the
+:class:`~monkey_envs.core.driver.SingleAgentDriver` -- the same learner / opponent logic as the
+single env, on the whole batch.
+
+Autoreset: ``metadata["autoreset_mode"] = AutoresetMode.SAME_STEP``. When env ``i`` ends in a
+step, that step returns ``terminated[i]`` / ``truncated[i]`` and the reward of the finishing
+move, but the observation ``obs[i]`` is already the first one of env ``i``'s next episode. The
+terminal observation is ``infos["final_obs"][i]`` (an object array with ``None`` elsewhere,
+``infos["_final_obs"]`` marks the envs that ended) and the episode's info is
+``infos["final_info"]`` (arrays with ``_key`` masks, as gymnasium's ``SyncVectorEnv`` in
+same-step mode builds them). Every step's ``infos`` also hold ``action_mask (N, A) int8`` and
+``learner_seat (N,) int64`` (with their all-True ``_action_mask`` / ``_learner_seat``).
+
+Seeding: ``reset(seed=s)`` seeds env ``i`` with ``s + i`` (a list gives one seed per env); env
+``i`` then plays exactly like a single :class:`~monkey_envs.core.gym_single.GameEnv` reset with
+seed ``s + i`` whose episodes are restarted with ``reset()`` (with the built-in ``"random"``
+opponent or deterministic agents).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from monkey_envs.core.driver import OpponentSpec, SingleAgentDriver
+from monkey_envs.core.faces import entropy_seed, observation_box, row_seeds
+from monkey_envs.core.game import Game
+from monkey_envs.games import resolve_game
+
+RENDER_MODES = ("ansi", "human")
+
+
+class GameVectorEnv(VectorEnv):
+    """``num_envs`` games against built-in opponents, as a gymnasium ``VectorEnv``.
+
+    Args:
+        num_envs: number of games ``N``.
+        game: a game name (e.g. ``"monkey_fun"``) or a built game.
+        opponent: an agent name, an agent object, or a list of ``P - 1`` of those (see
+            :class:`~monkey_envs.core.driver.SingleAgentDriver`).
+        learner_seat: fixed learner seat, or ``None`` for a random seat per episode and env.
+        illegal_action: ``"raise"`` (``ValueError``, nothing changes) or ``"lose"``.
+        render_mode: ``None``, ``"ansi"`` (``render()`` returns one text picture per env) or
+            ``"human"`` (prints env 0's picture).
+        **game_options: the game's options (e.g. ``num_players=3``), with a game name only.
+
+    Attributes:
+        single_observation_space: ``Box((D,), float32)``; ``observation_space`` is ``(N, D)``.
+        single_action_space: ``Discrete(A)``; ``action_space`` is ``MultiDiscrete([A] * N)``.
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": list(RENDER_MODES), "autoreset_mode": AutoresetMode.SAME_STEP}
+
+    def __init__(
+        self,
+        num_envs: int = 1,
+        game: str | Game = "monkey_fun",
+        opponent: OpponentSpec | Sequence[OpponentSpec] = "random",
+        learner_seat: int | None = None,
+        illegal_action: str = "raise",
+        render_mode: str | None = None,
+        **game_options: Any,
+    ) -> None:
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(f"render_mode must be None or one of {RENDER_MODES}, got {render_mode!r}")
+        self.game = resolve_game(game, **game_options)
+        self.driver = SingleAgentDriver(
+            self.game, num_envs, opponent=opponent, learner_seat=learner_seat, illegal_action=illegal_action
+        )
+        self.num_envs = self.driver.num_envs
+        self.render_mode = render_mode
+        self.single_observation_space = observation_box(self.game)
+        self.single_action_space = spaces.Discrete(self.game.num_actions)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self._all = np.ones(self.num_envs, dtype=bool)
+
+    def reset(
+        self, *, seed: int | Sequence[int] | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Start a new episode in every env.
+
+        Args:
+            seed: ``s`` (env ``i`` gets ``s + i``), a list of ``N`` seeds, or ``None`` to
+                continue each env's episode stream.
+            options: accepted for API compatibility; unused.
+
+        Returns:
+            ``obs (N, D) float32`` and ``infos`` (``action_mask``, ``learner_seat``).
+        """
+        super().reset(seed=seed if isinstance(seed, (int, np.integer)) else None)
+        if seed is not None:
+            seeds = row_seeds(seed, self.num_envs)
+        elif self.driver.state is None:
+            seeds = entropy_seed() + np.arange(self.num_envs, dtype=np.int64)
+        else:
+            seeds = None
+        obs, mask = self.driver.reset(seeds)
+        return obs, self._infos(mask)
+
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """Play the learners' actions; opponents reply; finished envs autoreset (same step).
+
+        Args:
+            actions: ``(N,)`` integers.
+
+        Returns:
+            ``obs (N, D) float32``, ``rewards (N,) float64``, ``terminations (N,) bool``,
+            ``truncations (N,) bool``, ``infos`` (see the module docstring).
+
+        Raises:
+            ValueError: a wrong shape/dtype, or an illegal action with ``illegal_action="raise"``.
+        """
+        r = self.driver.step(actions)
+        infos = self._infos(r.mask)
+        if r.final_rows.size:
+            final_obs = np.full(self.num_envs, None, dtype=object)
+            for j, row in enumerate(r.final_rows.tolist()):
+                final_obs[row] = r.final_obs[j]
+            done = np.zeros(self.num_envs, dtype=bool)
+            done[r.final_rows] = True
+            infos["final_obs"], infos["_final_obs"] = final_obs, done
+            final_info: dict[str, Any] = {}
+            for j, row in enumerate(r.final_rows.tolist()):
+                final_info = self._add_info(final_info, r.final_info[j], row)
+            infos["final_info"], infos["_final_info"] = final_info, done.copy()
+        if self.render_mode == "human":
+            self.render()
+        return r.obs, r.reward.astype(np.float64), r.terminated, r.truncated, infos
+
+    def _infos(self, mask: np.ndarray) -> dict[str, Any]:
+        return {
+            "action_mask": mask.astype(np.int8),
+            "_action_mask": self._all.copy(),
+            "learner_seat": self.driver.seat.copy(),
+            "_learner_seat": self._all.copy(),
+        }
+
+    def action_masks(self) -> np.ndarray:
+        """``(N, A) bool`` the learners' legal actions now (the driver's array; do not modify)."""
+        return self.driver.mask
+
+    def set_opponent(self, opponent: OpponentSpec | Sequence[OpponentSpec]) -> None:
+        """Replace the opponent(s) from the next opponent move on."""
+        self.driver.set_opponent(opponent)
+
+    def render(self) -> tuple[str, ...] | None:
+        """``"ansi"``: one text picture per env (learner's view); ``"human"``: print env 0's."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
+            return None
+        if self.render_mode == "human":
+            print(self.driver.render(0))
+            return None
+        return tuple(self.driver.render(i) for i in range(self.num_envs))
+
+    def close_extras(self, **kwargs: Any) -> None:
+        """Nothing to release."""

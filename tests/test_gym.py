@@ -1,0 +1,373 @@
+"""gymnasium faces (monkey_envs.core.gym_single / gym_vector) and the shared single-agent driver:
+gymnasium's checker, masks, determinism, learner seats, learner-side rewards, same-step autoreset
+and equality of the native vector env with gymnasium's SyncVectorEnv of single envs."""
+
+from __future__ import annotations
+
+import warnings
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+from gymnasium.vector import AutoresetMode
+
+import monkey_envs  # noqa: F401  (registers the ids)
+from monkey_envs.core.driver import SingleAgentDriver
+from monkey_envs.core.gym_single import GameEnv
+from monkey_envs.core.gym_vector import GameVectorEnv
+from monkey_envs.games import make_game, resolve_game
+from monkey_envs.monkey_fun import MonkeyFun
+
+ENV_ID = "monkey_envs/MonkeyFun-v0"
+
+
+def _last_legal(mask: np.ndarray) -> np.ndarray | int:
+    """Highest legal action per row (a deterministic policy); works for (A,) and (N, A)."""
+    m = np.asarray(mask).astype(bool)
+    if m.ndim == 1:
+        return int(np.flatnonzero(m)[-1])
+    return m.shape[1] - 1 - m[:, ::-1].argmax(1)
+
+
+def _bound_warning(msg: str) -> bool:
+    """gymnasium warns about infinite Box bounds of games that declare no obs_low / obs_high."""
+    return "observation space m" in msg and "infinity" in msg and not hasattr(MonkeyFun(), "obs_high")
+
+
+# ------------------------------------------------------------------ single env
+@pytest.mark.parametrize("players", [1, 2, 3])
+def test_gymnasium_check_env_passes_on_the_single_env(players):
+    # check_env steps with unmasked random actions, so illegal ones must not raise here
+    env = gym.make(ENV_ID, num_players=players, illegal_action="lose")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        check_env(env.unwrapped)
+    unexpected = [str(w.message) for w in caught if not _bound_warning(str(w.message))]
+    assert unexpected == []
+
+
+def test_make_builds_the_single_env_with_game_options_and_opponent():
+    env = gym.make(ENV_ID, opponent="random", num_players=3, variant="quick", learner_seat=2)
+    base = env.unwrapped
+    assert isinstance(base, GameEnv)
+    assert base.game.config["num_players"] == 3 and base.game.config["variant"] == "quick"
+    obs, info = env.reset(seed=0)
+    assert obs.shape == (base.game.obs_dim,) and obs.dtype == np.float32
+    assert info["learner_seat"] == 2
+    assert env.observation_space.contains(obs)
+
+
+def test_single_env_mask_in_info_and_action_masks_agree_with_the_core():
+    env = gym.make(ENV_ID, num_players=2)
+    obs, info = env.reset(seed=1)
+    base = env.unwrapped
+    for _ in range(30):
+        state, seat = base.driver.state, base.learner_seat
+        assert info["action_mask"].dtype == np.int8
+        np.testing.assert_array_equal(info["action_mask"].astype(bool), state.legal_action_mask[0])
+        np.testing.assert_array_equal(env.unwrapped.action_masks(), state.legal_action_mask[0])
+        assert int(state.current_player[0]) == seat  # the learner is always the one to move
+        np.testing.assert_array_equal(obs, base.game.observe(state, seat)[0])  # learner's own view
+        obs, _, terminated, _, info = env.step(env.action_space.sample(info["action_mask"]))
+        if terminated:
+            obs, info = env.reset()
+
+
+def test_single_env_illegal_action_raises_value_error_and_changes_nothing():
+    env = gym.make(ENV_ID, num_players=2)
+    for seed in range(100):
+        _, info = env.reset(seed=seed)
+        if not info["action_mask"].all():
+            break
+    before = env.unwrapped.driver.state.clone()
+    with pytest.raises(ValueError, match="illegal"):
+        env.step(int(np.flatnonzero(info["action_mask"] == 0)[0]))
+    assert env.unwrapped.driver.state.equals(before)
+    with pytest.raises(ValueError, match="out of range"):
+        env.step(16)
+    env.step(_last_legal(info["action_mask"]))  # still playable
+
+
+def test_single_env_illegal_action_lose_policy_ends_the_episode_as_a_loss():
+    env = gym.make(ENV_ID, num_players=2, illegal_action="lose")
+    for seed in range(100):
+        _, info = env.reset(seed=seed)
+        if not info["action_mask"].all():
+            break
+    _, reward, terminated, truncated, info = env.step(int(np.flatnonzero(info["action_mask"] == 0)[0]))
+    assert reward == -1.0 and terminated and not truncated
+    assert info["illegal_action"] is True and not info["action_mask"].any()
+    with pytest.raises(ValueError, match="reset"):
+        env.step(0)
+
+
+def test_single_env_step_after_the_end_needs_a_reset():
+    env = gym.make(ENV_ID, num_players=2)
+    _, info = env.reset(seed=2)
+    terminated = False
+    while not terminated:
+        _, _, terminated, _, info = env.step(_last_legal(info["action_mask"]))
+    with pytest.raises(ValueError, match="reset"):
+        env.unwrapped.step(0)
+
+
+def test_single_env_rewards_are_the_learners_only():
+    """Reward is 0 until the end, then +1 if the learner's seat won, -1 otherwise (0 for an all-way draw)."""
+    env = gym.make(ENV_ID, num_players=3, opponent="random")
+    outcomes = set()
+    for seed in range(12):
+        _, info = env.reset(seed=seed)
+        seat = info["learner_seat"]
+        total, terminated = 0.0, False
+        while not terminated:
+            _, reward, terminated, _, info = env.step(_last_legal(info["action_mask"]))
+            if not terminated:
+                assert reward == 0.0
+            total += reward
+        winners = info["winners"]
+        expected = 1.0 if seat in winners else -1.0
+        if len(winners) == 3:
+            expected = 0.0
+        assert total == expected and info["learner_seat"] == seat
+        outcomes.add(expected)
+    assert outcomes >= {1.0, -1.0}  # both sides of the reward were exercised
+
+
+def test_learner_seat_is_random_per_episode_and_can_be_fixed():
+    env = gym.make(ENV_ID, num_players=3)
+    env.reset(seed=0)
+    seats = [env.reset()[1]["learner_seat"] for _ in range(40)]
+    assert set(seats) == {0, 1, 2}
+    fixed = gym.make(ENV_ID, num_players=3, learner_seat=1)
+    assert {fixed.reset(seed=s)[1]["learner_seat"] for s in range(10)} == {1}
+    with pytest.raises(ValueError, match="learner_seat"):
+        gym.make(ENV_ID, num_players=3, learner_seat=3)
+
+
+def test_single_env_is_deterministic_per_seed_and_across_unseeded_resets():
+    def run(env, seed):
+        out = []
+        obs, info = env.reset(seed=seed)
+        for _ in range(3):
+            terminated = False
+            out.append((obs.copy(), info["learner_seat"]))
+            while not terminated:
+                obs, reward, terminated, _, info = env.step(_last_legal(info["action_mask"]))
+                out.append((obs.copy(), reward))
+            obs, info = env.reset()
+        return out
+
+    a = run(gym.make(ENV_ID, opponent="random"), 21)
+    b = run(gym.make(ENV_ID, opponent="random"), 21)
+    c = run(gym.make(ENV_ID, opponent="random"), 22)
+    assert len(a) == len(b)
+    for (x, rx), (y, ry) in zip(a, b, strict=True):
+        np.testing.assert_array_equal(x, y)
+        assert rx == ry
+    assert len(a) != len(c) or any(not np.array_equal(x, y) for (x, _), (y, _) in zip(a, c, strict=False))
+
+
+def test_seed_gives_the_same_game_as_the_core():
+    """Solo has no opponents: the first state after reset(seed=s) is exactly game.init(s)."""
+    env = gym.make(ENV_ID, num_players=1)
+    env.reset(seed=31)
+    assert env.unwrapped.driver.state.equals(MonkeyFun(num_players=1).init([31]))
+
+
+@pytest.mark.parametrize("mode", ["ansi", "human"])
+def test_single_env_renders_the_learners_view(mode, capsys):
+    env = gym.make(ENV_ID, render_mode=mode)
+    env.reset(seed=0)
+    seat = env.unwrapped.learner_seat
+    out = env.render()
+    text = out if mode == "ansi" else capsys.readouterr().out
+    assert f"hand of {'AB'[seat]}" in text
+    assert (out is None) == (mode == "human")
+
+
+# ------------------------------------------------------------------ vector env
+def test_make_vec_builds_the_native_vector_env_with_same_step_autoreset():
+    venv = gym.make_vec(ENV_ID, num_envs=8, vectorization_mode="vector_entry_point", opponent="random")
+    assert isinstance(venv.unwrapped, GameVectorEnv)
+    assert venv.metadata["autoreset_mode"] is AutoresetMode.SAME_STEP
+    obs, infos = venv.reset(seed=0)
+    assert obs.shape == (8, venv.unwrapped.game.obs_dim) and obs.dtype == np.float32
+    assert venv.observation_space.contains(obs)
+    assert infos["action_mask"].shape == (8, 16) and infos["action_mask"].dtype == np.int8
+    np.testing.assert_array_equal(venv.unwrapped.action_masks(), infos["action_mask"].astype(bool))
+    actions = venv.action_space.sample()
+    assert actions.shape == (8,)
+
+
+def test_vector_env_same_step_autoreset_reports_final_obs_and_info():
+    venv = gym.make_vec(ENV_ID, num_envs=16, vectorization_mode="vector_entry_point", num_players=2)
+    base = venv.unwrapped
+    obs, infos = venv.reset(seed=5)
+    finished = 0
+    for _ in range(150):
+        obs, rewards, terms, truncs, infos = venv.step(_last_legal(infos["action_mask"]))
+        assert rewards.shape == (16,) and terms.dtype == bool and not truncs.any()
+        assert venv.observation_space.contains(obs)
+        done = terms | truncs
+        if done.any():
+            np.testing.assert_array_equal(infos["_final_obs"], done)
+            np.testing.assert_array_equal(infos["_final_info"], done)
+            for i in np.flatnonzero(done):
+                assert infos["final_obs"][i].shape == (base.game.obs_dim,)
+                assert rewards[i] in (-1.0, 0.0, 1.0)
+                assert infos["final_info"]["end_reason"][i] in ("line", "supplies_empty")
+                # the returned observation already belongs to a fresh episode
+                assert base.driver.state.step_count[i] < base.game.num_players
+                assert not np.array_equal(obs[i], infos["final_obs"][i])
+            assert all(infos["final_obs"][i] is None for i in np.flatnonzero(~done))
+            finished += int(done.sum())
+        else:
+            assert "final_obs" not in infos
+        assert (rewards[~done] == 0).all()
+    assert finished >= 16
+
+
+def test_vector_env_equals_gymnasiums_sync_vector_env_of_single_envs():
+    """Env i of the native vector env (seed s) == the single env seeded s + i, autoreset included."""
+    n, seed = 4, 40
+    native = gym.make_vec(ENV_ID, num_envs=n, vectorization_mode="vector_entry_point", num_players=3)
+    sync = gym.make_vec(
+        ENV_ID,
+        num_envs=n,
+        vectorization_mode="sync",
+        vector_kwargs={"autoreset_mode": AutoresetMode.SAME_STEP},
+        num_players=3,
+    )
+    o1, i1 = native.reset(seed=seed)
+    o2, i2 = sync.reset(seed=seed)
+    np.testing.assert_array_equal(o1, o2)
+    np.testing.assert_array_equal(i1["learner_seat"], i2["learner_seat"])
+    ends = 0
+    for _ in range(80):
+        np.testing.assert_array_equal(i1["action_mask"], i2["action_mask"])
+        actions = _last_legal(i1["action_mask"])
+        o1, r1, t1, u1, i1 = native.step(actions)
+        o2, r2, t2, u2, i2 = sync.step(actions)
+        np.testing.assert_array_equal(o1, o2)
+        np.testing.assert_array_equal(r1, r2)
+        np.testing.assert_array_equal(t1, t2)
+        np.testing.assert_array_equal(u1, u2)
+        for i in np.flatnonzero(t1):
+            np.testing.assert_array_equal(i1["final_obs"][i], i2["final_obs"][i])
+            assert i1["final_info"]["winners"][i] == i2["final_info"]["winners"][i]
+            ends += 1
+    assert ends >= 4
+
+
+def test_vector_env_illegal_action_raises_value_error():
+    venv = GameVectorEnv(num_envs=32, num_players=2)
+    _, infos = venv.reset(seed=0)
+    mask = infos["action_mask"].astype(bool)
+    actions = _last_legal(mask)
+    row = int(np.flatnonzero(~mask.all(1))[0])
+    actions[row] = int(np.flatnonzero(~mask[row])[0])
+    with pytest.raises(ValueError, match=f"rows \\[{row}"):
+        venv.step(actions)
+    with pytest.raises(ValueError, match="shape"):
+        venv.step(actions[:3])
+
+
+def test_vector_env_renders_every_env_in_ansi():
+    venv = GameVectorEnv(num_envs=3, render_mode="ansi")
+    venv.reset(seed=0)
+    frames = venv.render()
+    assert len(frames) == 3 and all("Monkey Fun" in f for f in frames)
+
+
+# ------------------------------------------------------------------ the shared driver
+def test_driver_rows_replay_like_single_rows_at_any_batch_size():
+    """Batch invariance of the driver: row i of B=8 seeded s+i == B=1 seeded s+i (random opponents, seats)."""
+    game = MonkeyFun(num_players=3)
+    big = SingleAgentDriver(game, 8)
+    obs, _ = big.reset(np.arange(100, 108))
+    singles = [SingleAgentDriver(game, 1) for _ in range(8)]
+    for i, d in enumerate(singles):
+        o, _ = d.reset(np.array([100 + i]))
+        np.testing.assert_array_equal(o[0], obs[i])
+    ends = 0
+    for _ in range(40):
+        actions = _last_legal(big.mask)
+        r = big.step(actions)
+        ends += r.final_rows.size
+        for i, d in enumerate(singles):
+            s = d.step(np.array([actions[i]]))
+            if s.final_rows.size:
+                d_final = s.final_obs[0]
+                j = int(np.flatnonzero(r.final_rows == i)[0])
+                np.testing.assert_array_equal(r.final_obs[j], d_final)
+            np.testing.assert_array_equal(s.obs[0], r.obs[i])
+            assert s.reward[0] == r.reward[i] and s.terminated[0] == r.terminated[i]
+            assert d.seat[0] == big.seat[i]
+    assert ends >= 8  # autoresets (new seeds and seats from each row's stream) were compared too
+
+
+def test_driver_plays_each_opponent_for_its_seat_and_swaps_opponents():
+    game = MonkeyFun(num_players=3)
+
+    class Recorder:
+        def __init__(self, name):
+            self.name, self.calls = name, 0
+
+        def act(self, obs, mask):
+            self.calls += obs.shape[0]
+            return _last_legal(mask)
+
+    first, second = Recorder("first"), Recorder("second")
+    d = SingleAgentDriver(game, 16, opponent=[first, second], learner_seat=0)
+    d.reset(np.arange(16))
+    for _ in range(10):
+        d.step(_last_legal(d.mask))
+    assert first.calls > 0 and second.calls > 0
+    assert d.opponents == [first, second]
+    third = Recorder("third")
+    d.set_opponent(third)
+    before = (first.calls, second.calls)
+    for _ in range(5):
+        d.step(_last_legal(d.mask))
+    assert (first.calls, second.calls) == before and third.calls > 0
+
+
+def test_driver_rejects_bad_configuration():
+    game = MonkeyFun(num_players=3)
+    with pytest.raises(ValueError, match="one entry per other seat"):
+        SingleAgentDriver(game, 2, opponent=["random"])
+    with pytest.raises(ValueError, match="unknown agent"):
+        SingleAgentDriver(game, 2, opponent="nobody")
+    with pytest.raises(ValueError, match="num_envs"):
+        SingleAgentDriver(game, 0)
+    with pytest.raises(ValueError, match="illegal_action"):
+        SingleAgentDriver(game, 1, illegal_action="ignore")
+    with pytest.raises(ValueError, match="reset"):
+        SingleAgentDriver(game, 1).step(np.array([0]))
+
+
+def test_game_registry_builds_games_and_rejects_unknown_names():
+    assert make_game("monkey_fun", num_players=4).num_players == 4
+    game = MonkeyFun()
+    assert resolve_game(game) is game
+    with pytest.raises(ValueError, match="unknown game"):
+        make_game("monkey_business")
+    with pytest.raises(ValueError, match="either"):
+        resolve_game(game, num_players=3)
+
+
+def test_greedy_opponent_plays_in_the_single_and_vector_env():
+    import agents
+
+    if "greedy" not in agents.AGENTS:
+        pytest.skip("the greedy agent is not registered")
+    env = gym.make(ENV_ID, opponent="greedy")
+    _, info = env.reset(seed=0)
+    terminated = False
+    while not terminated:
+        _, _, terminated, _, info = env.step(_last_legal(info["action_mask"]))
+    venv = GameVectorEnv(num_envs=8, opponent="greedy")
+    _, infos = venv.reset(seed=0)
+    for _ in range(10):
+        _, _, _, _, infos = venv.step(_last_legal(infos["action_mask"]))
