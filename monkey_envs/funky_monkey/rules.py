@@ -205,69 +205,61 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         self._rel = np.arange(P)
         self._targets = np.arange(1, P)  # Scales target offsets (left neighbours)
 
-        self.obs_layout = ObsLayout(
-            [
-                ObsPiece(
-                    "phase", (NUM_PHASES,), "one-hot pending decision: " + ", ".join(PHASE_NAMES) + " (0 when over)"
-                ),
-                ObsPiece("to_move", (P,), "one-hot seat to decide (observer-first; index 0 = observer)"),
-                ObsPiece("active", (P,), "one-hot active player of this turn (observer-first)"),
-                ObsPiece("holder", (P,), "one-hot seat holding the face-down card (respond phases; observer-first)"),
-                ObsPiece("accepter", (P,), "one-hot seat that revealed this turn's card (observer-first)"),
-                ObsPiece("announcement", (_K,), "one-hot announced kind 1,2,3,4,MiNuss (0 for a Crown play)"),
-                ObsPiece(
-                    "known_card",
-                    (_K,),
-                    "one-hot face-down card in flight if the observer knows it (played it or used a Telescope)",
-                ),
-                ObsPiece("revealed", (_K,), "one-hot this turn's card once revealed (public)"),
-                ObsPiece("passes", (1,), "times this turn's card was passed on / P"),
-                ObsPiece("pyramid_card", (_K,), "one-hot card the monkey pyramid revealed, awaiting a direction"),
-                ObsPiece("debt", (1,), "coconuts the mover still has to give up / 2"),
-                ObsPiece("hand", (_K,), "own hand: cards of each kind / 5"),
-                ObsPiece("treasures", (3,), "own treasure cards: Scales, Telescope, Crown (counts)"),
-                ObsPiece("hand_sizes", (P,), "cards in each hand / 5 (observer-first)"),
-                ObsPiece("treasure_counts", (P,), "treasure cards each seat holds, any type / 4 (observer-first)"),
-                ObsPiece("treasure_used", (3,), "treasure cards played so far: Scales, Telescope, Crown / 4"),
-                ObsPiece("treasure_pile", (1,), "treasure cards left in the stack / 12"),
-                ObsPiece(
-                    "position", (P, _L), "one-hot track space of each monkey (all 0 once eliminated; observer-first)"
-                ),
-                ObsPiece("alive", (P,), "1 while the seat's monkey is in the game (observer-first)"),
-                ObsPiece("coconuts", (P,), "normal coconuts of each seat / 10 (observer-first)"),
-                ObsPiece(
-                    "golden", (P + 3,), "one-hot golden coconut: held by seat (observer-first), well, bowl 1, bowl 2"
-                ),
-                ObsPiece("bowls", (2,), "1 where the offering bowl holds a coconut (normal or golden)"),
-                ObsPiece("supply", (1,), "normal coconuts in the well / 40"),
-                ObsPiece("tiger", (_L,), "one-hot tiger space"),
-                ObsPiece(
-                    "tiles",
-                    (_SLOTS.size, D.NUM_TILE_KINDS + 1),
-                    "per tile slot (spaces 2,3,4,5,7,8,10,11,13,14,15): one-hot face down (col 0) or face-up kind 1..7 (coconut, golden, chest, pyramid, nearest_bowl, minus1, minus2)",
-                ),
-                ObsPiece(
-                    "unseen_tiles", (D.NUM_TILE_KINDS,), "tiles of each kind not face up (face down or removed) / 2"
-                ),
-                ObsPiece("discard", (_K,), "revealed movement cards of each kind / (P + 2)"),
-                ObsPiece(
-                    "unseen_cards",
-                    (_K,),
-                    "movement cards of each kind the observer has not seen (in play minus discard, own hand, known card) / (P + 2)",
-                ),
-                ObsPiece("draw_size", (1,), "movement cards in the draw pile / 40"),
-                ObsPiece("round", (1,), "round number / 5"),
-                ObsPiece(
-                    "chips_left", (P,), "1 for seats still to be active this round after this turn (observer-first)"
-                ),
-                ObsPiece("tiger_distance", (P,), "(tiger - position) / 19 for monkeys in the game (observer-first)"),
-                ObsPiece("turn_flags", (2,), "this turn is a Crown play; the chain in progress is the bonus move"),
-            ]
-        )
-        # column offsets of the one-hot pieces, in the order _observe scatters them
+        # Layout: one-hot pieces first (scattered in one go), then the per-seat counts, then the
+        # other counts (each block written in one go) -- see _observe.
+        pieces_onehot = [
+            ObsPiece("phase", (NUM_PHASES,), "one-hot pending decision: " + ", ".join(PHASE_NAMES) + " (0 when over)"),
+            ObsPiece("to_move", (P,), "one-hot seat to decide (observer-first; index 0 = observer)"),
+            ObsPiece("active", (P,), "one-hot active player of this turn (observer-first)"),
+            ObsPiece("holder", (P,), "one-hot seat holding the face-down card (respond phases; observer-first)"),
+            ObsPiece("accepter", (P,), "one-hot seat that revealed this turn's card (observer-first)"),
+            ObsPiece("announcement", (_K,), "one-hot announced kind 1, 2, 3, 4, MiNuss (0 for a Crown play)"),
+            ObsPiece("known_card", (_K,), "one-hot card in flight if the observer knows it (played it / Telescope)"),
+            ObsPiece("revealed", (_K,), "one-hot this turn's card once revealed (public)"),
+            ObsPiece("pyramid_card", (_K,), "one-hot card the monkey pyramid revealed, awaiting a direction"),
+            ObsPiece("golden", (P + 3,), "one-hot golden coconut: held by seat (observer-first), well, bowl 1, bowl 2"),
+            ObsPiece("tiger", (_L,), "one-hot tiger space"),
+            ObsPiece("position", (P, _L), "one-hot track space of each monkey (all 0 once out; observer-first)"),
+            ObsPiece(
+                "tiles",
+                (_SLOTS.size, D.NUM_TILE_KINDS + 1),
+                "per tile slot (spaces 2,3,4,5,7,8,10,11,13,14,15): one-hot face down (col 0) or face-up kind "
+                "1..7 (coconut, golden, chest, pyramid, nearest_bowl, minus1, minus2)",
+            ),
+            ObsPiece("chips_left", (P,), "1 for seats still to be active this round after this turn (observer-first)"),
+        ]
+        pieces_seat = [
+            ObsPiece("hand_sizes", (P,), "cards in each hand / 5 (observer-first)"),
+            ObsPiece("treasure_counts", (P,), "treasure cards each seat holds, any type / 4 (observer-first)"),
+            ObsPiece("alive", (P,), "1 while the seat's monkey is in the game (observer-first)"),
+            ObsPiece("coconuts", (P,), "normal coconuts of each seat / 10 (observer-first)"),
+            ObsPiece("tiger_distance", (P,), "(tiger - position) / 19 for monkeys in the game (observer-first)"),
+        ]
+        pieces_dense = [
+            ObsPiece("passes", (1,), "times this turn's card was passed on / P"),
+            ObsPiece("debt", (1,), "coconuts the mover still has to give up / 2"),
+            ObsPiece("hand", (_K,), "own hand: cards of each kind / 5"),
+            ObsPiece("treasures", (3,), "own treasure cards: Scales, Telescope, Crown (counts)"),
+            ObsPiece("treasure_used", (3,), "treasure cards played so far: Scales, Telescope, Crown / 4"),
+            ObsPiece("treasure_pile", (1,), "treasure cards left in the stack / 12"),
+            ObsPiece("bowls", (2,), "1 where the offering bowl holds a coconut (normal or golden)"),
+            ObsPiece("supply", (1,), "normal coconuts in the well / 40"),
+            ObsPiece("unseen_tiles", (D.NUM_TILE_KINDS,), "tiles of each kind not face up (face down or removed) / 2"),
+            ObsPiece("discard", (_K,), "revealed movement cards of each kind / (P + 2)"),
+            ObsPiece(
+                "unseen_cards",
+                (_K,),
+                "movement cards of each kind the observer has not seen (in play - discard - own hand - known card)"
+                " / (P + 2)",
+            ),
+            ObsPiece("draw_size", (1,), "movement cards in the draw pile / 40"),
+            ObsPiece("round", (1,), "round number / 5"),
+            ObsPiece("turn_flags", (2,), "this turn is a Crown play; the chain in progress is the bonus move"),
+        ]
+        self.obs_layout = ObsLayout(pieces_onehot + pieces_seat + pieces_dense)
         sl = self.obs_layout.slices
-        one = ["phase", "to_move", "active", "holder", "accepter", "announcement", "known_card", "revealed"]
-        one += ["pyramid_card", "golden", "tiger"]
+        # column offsets of the one-hot pieces, in the order _observe scatters them
+        one = [p.name for p in pieces_onehot[:11]]
         self._onehot_offsets = np.concatenate(
             [
                 np.array([sl[n].start for n in one]),
@@ -275,9 +267,20 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
                 np.full(_SLOTS.size, sl["tiles"].start),
                 np.full(P, sl["chips_left"].start),
             ]
-        ).astype(np.int64)
+        ).astype(np.int32)
         self._pos_base = np.arange(P, dtype=np.int64) * _L  # row of each seat in "position"
         self._tile_base = np.arange(_SLOTS.size, dtype=np.int64) * (D.NUM_TILE_KINDS + 1)
+        self._seat_block = slice(sl["hand_sizes"].start, sl["tiger_distance"].stop)
+        self._seat_scale = np.repeat(np.array([0.2, 0.25, 1.0, 0.1, 1.0 / _L], np.float32), P)
+        self._dense_block = slice(sl["passes"].start, sl["turn_flags"].stop)
+        cs = 1.0 / (P + 2)
+        self._dense_scale = np.array(
+            [1.0 / P, 0.5] + [0.2] * _K + [1.0] * 3 + [0.25] * 3 + [1.0 / D.NUM_TREASURES] + [1.0] * 2
+            + [1.0 / D.TOTAL_COCONUTS] + [0.5] * D.NUM_TILE_KINDS + [cs] * _K + [cs] * _K
+            + [1.0 / D.MAX_CARDS, 1.0 / D.NUM_ROUNDS, 1.0, 1.0],
+            dtype=np.float32,
+        )  # fmt: skip
+        assert self._dense_scale.size == self._dense_block.stop - self._dense_block.start
 
     # ================================================================== helpers
     def action_name(self, state: FunkyMonkeyState, row: int, action: int) -> str:
@@ -937,12 +940,10 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
     def _observe(self, s: FunkyMonkeyState, player: np.ndarray) -> np.ndarray:
         B, P = s.batch_size, self.num_players
         ar = np.arange(B)
-        L = self.obs_layout
-        W = L.size
+        W = self.obs_layout.size
         # one extra float at the end is a sink for absent one-hots; obs is a view without it
         flat = np.zeros(B * W + 1, dtype=np.float32)
         obs = flat[: B * W].reshape(B, W)
-        v = L.unflatten(obs)
         o = player
         rot = (o[:, None] + self._rel[None, :]) % P  # (B, P) absolute seat of each relative slot
         frot = (ar * P)[:, None] + rot  # flat index into (B, P) arrays
@@ -981,38 +982,52 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
                 np.where(later, (order - o[:, None]) % P, -1),
             ],
             axis=1,
-        ).astype(np.int64)
-        idx = np.where(loc >= 0, (ar * W)[:, None] + self._onehot_offsets[None, :] + loc, B * W)
+        ).astype(np.int32)
+        idx = np.where(loc >= 0, (ar * W).astype(np.int32)[:, None] + self._onehot_offsets[None, :] + loc, B * W)
         flat[idx.ravel()] = 1.0
 
-        # ---- counts and scalars ----------------------------------------------------------------
-        hand = s.hands[ar, o]  # (B, 5)
-        v["passes"][:, 0] = s.passes * np.float32(1.0 / P)
-        v["debt"][:, 0] = s.debt * np.float32(0.5)
-        v["hand"][:] = hand * np.float32(0.2)
-        v["treasures"][:] = s.treasures[ar, o]
+        # ---- per-seat counts (observer-first), one block -----------------------------------------
         h, tr = s.hands, s.treasures  # explicit sums: numpy reduces short last axes slowly
-        hand_sizes = h[:, :, 0] + h[:, :, 1] + h[:, :, 2] + h[:, :, 3] + h[:, :, 4]
-        v["hand_sizes"][:] = hand_sizes.ravel()[frot] * np.float32(0.2)
-        v["treasure_counts"][:] = (tr[:, :, 0] + tr[:, :, 1] + tr[:, :, 2]).ravel()[frot] * np.float32(0.25)
-        v["treasure_used"][:] = s.treasure_used * np.float32(0.25)
-        v["treasure_pile"][:, 0] = s.treasure_size * np.float32(1.0 / D.NUM_TREASURES)
-        v["alive"][:] = alive
-        v["coconuts"][:] = s.coconuts.ravel()[frot] * np.float32(0.1)
-        v["bowls"][:] = s.bowls > 0
-        v["supply"][:, 0] = s.supply * np.float32(1.0 / D.TOTAL_COCONUTS)
+        seat = np.stack(
+            [
+                h[:, :, 0] + h[:, :, 1] + h[:, :, 2] + h[:, :, 3] + h[:, :, 4],
+                tr[:, :, 0] + tr[:, :, 1] + tr[:, :, 2],
+                s.alive,
+                s.coconuts,
+                (s.tiger[:, None] - s.pos) * s.alive,
+            ],
+            axis=2,
+        ).astype(np.int16)  # (B, P, 5)
+        seat = seat.reshape(B * P, 5)[frot].transpose(0, 2, 1)  # (B, 5, P) observer-first
+        obs[:, self._seat_block] = seat.reshape(B, -1) * self._seat_scale
+
+        # ---- everything else, one block ----------------------------------------------------------
+        hand = s.hands[ar, o]  # (B, 5)
         visible = np.bincount(((ar * 8)[:, None] + face).ravel(), minlength=B * 8).reshape(B, 8)[:, 1:]
-        v["unseen_tiles"][:] = (D.TILE_COMPOSITION[None, :] - visible) * np.float32(0.5)
-        scale = np.float32(1.0 / (P + 2))
-        v["discard"][:] = s.discard * scale
         unseen = self.card_counts[None, :] - s.discard - hand
         unseen[ar[known], s.offer_card[known]] -= 1
-        v["unseen_cards"][:] = unseen * scale
-        v["draw_size"][:, 0] = s.draw_size * np.float32(1.0 / D.MAX_CARDS)
-        v["round"][:, 0] = s.round * np.float32(1.0 / D.NUM_ROUNDS)
-        v["tiger_distance"][:] = np.where(alive, (s.tiger[:, None] - posr) * np.float32(1.0 / _L), 0.0)
-        v["turn_flags"][:, 0] = s.crown_play
-        v["turn_flags"][:, 1] = s.in_bonus
+        dense = np.concatenate(
+            [
+                s.passes[:, None],
+                s.debt[:, None],
+                hand,
+                s.treasures[ar, o],
+                s.treasure_used,
+                s.treasure_size[:, None],
+                s.bowls > 0,
+                s.supply[:, None],
+                D.TILE_COMPOSITION[None, :] - visible,
+                s.discard,
+                unseen,
+                s.draw_size[:, None],
+                s.round[:, None],
+                s.crown_play[:, None],
+                s.in_bonus[:, None],
+            ],
+            axis=1,
+            dtype=np.float32,
+        )
+        obs[:, self._dense_block] = dense * self._dense_scale
         return obs
 
     def _winners(self, s: FunkyMonkeyState) -> np.ndarray:
