@@ -92,6 +92,9 @@ class Game(abc.ABC, Generic[S]):
     num_players: int
     num_actions: int
     obs_layout: ObsLayout
+    #: Bounds of every observation value (scalars); the faces build their Box spaces from them.
+    obs_low: ClassVar[float] = -np.inf
+    obs_high: ClassVar[float] = np.inf
 
     # ------------------------------------------------------------------ facts
     @property

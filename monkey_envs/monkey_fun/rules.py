@@ -89,6 +89,9 @@ class MonkeyFun(Game[MonkeyFunState]):
 
     spec = SPEC
     state_class = MonkeyFunState
+    #: Observation bounds (every piece is in [0, 1] except ``counts`` = monkeys / 4 <= 20 / 4).
+    obs_low = 0.0
+    obs_high = D.MONKEYS_PER_PLAYER / 4
 
     def __init__(
         self,
