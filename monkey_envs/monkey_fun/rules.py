@@ -362,32 +362,29 @@ class MonkeyFun(Game[MonkeyFunState]):
         self._draw(s, cp, bits & ~won[:, None] if any_won else bits)
 
         # ---- end of game / next player ------------------------------------------------
+        # The mask is computed for every row first; rows that end below overwrite it (and
+        # everything else _finish sets), so no row subset has to be cut out on the hot path.
+        if self.solo:
+            self._refresh(s)
+            out = ~won & (s.supply[:, 0] == 0)
+            if out.any():
+                self._finish(s, ar[out], np.zeros((int(out.sum()), 1), dtype=bool), END_SOLO_ROUNDS)
+        else:
+            cand = (cp[:, None] + _OFFSETS[P][None, :]) % P  # seats after cp, cp itself last
+            has = s.supply[ar[:, None], cand] > 0
+            s.current_player[:] = cand[ar, has.argmax(1)]
+            self._refresh(s)
+            ended = ~won & ~has.any(1)
+            if ended.any():
+                er = ar[ended]
+                scores, winners = self.final_scores(s.counts[er])
+                s.scores[er] = scores
+                self._finish(s, er, winners, END_SUPPLIES)
         if any_won:
             wr = ar[won]
             w = np.zeros((wr.size, P), dtype=bool)
             w[np.arange(wr.size), cp[won]] = True
             self._finish(s, wr, w, END_SOLO_COMPLETE if self.solo else END_LINE)
-        go = ar[~won] if any_won else ar
-        if go.size == 0:
-            return
-        if self.solo:
-            out = s.supply[go, 0] == 0
-            self._finish(s, go[out], np.zeros((int(out.sum()), 1), dtype=bool), END_SOLO_ROUNDS)
-            self._refresh(s, None if (not any_won and not out.any()) else go[~out])
-            return
-        gcp = cp[go]
-        cand = (gcp[:, None] + _OFFSETS[P][None, :]) % P  # seats after cp, cp itself last
-        has = s.supply[go[:, None], cand] > 0
-        s.current_player[go] = cand[np.arange(go.size), has.argmax(1)]
-        any_left = has.any(1)
-        if any_left.all():
-            self._refresh(s, None if not any_won else go)
-            return
-        ended = go[~any_left]
-        scores, winners = self.final_scores(s.counts[ended])
-        s.scores[ended] = scores
-        self._finish(s, ended, winners, END_SUPPLIES)
-        self._refresh(s, go[any_left])
 
     def _has_line(self, counts: np.ndarray, owner: np.ndarray, seat: np.ndarray) -> np.ndarray:
         """``(m,) bool``: does ``seat`` hold the majority on every field of some window?
@@ -468,9 +465,9 @@ class MonkeyFun(Game[MonkeyFunState]):
         obs[:, sl["hand"]] = hand * np.float32(1 / D.MAX_CARD)
         rot = (player[:, None] + _SEATS[None, :P]) % P  # (B, P): absolute seat of each observer-first slot
         counts = obs[:, sl["counts"]].reshape(B, D.NUM_FIELDS, P)
-        for k in range(P):  # loop over seats, not envs
-            counts[:, :, k] = s.counts[ar, :, rot[:, k]]
-        counts *= np.float32(0.25)
+        for r in range(P):  # rows observed by seat r see the seat axis rolled by r (a loop over seats)
+            sel = player == r
+            counts[sel] = np.roll(s.counts[sel], -r, axis=2) * np.float32(0.25)
         obs[:, sl["field_value"]] = self._field_value
         obs[:, sl["supply"]] = s.supply[ar[:, None], rot] * np.float32(1 / D.MONKEYS_PER_PLAYER)
         obs[:, sl["box"]] = s.box[ar[:, None], rot] * np.float32(1 / D.MONKEYS_PER_PLAYER)
