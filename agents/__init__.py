@@ -9,10 +9,12 @@ from collections.abc import Callable
 from typing import Any
 
 from agents.base import Agent, RandomAgent, argmax_legal, random_legal
+from agents.heuristics.monkey_fun import GreedyMonkeyFun
 
 #: name -> (factory(game, seed) -> Agent, games it supports or None for any game).
 AGENTS: dict[str, tuple[Callable[..., Any], tuple[str, ...] | None]] = {
     "random": (RandomAgent, None),
+    "greedy": (GreedyMonkeyFun, ("monkey_fun",)),
 }
 
 
