@@ -251,6 +251,8 @@ def reference_observation(game: FunkyMonkey, s: FunkyMonkeyState, b: int, o: int
             out["alive"][j] = 1
             out["tiger_distance"][j] = (int(s.tiger[b]) - int(s.pos[b, seat])) / 19
         out["coconuts"][j] = s.coconuts[b, seat] / 10
+        out["truths_shown"][j] = s.stats[b, seat, 1] / 5  # counted when the card is revealed
+        out["bluffs_shown"][j] = s.stats[b, seat, 2] / 5
     out["treasure_used"][:] = s.treasure_used[b] / 4
     out["treasure_pile"][0] = s.treasure_size[b] / 12
     g = int(s.golden[b])

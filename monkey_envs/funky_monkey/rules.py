@@ -234,6 +234,8 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
             ObsPiece("alive", (P,), "1 while the seat's monkey is in the game (observer-first)"),
             ObsPiece("coconuts", (P,), "normal coconuts of each seat / 10 (observer-first)"),
             ObsPiece("tiger_distance", (P,), "(tiger - position) / 19 for monkeys in the game (observer-first)"),
+            ObsPiece("truths_shown", (P,), "each seat's announcements revealed true so far / 5 (observer-first)"),
+            ObsPiece("bluffs_shown", (P,), "each seat's announcements revealed as bluffs so far / 5 (observer-first)"),
         ]
         pieces_dense = [
             ObsPiece("passes", (1,), "times this turn's card was passed on / P"),
@@ -270,8 +272,8 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         ).astype(np.int32)
         self._pos_base = np.arange(P, dtype=np.int64) * _L  # row of each seat in "position"
         self._tile_base = np.arange(_SLOTS.size, dtype=np.int64) * (D.NUM_TILE_KINDS + 1)
-        self._seat_block = slice(sl["hand_sizes"].start, sl["tiger_distance"].stop)
-        self._seat_scale = np.repeat(np.array([0.2, 0.25, 1.0, 0.1, 1.0 / _L], np.float32), P)
+        self._seat_scale = np.repeat(np.array([0.2, 0.25, 1.0, 0.1, 1.0 / _L, 0.2, 0.2], np.float32), P)
+        self._seat_block = slice(sl["hand_sizes"].start, sl["bluffs_shown"].stop)
         self._dense_block = slice(sl["passes"].start, sl["turn_flags"].stop)
         cs = 1.0 / (P + 2)
         self._dense_scale = np.array(
@@ -497,8 +499,6 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         s.crown_play[r] = crown
         st = s.stats
         st[r, act, _S["turns_active"]] += 1
-        st[r, act, _S["truthful"]] += (~crown & (k == ann)).astype(np.int16)
-        st[r, act, _S["bluffs"]] += (~crown & (k != ann)).astype(np.int16)
         if crown.any():
             rc, ac = r[crown], act[crown]
             st[rc, ac, _S["crown_plays"]] += 1
@@ -559,6 +559,12 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         m = s.accepter[r].astype(np.int64)
         s.discard[r, card] += 1
         s.revealed[r] = card
+        # truthful or bluffed: counted when revealed (public from then on)
+        fd = ~s.crown_play[r]
+        act = s.active[r].astype(np.int64)
+        truth = card == s.announce[r]
+        s.stats[r, act, _S["truthful"]] += (fd & truth).astype(np.int16)
+        s.stats[r, act, _S["bluffs"]] += (fd & ~truth).astype(np.int16)
         s.holder[r] = -1
         s.mover[r] = m
         s.in_bonus[r] = False
@@ -995,10 +1001,12 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
                 s.alive,
                 s.coconuts,
                 (s.tiger[:, None] - s.pos) * s.alive,
+                s.stats[:, :, _S["truthful"]],  # counted at the reveal: public
+                s.stats[:, :, _S["bluffs"]],
             ],
             axis=2,
-        ).astype(np.int16)  # (B, P, 5)
-        seat = seat.reshape(B * P, 5)[frot].transpose(0, 2, 1)  # (B, 5, P) observer-first
+        ).astype(np.int16)  # (B, P, 7)
+        seat = seat.reshape(B * P, 7)[frot].transpose(0, 2, 1)  # (B, 7, P) observer-first
         obs[:, self._seat_block] = seat.reshape(B, -1) * self._seat_scale
 
         # ---- everything else, one block ----------------------------------------------------------

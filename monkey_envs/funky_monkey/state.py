@@ -45,8 +45,8 @@ END_REASONS = ("running", "tiger", "last_monkey", "quitting_time", "no_winner")
 # ---------------------------------------------------------------- bluff analytics
 STAT_NAMES = (
     "turns_active",  # turns as the active player (Crown turns included)
-    "truthful",  # face-down plays whose card matched the announcement
-    "bluffs",  # face-down plays whose card did not match the announcement
+    "truthful",  # face-down plays whose card matched the announcement (counted at the reveal)
+    "bluffs",  # face-down plays whose card did not match the announcement (counted at the reveal)
     "bluffs_accepted",  # own bluffs accepted by another player
     "bonus_monkey",  # bonus moves taken with the own monkey
     "bonus_tiger",  # bonus moves taken with the tiger

@@ -1,0 +1,453 @@
+"""Funky Monkey heuristics: ``honest``, ``believer``, ``skeptic`` and ``track``.
+
+All four read the observation by name (``game.obs_layout.unflatten``) and act on whole batches.
+They share one evaluation of the track, :func:`card_outcomes`: for every seat and every movement
+card, the value of that seat's monkey receiving the card -- progress toward the tiger, the
+landing space's effect (face-down tiles weighted by the tiles of their back not yet seen),
+coconuts weighted more the fewer a monkey has, a win on the tiger, elimination beyond it or
+through the last coconut, and the danger of standing right in front of the tiger. They share
+the small decisions too: pay a normal coconut before the golden one, pick the better bowl or
+pyramid direction by that value, take the bonus move that helps most (the tiger when it
+catches rivals, never when it catches oneself), and use Scales on the rival whose pool gains
+the most. They differ in how they bluff and whom they believe:
+
+* **honest** -- announces the true value of the card it plays, choosing the card that helps the
+  receiver least (and itself most if it comes back); accepts an offered card when the
+  *announced* value is good for itself; looks through a Telescope when it has one.
+* **believer** -- always trusts announcements (accepts when the announced value is good for it,
+  never spends a Telescope); as the active player it plays a random card with a random
+  announcement.
+* **skeptic** -- assumes every announcement is a bluff: it values an offered card as a draw from
+  the unseen cards *other than* the announced kind and accepts only when that is clearly good;
+  as the active player it always bluffs, announcing the value that would tempt the receiver most.
+* **track** -- the strongest: as a responder it weighs the announcement by how often the active
+  player's announcements have proved true so far this game (prior 30%, ``truths_shown`` /
+  ``bluffs_shown`` in the observation) and the rest by the unseen cards (hands and draw pile
+  together), and accepts when the expected value of accepting is positive; it uses a Telescope
+  when the decision is close.
+  As the active player it scores every (card, announcement) by what the receiver (modelled as
+  believing the announcement) would do: accepted, the card's value to the receiver counts
+  against it; passed on, the card may come back to itself; a true announcement earns the bonus
+  move. So it tells the truth when that costs nothing and bluffs when the truth would help the
+  receiver. It also plays a Crown when moving its own monkey beats every face-down option.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from agents.base import argmax_legal
+from monkey_envs.funky_monkey import data as D
+from monkey_envs.funky_monkey import rules as R
+from monkey_envs.funky_monkey.state import (
+    PH_ACTIVE,
+    PH_BONUS,
+    PH_BOWL,
+    PH_PAY,
+    PH_PYRAMID,
+    PH_RESPOND,
+    PH_RESPOND_SEEN,
+    PH_SCALES,
+)
+
+WIN = 50.0  # landing on the tiger
+DEATH = 50.0  # elimination (beyond the tiger, last coconut)
+PROGRESS = 0.25  # value of one space toward the tiger
+DANGER = 0.75  # standing right in front of the tiger (a tiger bonus catches it)
+BONUS = 1.0  # value of a bonus move for the active player
+CHEST = 0.7
+PYRAMID = 0.2
+GOLDEN_EXTRA = 0.5  # the golden coconut breaks quitting-time ties
+_SLOTS = np.flatnonzero(D.IS_SLOT)
+_K = D.NUM_CARD_KINDS
+
+
+def _coconut_weight(tc: np.ndarray) -> np.ndarray:
+    """Value of one coconut for a monkey holding ``tc``: worth more the fewer it has."""
+    return 1.0 + 1.0 / np.maximum(tc, 1)
+
+
+def _loss(tc: np.ndarray, d: int) -> np.ndarray:
+    """Value of giving up ``d`` coconuts when holding ``tc`` (elimination when it is all of them)."""
+    return np.where(tc <= d, -DEATH, -d * _coconut_weight(tc))
+
+
+class Reading:
+    """Named facts of a batch of observations (observer-first seats), for the heuristics.
+
+    Attributes (``B`` rows, ``P`` seats, seat 0 = the observer):
+        phase: ``(B,)`` pending phase (-1 when over). pos, alive, coconuts, total: ``(B, P)``.
+        golden: ``(B,)`` relative seat holding the golden coconut, -1 if none. tiger: ``(B,)``.
+        bowls: ``(B, 2) bool``. hand: ``(B, 5)``. unseen: ``(B, 5)`` unseen movement cards.
+        announce, known, pyramid: ``(B,)`` kinds (-1 if none). treasures: ``(B, 3)`` own.
+        face: ``(B, 11)`` face-up kind per tile slot (0 = face down).
+    """
+
+    def __init__(self, game: Any, obs: np.ndarray) -> None:
+        v = game.obs_layout.unflatten(np.asarray(obs, dtype=np.float32))
+        P = game.num_players
+        self.P = P
+        self.B = obs.shape[0]
+
+        def onehot(x: np.ndarray) -> np.ndarray:
+            return np.where(x.any(1), x.argmax(1), -1)
+
+        self.phase = onehot(v["phase"])
+        self.alive = v["alive"] > 0.5
+        self.pos = np.where(self.alive, v["position"].argmax(2), -1)
+        self.tiger = v["tiger"].argmax(1)
+        self.coconuts = np.rint(v["coconuts"] * 10).astype(np.int64)
+        g = v["golden"].argmax(1)
+        self.golden = np.where(g < P, g, -1)
+        self.total = self.coconuts + (self.golden[:, None] == np.arange(P))
+        self.bowls = v["bowls"] > 0.5
+        self.hand = np.rint(v["hand"] * 5).astype(np.int64)
+        self.unseen = np.rint(v["unseen_cards"] * (P + 2)).astype(np.int64)
+        self.announce = onehot(v["announcement"])
+        self.known = onehot(v["known_card"])
+        self.pyramid = onehot(v["pyramid_card"])
+        self.treasures = np.rint(v["treasures"]).astype(np.int64)
+        self.face = v["tiles"].argmax(2)
+        self.active = onehot(v["active"])
+        self.truths = np.rint(v["truths_shown"] * 5).astype(np.int64)
+        self.bluffs = np.rint(v["bluffs_shown"] * 5).astype(np.int64)
+        self.receiver = np.where(self.alive[:, 1:].any(1), self.alive[:, 1:].argmax(1) + 1, 1)  # next on the left
+
+
+def space_values(r: Reading) -> np.ndarray:
+    """``(B, P, 19)`` value for each seat of ending a move on each space (progress included)."""
+    B, P = r.B, r.P
+    tc = r.total
+    cw = _coconut_weight(tc)
+    seat = np.arange(P)[None, :]
+    bowl_val = [np.where(r.bowls[:, b : b + 1], cw, _loss(tc, 1)) for b in range(2)]  # (B, P) each
+    # per-back weights of the face-down tiles (the removed tile is among them)
+    weights = []
+    for i, back in enumerate(D.TILE_BACKS):
+        slots_i = [int(np.flatnonzero(_SLOTS == s)[0]) for s in D.TILE_SLOTS_RECONSTRUCTED[back]]
+        up = r.face[:, slots_i]  # (B, n)
+        seen = np.stack([(up == k).sum(1) for k in range(1, D.NUM_TILE_KINDS + 1)], axis=1)
+        left = np.maximum(D.BACK_COMPOSITION[i][None, :] - seen, 0).astype(np.float64)
+        weights.append(left / np.maximum(left.sum(1, keepdims=True), 1.0))
+
+    def effect_value(kind: int, x: int) -> np.ndarray:
+        if kind == D.E_COCONUT:
+            return cw
+        if kind == D.E_GOLDEN:
+            return np.where(r.golden[:, None] == seat, 0.0, cw + GOLDEN_EXTRA)
+        if kind == D.E_CHEST:
+            return np.full((B, P), CHEST)
+        if kind == D.E_PYRAMID:
+            return np.full((B, P), PYRAMID)
+        if kind == D.E_MINUS1:
+            return _loss(tc, 1)
+        if kind == D.E_MINUS2:
+            return _loss(tc, 2)
+        if kind == D.E_BOWL:
+            return bowl_val[D.BOWL_SPACES.index(x)]
+        if kind == D.E_NEAREST_BOWL:
+            jump = [bowl_val[b] + PROGRESS * (D.BOWL_SPACES[b] - x) for b in range(2)]
+            row = int(D.SLOT_ROW[x])
+            return jump[0] if row == 1 else jump[1] if row == 3 else np.maximum(jump[0], jump[1])
+        return np.zeros((B, P))
+
+    out = np.zeros((B, P, D.TRACK_LENGTH))
+    for x in range(D.TRACK_LENGTH):  # loop over the 19 spaces, not over envs
+        if D.IS_SLOT[x]:
+            j = int(np.flatnonzero(_SLOTS == x)[0])
+            known = r.face[:, j]
+            w = weights[int(D.SLOT_BACK[x])]
+            val = sum(w[:, k - 1 : k] * effect_value(k, x) for k in range(1, D.NUM_TILE_KINDS + 1))
+            for k in range(1, D.NUM_TILE_KINDS + 1):
+                val = np.where((known == k)[:, None], effect_value(k, x), val)
+        else:
+            val = effect_value(int(D.FIXED_EFFECT[x]), x)
+        val = val + PROGRESS * x - DANGER * (r.tiger[:, None] == x + 1)
+        val = np.where(r.tiger[:, None] == x, WIN, np.where(r.tiger[:, None] < x, -DEATH, val))
+        out[:, :, x] = val
+    return out
+
+
+def card_outcomes(r: Reading, sv: np.ndarray | None = None) -> np.ndarray:
+    """``(B, P, 5)`` value for each seat of receiving each card kind (relative to nothing happening)."""
+    sv = space_values(r) if sv is None else sv
+    pos = np.maximum(r.pos, 0)
+    out = np.empty((r.B, r.P, _K))
+    for k in range(4):
+        dest = pos + k + 1
+        val = np.take_along_axis(sv, np.minimum(dest, D.TRACK_LENGTH - 1)[:, :, None], axis=2)[:, :, 0]
+        val = np.where(dest >= D.TRACK_LENGTH, -DEATH, val)
+        out[:, :, k] = val - PROGRESS * pos
+    out[:, :, D.CARD_MINUSS] = _loss(r.total, 1)
+    return out
+
+
+class FunkyHeuristic:
+    """Shared machinery; subclasses choose the active play and the response."""
+
+    name = "funky_heuristic"
+    uses_telescope = True
+
+    def __init__(self, game: Any, seed: int = 0) -> None:
+        if getattr(game, "spec", None) is None or game.spec.name != "funky_monkey":
+            raise ValueError(f"{type(self).__name__} plays funky_monkey, got {game!r}")
+        self.game = game
+        self.rng = np.random.default_rng(seed)
+
+    # ------------------------------------------------------------------ the protocol
+    def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """``(B,) int64`` legal actions for observations ``(B, obs_dim)`` and masks ``(B, A)``."""
+        obs = np.asarray(obs)
+        mask = np.asarray(mask).astype(bool)
+        r = Reading(self.game, obs)
+        sv = space_values(r)
+        co = card_outcomes(r, sv)
+        B, A = mask.shape
+        scores = np.zeros((B, A))
+        ph = r.phase
+        for code, fn in (
+            (PH_ACTIVE, self.active_scores),
+            (PH_RESPOND, self.respond_scores),
+            (PH_RESPOND_SEEN, self.respond_scores),
+        ):
+            rows = np.flatnonzero(ph == code)
+            if rows.size:
+                scores[rows] = fn(r, co, rows, mask[rows])
+        self._small_decisions(r, sv, scores, mask)
+        return argmax_legal(scores, mask, self.rng)
+
+    # ------------------------------------------------------------------ to specialise
+    def active_scores(self, r: Reading, co: np.ndarray, rows: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def respond_scores(self, r: Reading, co: np.ndarray, rows: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ helpers
+    def _respond_by_ev(self, r: Reading, co: np.ndarray, rows: np.ndarray, ev: np.ndarray, margin: float) -> np.ndarray:
+        """Accept when ``ev > margin``; a card already seen through a Telescope is judged as it is."""
+        n = rows.size
+        s = np.zeros((n, self.game.num_actions))
+        known = r.known[rows]
+        seen_val = co[rows, 0, np.maximum(known, 0)]
+        ev = np.where(known >= 0, seen_val, ev)
+        margin = np.where(known >= 0, 0.0, margin)
+        s[:, R.A_ACCEPT] = ev - margin
+        s[:, R.A_PASS] = 0.0
+        s[:, R.A_TELESCOPE] = 1e6 if self.uses_telescope else -1e9  # look first when allowed
+        return s
+
+    def _posterior_ev(self, r: Reading, co: np.ndarray, rows: np.ndarray, p_truth: Any, exclude: bool) -> np.ndarray:
+        """Expected value for the observer of an offered card: ``p_truth`` on the announced kind,
+        the rest spread over the unseen cards (without the announced kind if ``exclude``)."""
+        unseen = r.unseen[rows].astype(np.float64)
+        ann = np.maximum(r.announce[rows], 0)
+        if exclude:
+            unseen[np.arange(rows.size), ann] = 0.0
+        tot = unseen.sum(1, keepdims=True)
+        q = np.where(tot > 0, unseen / np.maximum(tot, 1.0), 1.0 / _K)
+        mine = co[rows, 0]  # (n, 5)
+        rest = (q * mine).sum(1)
+        return p_truth * mine[np.arange(rows.size), ann] + (1.0 - p_truth) * rest
+
+    def _small_decisions(self, r: Reading, sv: np.ndarray, scores: np.ndarray, mask: np.ndarray) -> None:
+        """Pay, bowl, pyramid, bonus and Scales decisions (the same for every heuristic)."""
+        me_pos = np.maximum(r.pos[:, 0], 0)
+        my = sv[:, 0]  # (B, 19)
+        # pay: keep the golden coconut (it breaks ties)
+        rows = r.phase == PH_PAY
+        scores[rows, R.A_PAY_NORMAL] = 1.0
+        # nearest bowl from the middle row
+        rows = r.phase == PH_BOWL
+        scores[rows, R.A_BOWL_1] = my[rows, D.BOWL_SPACES[0]]
+        scores[rows, R.A_BOWL_2] = my[rows, D.BOWL_SPACES[1]]
+        # pyramid direction
+        rows = np.flatnonzero(r.phase == PH_PYRAMID)
+        if rows.size:
+            n = np.maximum(r.pyramid[rows], 0) + 1
+            fwd = me_pos[rows] + n
+            back = np.maximum(me_pos[rows] - n, 0)
+            f_val = np.where(fwd >= D.TRACK_LENGTH, -DEATH, my[rows, np.minimum(fwd, D.TRACK_LENGTH - 1)])
+            scores[rows, R.A_PYRAMID_FORWARD] = f_val
+            scores[rows, R.A_PYRAMID_BACKWARD] = my[rows, back]
+        # bonus: own monkey, tiger, or decline
+        rows = np.flatnonzero(r.phase == PH_BONUS)
+        if rows.size:
+            step = me_pos[rows] + 1
+            scores[rows, R.A_BONUS_MONKEY] = (
+                np.where(step >= D.TRACK_LENGTH, -DEATH, my[rows, np.minimum(step, D.TRACK_LENGTH - 1)])
+                - PROGRESS * me_pos[rows]
+            )
+            front = r.tiger[rows] - 1
+            caught = r.alive[rows] & (r.pos[rows] == front[:, None])
+            rivals = r.alive[rows, 1:].sum(1)
+            n_caught = caught[:, 1:].sum(1)
+            tiger_val = np.where(
+                caught[:, 0], -DEATH, np.where((n_caught == rivals) & (rivals > 0), WIN, 3.0 * n_caught - 0.1)
+            )
+            scores[rows, R.A_BONUS_TIGER] = tiger_val
+            scores[rows, R.A_BONUS_DECLINE] = 0.0
+        # Scales: the rival whose pooled coconuts give the most (golden counted extra)
+        rows = np.flatnonzero(r.phase == PH_SCALES)
+        if rows.size:
+            P = r.P
+            mine = r.total[rows, 0]
+            for j in range(1, P):
+                theirs = r.total[rows, j]
+                gain = (mine + theirs + 1) // 2 - mine + GOLDEN_EXTRA * (r.golden[rows] == j)
+                scores[rows, R.A_SCALES_TARGET + j - 1] = gain
+            scores[rows, R.A_SCALES_SKIP] = 0.0
+
+
+class HonestAgent(FunkyHeuristic):
+    """Always announces the true value; trusts announcements (see the module docstring)."""
+
+    name = "honest"
+
+    def active_scores(self, r, co, rows, mask):
+        n = rows.size
+        s = np.full((n, self.game.num_actions), -1e9)
+        recv = r.receiver[rows]
+        to_recv = co[rows, recv]  # (n, 5)
+        to_me = co[rows, 0]
+        val = -np.maximum(to_recv, 0.0) + 0.5 * to_me
+        for k in range(_K):
+            s[:, k * 5 + k] = val[:, k]
+        return s
+
+    def respond_scores(self, r, co, rows, mask):
+        ann = np.maximum(r.announce[rows], 0)
+        return self._respond_by_ev(r, co, rows, co[rows, 0, ann], 0.0)
+
+
+class BelieverAgent(FunkyHeuristic):
+    """Always trusts announcements; plays a random card with a random announcement."""
+
+    name = "believer"
+    uses_telescope = False
+
+    def active_scores(self, r, co, rows, mask):
+        s = np.zeros((rows.size, self.game.num_actions))
+        s[:, : R.NUM_PLAY_ACTIONS] = self.rng.random((rows.size, R.NUM_PLAY_ACTIONS))
+        s[:, R.A_CROWN : R.A_ACCEPT] = -1e9
+        return s
+
+    def respond_scores(self, r, co, rows, mask):
+        ann = np.maximum(r.announce[rows], 0)
+        return self._respond_by_ev(r, co, rows, co[rows, 0, ann], 0.0)
+
+
+class SkepticAgent(FunkyHeuristic):
+    """Assumes every announcement is a bluff; always bluffs itself."""
+
+    name = "skeptic"
+
+    def active_scores(self, r, co, rows, mask):
+        n = rows.size
+        s = np.full((n, self.game.num_actions), -1e9)
+        to_recv = co[rows, r.receiver[rows]]  # (n, 5)
+        for k in range(_K):
+            lure = to_recv.copy()
+            lure[:, k] = -np.inf  # announce anything but the truth
+            a = lure.argmax(1)
+            # play the card that hurts the receiver most, announced as the most tempting other value
+            s[np.arange(n), k * 5 + a] = -to_recv[:, k]
+        return s
+
+    def respond_scores(self, r, co, rows, mask):
+        ev = self._posterior_ev(r, co, rows, p_truth=0.0, exclude=True)
+        return self._respond_by_ev(r, co, rows, ev, 0.25)
+
+
+class TrackAgent(FunkyHeuristic):
+    """Expected value of accepting from the announcement and the unseen cards; bluffs when the truth
+    would help the receiver (see the module docstring)."""
+
+    name = "track"
+    #: weight of the announced kind in the posterior over the offered card (the rest: unseen cards)
+    p_truth = 0.3
+    #: strength (in announcements) of that prior against the announcements revealed so far
+    prior_weight = 1.0
+    #: value of the bonus move a true announcement earns
+    bonus = 1.5
+    #: chance that the receiver believes the announcement (else it judges by the unseen cards)
+    p_believer = 0.5
+
+    def active_scores(self, r, co, rows, mask):
+        n = rows.size
+        A = self.game.num_actions
+        s = np.full((n, A), -1e9)
+        recv = r.receiver[rows]
+        to_recv = co[rows, recv]  # (n, 5) value of each card for the receiver
+        to_me = co[rows, 0]
+        two = r.alive[rows].sum(1) == 2
+        back = np.where(two, 1.0, 0.5)  # chance a passed card comes back to me
+        harm = np.where(two, 1.0, 0.6)  # what hurting one rival is worth to me
+        # a receiver who ignores the announcement accepts when the unseen cards are good on average
+        unseen = r.unseen[rows].astype(np.float64)
+        blind = (unseen * to_recv).sum(1) / np.maximum(unseen.sum(1), 1.0) > 0
+        for a in range(_K):
+            p_acc = self.p_believer * (to_recv[:, a] > 0) + (1.0 - self.p_believer) * blind
+            for k in range(_K):
+                val = p_acc * harm * -to_recv[:, k] + (1.0 - p_acc) * back * to_me[:, k]
+                s[:, k * 5 + a] = val + (self.bonus if a == k else 0.0)
+        for k in range(_K):
+            s[:, R.A_CROWN + k] = to_me[:, k] + (self.bonus if self.game.crown_bonus else 0.0)
+        return s
+
+    def respond_scores(self, r, co, rows, mask):
+        # how far to trust the announcement: a prior of p_truth, updated by the active player's
+        # announcements revealed so far in this game (true vs bluffed)
+        act = np.maximum(r.active[rows], 0)
+        t, b = r.truths[rows, act], r.bluffs[rows, act]
+        p = (t + self.prior_weight * self.p_truth) / (t + b + self.prior_weight)
+        ev = self._posterior_ev(r, co, rows, p_truth=p, exclude=False)
+        s = self._respond_by_ev(r, co, rows, ev, 0.0)
+        # use a Telescope only when the decision is close
+        mine = co[rows, 0]
+        spread = mine.max(1) - mine.min(1)
+        close = (np.abs(ev) < 0.5 * spread) & (r.known[rows] < 0)
+        s[:, R.A_TELESCOPE] = np.where(close, np.abs(ev) + 1.0, -1e9)
+        return s
+
+
+def _factory(cls: type[FunkyHeuristic]):
+    def make(game: Any, seed: int = 0) -> FunkyHeuristic:
+        return cls(game, seed)
+
+    make.__doc__ = cls.__doc__
+    return make
+
+
+AGENT_CLASSES: dict[str, type[FunkyHeuristic]] = {
+    "honest": HonestAgent,
+    "believer": BelieverAgent,
+    "skeptic": SkepticAgent,
+    "track": TrackAgent,
+}
+
+
+def register() -> None:
+    """Register the four heuristics with :func:`agents.register_agent` (for ``funky_monkey`` only)."""
+    from agents import register_agent
+
+    for name, cls in AGENT_CLASSES.items():
+        register_agent(name, _factory(cls), games=("funky_monkey",))
+
+
+register()
+
+__all__ = [
+    "AGENT_CLASSES",
+    "BelieverAgent",
+    "FunkyHeuristic",
+    "HonestAgent",
+    "Reading",
+    "SkepticAgent",
+    "TrackAgent",
+    "card_outcomes",
+    "register",
+    "space_values",
+]
