@@ -18,6 +18,7 @@ from monkey_envs.core.game import Game
 #: name -> ``"module:Class"`` of the game's rules (a :class:`~monkey_envs.core.game.Game` subclass).
 GAMES: dict[str, str] = {
     "monkey_fun": "monkey_envs.monkey_fun:MonkeyFun",
+    "funky_monkey": "monkey_envs.funky_monkey:FunkyMonkey",
 }
 
 

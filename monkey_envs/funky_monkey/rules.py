@@ -166,6 +166,9 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
 
     spec = SPEC
     state_class = FunkyMonkeyState
+    #: bounds of every observation entry (counts are scaled; 40 coconuts / 10 is the largest)
+    obs_low = 0.0
+    obs_high = 4.0
 
     def __init__(
         self,
