@@ -38,8 +38,9 @@ Options                ``num_players`` 2-7 (default 4), ``tile_visibility`` (ali
 Turn order is not seat order: ``agent_selection`` is whoever must decide -- the active player
 (chosen by the monkey chips), the holder of the face-down card (to the active player's left,
 skipping eliminated monkeys), the player a chain reaction asks (pyramid direction, middle-row
-bowl, which coconut to give up), the active player's bonus move, or a Scales holder at the end
-of the turn. Eliminated players stay in ``agents`` until the game ends but are never selected.
+bowl, which coconut to give up), the active player's bonus move, or -- at the end of the turn --
+the active player and the accepter for the Scales step when they hold any treasure card (only
+"keep" is legal without a Scales card, so being asked reveals no hidden card type). Eliminated players stay in ``agents`` until the game ends but are never selected.
 
 Action encoding (A = 42 + P): 0-24 play card kind ``a // 5`` face down announcing kind
 ``a % 5`` (kinds 0-4 = "1", "2", "3", "4", MiNuss); 25-29 play a card face up with a Crown;

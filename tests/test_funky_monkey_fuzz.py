@@ -172,10 +172,11 @@ def reference_legal(game: FunkyMonkey, s: FunkyMonkeyState, b: int) -> set[int]:
         assert cp == active and truthful and int(s.revealed[b]) >= 0
         return {R.A_BONUS_MONKEY, R.A_BONUS_TIGER, R.A_BONUS_DECLINE}
     if ph == PH_SCALES:
-        assert cp in (active, int(s.accepter[b])) and tre[D.T_SCALES] > 0 and int(s.revealed[b]) >= 0
+        # asked of anyone holding a treasure card (its number is public), Scales or not
+        assert cp in (active, int(s.accepter[b])) and sum(tre) > 0 and int(s.revealed[b]) >= 0
         out = {R.A_SCALES_SKIP}
         for j in range(P - 1):
-            if s.alive[b, (cp + j + 1) % P]:
+            if s.alive[b, (cp + j + 1) % P] and tre[D.T_SCALES] > 0:
                 out.add(R.A_SCALES_TARGET + j)
         return out
     raise AssertionError(f"unknown phase {ph}")

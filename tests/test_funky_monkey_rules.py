@@ -706,6 +706,20 @@ def test_scales_not_offered_to_players_who_only_passed_or_were_eliminated():
     assert not s.alive[0, BERND] and int(s.phase[0]) == PH_ACTIVE
 
 
+def test_scales_step_is_asked_of_any_treasure_holder_so_it_reveals_no_treasure_type():
+    # Michael holds only a Telescope: he is asked like a Scales holder, but may only keep
+    game, s = three(positions=[0, 1, 0], treasures=[["telescope"], [], []], tiles={3: "coconut"}, active=MICHAEL)
+    s = step(game, s, play(2, 1), A_ACCEPT)
+    assert int(s.phase[0]) == PH_SCALES and int(s.current_player[0]) == MICHAEL
+    assert legal(s) == {A_SCALES_SKIP}
+    s = step(game, s, A_SCALES_SKIP)
+    assert int(s.phase[0]) == PH_ACTIVE and s.treasures[0, MICHAEL].tolist() == [0, 1, 0]
+    # a player without treasure cards is not asked
+    game, s = three(positions=[0, 1, 0], tiles={3: "coconut"}, active=MICHAEL)
+    s = step(game, s, play(2, 1), A_ACCEPT)
+    assert int(s.phase[0]) == PH_ACTIVE
+
+
 def test_scales_targets_only_surviving_players():
     game = FunkyMonkey(3)
     s = game.position(
@@ -749,7 +763,7 @@ def test_quitting_time_winner_with_each_tie_break(positions, coconuts, golden, w
         tiles={8: "chest"},
         active=0,
         turn_order=[1],
-        treasure_pile=["crown", "crown"],
+        treasure_pile=[],  # the chests give nothing
     )
     s = step(game, s, play(1, 2), A_PASS)
     s = step(game, s, play(1, 2), A_PASS)

@@ -20,9 +20,11 @@ action    meaning                                    legal in phase
 38 / 39   nearest bowl from the middle row: bowl 1   ``bowl``
           (back) / bowl 2 (forward)
 40 / 41   give up a normal / the golden coconut      ``pay``
-42        keep the Scales (skip)                     ``scales``
-43 + j   Scales with the seat ``j + 1`` places to   ``scales`` (that seat still in the game)
-          the left (``j = 0 .. P - 2``)
+42        keep the Scales (skip)                     ``scales`` (asked of a player holding any
+                                                     treasure card, so that being asked reveals
+                                                     nothing hidden)
+43 + j   Scales with the seat ``j + 1`` places to   ``scales`` (holds a Scales card; that seat
+          the left (``j = 0 .. P - 2``)              still in the game)
 ========  =========================================  =====================================
 
 Card kinds are ``0..4`` = "1", "2", "3", "4", MiNuss. Chain reactions, pass-arounds and the turn
@@ -858,9 +860,12 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         if elig.any():
             self._decide(s, r[elig], PH_BONUS, act[elig])
 
+    # Scales is offered to a player holding *any* treasure card (only "keep" is legal without a
+    # Scales card): who is asked is public, and the number of treasure cards is public too, so
+    # being asked reveals nothing about the types of treasure cards a player holds.
     def _scales_active(self, s: FunkyMonkeyState, r: np.ndarray) -> None:
         a = s.active[r].astype(np.int64)
-        ok = s.alive[r, a] & (s.treasures[r, a, D.T_SCALES] > 0)
+        ok = s.alive[r, a] & s.treasures[r, a].any(1)
         s.stage[r] = ST_SCALES_ACCEPTER
         if ok.any():
             self._decide(s, r[ok], PH_SCALES, a[ok])
@@ -868,7 +873,7 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
     def _scales_accepter(self, s: FunkyMonkeyState, r: np.ndarray) -> None:
         c = s.accepter[r].astype(np.int64)
         cc = np.maximum(c, 0)
-        ok = (c >= 0) & (c != s.active[r]) & s.alive[r, cc] & (s.treasures[r, cc, D.T_SCALES] > 0)
+        ok = (c >= 0) & (c != s.active[r]) & s.alive[r, cc] & s.treasures[r, cc].any(1)
         s.stage[r] = ST_END_TURN
         if ok.any():
             self._decide(s, r[ok], PH_SCALES, c[ok])
@@ -942,7 +947,7 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         cond[:, A_CROWN:A_ACCEPT] = hand_ok & (tr[:, D.T_CROWN] > 0)[:, None]
         cond[:, A_TELESCOPE] = tr[:, D.T_TELESCOPE] > 0
         targets = (cp[:, None] + self._targets[None, :]) % self.num_players
-        cond[:, A_SCALES_TARGET:] = s.alive[r[:, None], targets]
+        cond[:, A_SCALES_TARGET:] = s.alive[r[:, None], targets] & (tr[:, D.T_SCALES] > 0)[:, None]
         s.legal_action_mask[r] = self.phase_actions[s.phase[r]] & cond
 
     # ================================================================== observation
