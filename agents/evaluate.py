@@ -53,7 +53,8 @@ def wilson_interval(successes: float, n: int, z: float = Z95) -> tuple[float, fl
     denom = 1.0 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # clamp rounding noise: the interval always contains p (exactly 0 at 0 and 1 at n successes)
+    return min(max(0.0, centre - half), p), max(min(1.0, centre + half), p)
 
 
 @dataclasses.dataclass

@@ -251,6 +251,7 @@ def test_wilson_interval_rejects_impossible_counts():
     with pytest.raises(ValueError):
         wilson_interval(-1, 10)
     assert wilson_interval(0, 0) == (0.0, 1.0)
+    assert wilson_interval(0, 100)[0] == 0.0 and wilson_interval(100, 100)[1] == 1.0
 
 
 def test_seat_assignment_rotates_every_agent_through_every_seat_on_the_same_deals():
