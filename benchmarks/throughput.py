@@ -1,0 +1,182 @@
+"""Throughput of the Monkey Fun core and its AEC face, next to PettingZoo's connect four.
+
+::
+
+    python benchmarks/throughput.py                      # default table
+    python benchmarks/throughput.py --seconds 5 --markdown
+    python benchmarks/throughput.py --batch-sizes 1 4096 --players 4
+
+What is timed (each row runs for ``--seconds`` after one warm-up step):
+
+- **core, batch B**: one step of ``B`` Monkey Fun games = choose a uniformly random legal
+  action per row from ``state.legal_action_mask`` (vectorised), ``game.step``, and
+  ``game.observe`` of the player to move; finished rows are reset in place with new seeds
+  (``state.put``). Steps/s counts every row's decision.
+- **AEC**: ``monkey_fun_v0.env()`` played through ``agent_iter`` / ``last`` / ``step`` with a
+  random legal action from ``obs["action_mask"]``; ``reset`` after every game.
+- **connect_four_v3**: the same AEC loop over PettingZoo's classic env (only when
+  ``pettingzoo[classic]`` is installed); the ratio is Monkey Fun AEC steps/s over it.
+
+Only decisions count as steps (the ``None`` steps of finished agents do not). BLAS and OpenMP
+are limited to one thread so the numbers are for one core. Benchmarks are not tests.
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import argparse  # noqa: E402
+import platform  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from collections.abc import Callable  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+
+# ====================================================================== timed loops
+def timed(step: Callable[[], int], seconds: float) -> tuple[float, int]:
+    """Call ``step`` (returning the decisions it made) until ``seconds`` pass; ``(steps/s, steps)``."""
+    step()  # warm-up
+    steps = 0
+    t0 = time.perf_counter()
+    end = t0 + seconds
+    while True:
+        steps += step()
+        now = time.perf_counter()
+        if now >= end:
+            break
+    return steps / (now - t0), steps
+
+
+def core_stepper(batch_size: int, num_players: int, seed: int = 0) -> Callable[[], int]:
+    """One batched step (random legal policy + step + observe + autoreset) per call."""
+    from monkey_envs.monkey_fun import MonkeyFun
+
+    game = MonkeyFun(num_players=num_players)
+    rng = np.random.default_rng(seed)
+    box = {"state": game.init(np.arange(batch_size)), "next_seed": batch_size}
+
+    def step() -> int:
+        state = box["state"]
+        u = rng.random(state.legal_action_mask.shape)
+        u[~state.legal_action_mask] = -1.0
+        state = game.step(state, u.argmax(1))
+        done = np.flatnonzero(state.terminated | state.truncated)
+        if done.size:
+            seeds = box["next_seed"] + np.arange(done.size)
+            box["next_seed"] += done.size
+            state.put(done, game.init(seeds))
+        game.observe(state, state.current_player)
+        box["state"] = state
+        return batch_size
+
+    return step
+
+
+def aec_stepper(make_env: Callable[[], object], seed: int = 0) -> Callable[[], int]:
+    """One game of an AEC env per call, random legal moves; returns its decisions."""
+    env = make_env()
+    rng = np.random.default_rng(seed)
+    counter = {"episode": seed}
+
+    def step() -> int:
+        env.reset(seed=counter["episode"])
+        counter["episode"] += 1
+        decisions = 0
+        for agent in env.agent_iter():
+            obs, _, termination, truncation, _ = env.last()
+            if termination or truncation:
+                action = None
+            else:
+                action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+                decisions += 1
+            env.step(action)
+            del agent
+        return decisions
+
+    return step
+
+
+def connect_four_factory() -> Callable[[], object] | None:
+    """PettingZoo's ``classic/connect_four-v3`` AEC env if ``pettingzoo[classic]`` is installed, else ``None``."""
+    import pettingzoo
+
+    try:
+        pettingzoo.make("aec", "classic/connect_four-v3").close()
+    except ImportError:
+        return None
+    return lambda: pettingzoo.make("aec", "classic/connect_four-v3")
+
+
+def monkey_fun_aec_factory(num_players: int) -> Callable[[], object]:
+    from monkey_envs import monkey_fun_v0
+
+    return lambda: monkey_fun_v0.env(num_players=num_players)
+
+
+# ====================================================================== table
+def run(seconds: float, batch_sizes: list[int], num_players: int) -> list[dict[str, object]]:
+    """Measure every row; returns dicts with ``name``, ``batch``, ``steps_per_s``, ``steps``."""
+    rows: list[dict[str, object]] = []
+    for b in batch_sizes:
+        sps, n = timed(core_stepper(b, num_players), seconds)
+        rows.append({"name": "Monkey Fun core", "batch": b, "steps_per_s": sps, "steps": n})
+    sps, n = timed(aec_stepper(monkey_fun_aec_factory(num_players)), seconds)
+    rows.append({"name": "Monkey Fun AEC (monkey_fun_v0)", "batch": 1, "steps_per_s": sps, "steps": n})
+    c4 = connect_four_factory()
+    if c4 is not None:
+        sps, n = timed(aec_stepper(c4), seconds)
+        rows.append({"name": "PettingZoo connect_four_v3 AEC", "batch": 1, "steps_per_s": sps, "steps": n})
+    return rows
+
+
+def format_table(rows: list[dict[str, object]], markdown: bool) -> str:
+    """The measured rows, plus the AEC ratio when connect four was measured."""
+    aec = next((r["steps_per_s"] for r in rows if str(r["name"]).startswith("Monkey Fun AEC")), None)
+    c4 = next((r["steps_per_s"] for r in rows if "connect_four" in str(r["name"])), None)
+    lines = []
+    if markdown:
+        lines += ["| environment | batch | steps/s |", "|---|---:|---:|"]
+        lines += [f"| {r['name']} | {r['batch']} | {r['steps_per_s']:,.0f} |" for r in rows]
+        if aec and c4:
+            lines.append(f"| ratio Monkey Fun AEC / connect_four_v3 AEC | | {aec / c4:.2f}x |")
+    else:
+        lines.append(f"{'environment':<34} {'batch':>6} {'steps/s':>14}")
+        lines.append("-" * 56)
+        lines += [f"{r['name']:<34} {r['batch']:>6} {r['steps_per_s']:>14,.0f}" for r in rows]
+        if aec and c4:
+            lines.append(f"{'ratio Monkey Fun AEC / connect four':<34} {'':>6} {aec / c4:>13.2f}x")
+        elif c4 is None:
+            lines.append("(connect_four_v3 skipped: pip install 'pettingzoo[classic]')")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], prog="python benchmarks/throughput.py")
+    parser.add_argument("--seconds", type=float, default=3.0, help="time per row (default 3)")
+    parser.add_argument(
+        "--batch-sizes",
+        type=int,
+        nargs="+",
+        default=[1, 64, 1024, 4096],
+        help="core batch sizes (default 1 64 1024 4096)",
+    )
+    parser.add_argument("--players", type=int, default=2, help="Monkey Fun players (default 2)")
+    parser.add_argument("--markdown", action="store_true", help="print a markdown table (for the README)")
+    args = parser.parse_args(argv)
+    if args.seconds <= 0 or any(b < 1 for b in args.batch_sizes):
+        parser.error("--seconds and every --batch-sizes entry must be positive")
+    print(
+        f"# {platform.processor() or platform.machine()}, Python {platform.python_version()}, numpy {np.__version__}, "
+        f"{args.seconds:g} s per row, Monkey Fun {args.players} players, one thread"
+    )
+    print(format_table(run(args.seconds, args.batch_sizes, args.players), args.markdown))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

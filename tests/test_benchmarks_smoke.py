@@ -1,0 +1,31 @@
+"""The throughput benchmark runs (a smoke test, not a benchmark: 0.2 s per row)."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def load_benchmark():
+    spec = importlib.util.spec_from_file_location("throughput", ROOT / "benchmarks" / "throughput.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_throughput_prints_every_row(capsys):
+    bench = load_benchmark()
+    assert bench.main(["--seconds", "0.2", "--batch-sizes", "1", "64", "--markdown"]) == 0
+    out = capsys.readouterr().out
+    assert "| Monkey Fun core | 1 |" in out and "| Monkey Fun core | 64 |" in out
+    assert "Monkey Fun AEC (monkey_fun_v0)" in out
+    if bench.connect_four_factory() is not None:
+        assert "connect_four_v3" in out and "ratio" in out
+
+
+def test_core_stepper_counts_every_row_and_autoresets():
+    bench = load_benchmark()
+    step = bench.core_stepper(8, 2)
+    assert sum(step() for _ in range(200)) == 1600  # 200 steps x 8 rows: finished rows restart
