@@ -23,10 +23,30 @@ def register_agent(name: str, factory: Callable[..., Any], games: tuple[str, ...
     AGENTS[name] = (factory, games)
 
 
+#: name prefix -> factory(spec, game, seed) -> Agent, for names that carry an argument
+#: (``"ppo:runs/.../model.zip"`` loads a saved MaskablePPO model; torch is imported lazily).
+PREFIXES: dict[str, Callable[..., Any]] = {}
+
+
+def register_prefix(prefix: str, factory: Callable[..., Any]) -> None:
+    """Route names starting with ``prefix`` (e.g. ``"ppo:"``) to ``factory(name, game, seed)``."""
+    PREFIXES[prefix] = factory
+
+
+def _make_ppo(spec: str, game: Any, seed: int) -> Agent:
+    from agents.policy import make_ppo_agent  # lazy: keeps torch out of plain agent use
+
+    return make_ppo_agent(spec, game, seed)
+
+
+register_prefix("ppo:", _make_ppo)
+
+
 def make_agent(spec: str | Agent, game: Any, seed: int = 0) -> Agent:
     """Build an agent for ``game`` from a name (``"random"``, ``"greedy"``, ...).
 
-    An object that already has ``act`` is returned unchanged.
+    A name with a registered prefix (``"ppo:path/to/model.zip"``) goes to that prefix's
+    factory. An object that already has ``act`` is returned unchanged.
 
     Raises:
         ValueError: unknown name, or an agent that does not play this game.
@@ -35,6 +55,9 @@ def make_agent(spec: str | Agent, game: Any, seed: int = 0) -> Agent:
         return spec  # type: ignore[return-value]
     if not isinstance(spec, str):
         raise ValueError(f"agent must be a name or an object with act(obs, mask), got {spec!r}")
+    for prefix, make in PREFIXES.items():
+        if spec.startswith(prefix):
+            return make(spec, game, seed)
     if spec not in AGENTS:
         raise ValueError(f"unknown agent {spec!r}; known: {sorted(AGENTS)}")
     factory, games = AGENTS[spec]
@@ -43,4 +66,14 @@ def make_agent(spec: str | Agent, game: Any, seed: int = 0) -> Agent:
     return factory(game, seed)
 
 
-__all__ = ["AGENTS", "Agent", "RandomAgent", "argmax_legal", "make_agent", "random_legal", "register_agent"]
+__all__ = [
+    "AGENTS",
+    "PREFIXES",
+    "Agent",
+    "RandomAgent",
+    "argmax_legal",
+    "make_agent",
+    "random_legal",
+    "register_agent",
+    "register_prefix",
+]
