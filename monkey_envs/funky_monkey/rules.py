@@ -136,6 +136,20 @@ def _phase_actions(num_players: int) -> np.ndarray:
     return t
 
 
+def _groups(codes: np.ndarray, num_codes: int) -> list[tuple[int, np.ndarray]]:
+    """``(code, positions)`` for every code present in ``codes`` (non-negative ints < ``num_codes``).
+
+    One bincount and one stable sort instead of a comparison per code (the step's hot path).
+    """
+    counts = np.bincount(codes, minlength=num_codes)
+    present = np.flatnonzero(counts)
+    if present.size == 1:
+        return [(int(present[0]), np.arange(codes.size))]
+    order = np.argsort(codes, kind="stable")
+    ends = np.cumsum(counts)
+    return [(int(c), order[ends[c] - counts[c] : ends[c]]) for c in present]
+
+
 def _as_card(c: Any) -> int:
     """Card value as written by a user (1..4, ``"M"``/``"MiNuss"``/-1) -> kind 0..4."""
     if isinstance(c, str):
@@ -474,20 +488,18 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         rows = np.flatnonzero(live)
         ph = s.phase[rows]
         act = actions[rows]
-        handlers = (
-            (PH_ACTIVE, self._do_play),
-            (PH_RESPOND, self._do_respond),
-            (PH_RESPOND_SEEN, self._do_respond),
-            (PH_PAY, self._do_pay),
-            (PH_BOWL, self._do_bowl),
-            (PH_PYRAMID, self._do_pyramid),
-            (PH_BONUS, self._do_bonus),
-            (PH_SCALES, self._do_scales),
-        )
-        for code, fn in handlers:
-            sel = ph == code
-            if sel.any():
-                fn(s, rows[sel], act[sel])
+        handlers = {
+            PH_ACTIVE: self._do_play,
+            PH_RESPOND: self._do_respond,
+            PH_RESPOND_SEEN: self._do_respond,
+            PH_PAY: self._do_pay,
+            PH_BOWL: self._do_bowl,
+            PH_PYRAMID: self._do_pyramid,
+            PH_BONUS: self._do_bonus,
+            PH_SCALES: self._do_scales,
+        }
+        for code, idx in _groups(ph, NUM_PHASES):
+            handlers[code](s, rows[idx], act[idx])
         self._advance(s, rows)
         self._refresh(s, rows[~s.terminated[rows]])
 
@@ -713,46 +725,36 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         x = s.pos[r, m].astype(np.int64)
         eff = np.where(D.IS_SLOT[x], s.tiles[r, x], D.FIXED_EFFECT[x])
         s.stage[r] = ST_AFTER
-
-        sel = eff == D.E_COCONUT
-        if sel.any():
-            rc, mc = r[sel], m[sel]
-            give = s.supply[rc] > 0
-            s.coconuts[rc[give], mc[give]] += 1
-            s.supply[rc[give]] -= 1
-        sel = eff == D.E_GOLDEN
-        if sel.any():
-            self._take_golden(s, r[sel], m[sel])
-        sel = eff == D.E_CHEST
-        if sel.any():
-            rc, mc = r[sel], m[sel]
-            has = s.treasure_size[rc] > 0
-            rc, mc = rc[has], mc[has]
-            top = s.treasure_size[rc].astype(np.int64) - 1
-            card = s.treasure_pile[rc, top].astype(np.int64)
-            s.treasures[rc, mc, card] += 1
-            s.treasure_pile[rc, top] = -1
-            s.treasure_size[rc] -= 1
-        sel = (eff == D.E_MINUS1) | (eff == D.E_MINUS2)
-        if sel.any():
-            rd = r[sel]
-            s.debt[rd] = np.where(eff[sel] == D.E_MINUS2, 2, 1)
-            s.debt_to[rd] = -1
-            s.stage[rd] = ST_DEBT
-        sel = eff == D.E_BOWL
-        if sel.any():
-            self._bowl(s, r[sel], m[sel], x[sel])
-        sel = eff == D.E_NEAREST_BOWL
-        if sel.any():
-            rn, mn = r[sel], m[sel]
-            row = D.SLOT_ROW[x[sel]]
-            mid = row == 2
-            self._decide(s, rn[mid], PH_BOWL, mn[mid])
-            side = ~mid
-            self._move(s, rn[side], np.where(row[side] == 1, D.BOWL_SPACES[0], D.BOWL_SPACES[1]))
-        sel = eff == D.E_PYRAMID
-        if sel.any():
-            self._pyramid(s, r[sel], m[sel], x[sel])
+        for e, idx in _groups(eff, len(D.EFFECT_NAMES)):
+            rg, mg, xg = r[idx], m[idx], x[idx]
+            if e == D.E_COCONUT:
+                give = s.supply[rg] > 0
+                s.coconuts[rg[give], mg[give]] += 1
+                s.supply[rg[give]] -= 1
+            elif e == D.E_GOLDEN:
+                self._take_golden(s, rg, mg)
+            elif e == D.E_CHEST:
+                has = s.treasure_size[rg] > 0
+                rc, mc = rg[has], mg[has]
+                top = s.treasure_size[rc].astype(np.int64) - 1
+                card = s.treasure_pile[rc, top].astype(np.int64)
+                s.treasures[rc, mc, card] += 1
+                s.treasure_pile[rc, top] = -1
+                s.treasure_size[rc] -= 1
+            elif e in (D.E_MINUS1, D.E_MINUS2):
+                s.debt[rg] = 2 if e == D.E_MINUS2 else 1
+                s.debt_to[rg] = -1
+                s.stage[rg] = ST_DEBT
+            elif e == D.E_BOWL:
+                self._bowl(s, rg, mg, xg)
+            elif e == D.E_NEAREST_BOWL:
+                row = D.SLOT_ROW[xg]
+                mid = row == 2
+                self._decide(s, rg[mid], PH_BOWL, mg[mid])
+                side = ~mid
+                self._move(s, rg[side], np.where(row[side] == 1, D.BOWL_SPACES[0], D.BOWL_SPACES[1]))
+            elif e == D.E_PYRAMID:
+                self._pyramid(s, rg, mg, xg)
 
     def _take_golden(self, s: FunkyMonkeyState, r: np.ndarray, m: np.ndarray) -> None:
         """The mover takes the golden coconut from wherever it is; a robbed player left with none is out."""
