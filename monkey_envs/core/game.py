@@ -42,25 +42,51 @@ def as_seeds(seeds: Any) -> np.ndarray:
     return arr.astype(np.int64)
 
 
-def check_actions(state: BatchState, actions: Any, num_actions: int) -> np.ndarray:
+_ARANGE = np.arange(1024)
+_ARANGE.flags.writeable = False
+
+
+def batch_arange(n: int) -> np.ndarray:
+    """``np.arange(n)`` (intp) as a read-only view of one shared array, so hot paths build none."""
+    global _ARANGE
+    if n > _ARANGE.size:
+        grown = np.arange(max(n, 2 * _ARANGE.size))
+        grown.flags.writeable = False
+        _ARANGE = grown
+    return _ARANGE[:n]
+
+
+def check_actions(state: BatchState, actions: Any, num_actions: int, done: np.ndarray | None = None) -> np.ndarray:
     """Validate a batch of actions against ``state``; return them as ``(B,) int64``.
+
+    Args:
+        state: the state the actions are for.
+        actions: ``(B,)`` integers (a scalar is accepted when ``B == 1``).
+        num_actions: the game's action count ``A``.
+        done: optional precomputed ``state.terminated | state.truncated`` (``(B,) bool``).
 
     Raises:
         ValueError: wrong shape, non-integer dtype, out of ``[0, num_actions)`` in a live row,
             or illegal (masked out) in a live row. The message names the offending rows.
     """
     b = state.batch_size
-    arr = np.asarray(actions)
-    if arr.shape == () and b == 1:
-        arr = arr.reshape(1)
+    arr = actions if type(actions) is np.ndarray else np.asarray(actions)
     if arr.shape != (b,):
-        raise ValueError(f"actions must have shape ({b},) -- one per env -- got {arr.shape}")
-    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
+        if arr.shape == () and b == 1:
+            arr = arr.reshape(1)
+        else:
+            raise ValueError(f"actions must have shape ({b},) -- one per env -- got {arr.shape}")
+    if arr.dtype.kind not in "iu":  # bool is kind "b": rejected too
         if np.issubdtype(arr.dtype, np.floating) and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr)):
             raise ValueError(f"actions must be integers, got dtype {arr.dtype} (cast with .astype(int))")
         raise ValueError(f"actions must be integers, got dtype {arr.dtype}")
     arr = arr.astype(np.int64)
-    live = ~(state.terminated | state.truncated)
+    if done is None:
+        done = state.terminated | state.truncated
+    # fast path: everything in range and legal (or in a finished row); negatives wrap to huge
+    if (arr.view(np.uint64) < num_actions).all() and (state.legal_action_mask[batch_arange(b), arr] | done).all():
+        return arr
+    live = ~done
     bad = live & ((arr < 0) | (arr >= num_actions))
     if bad.any():
         rows = np.flatnonzero(bad)
@@ -144,14 +170,15 @@ class Game(abc.ABC, Generic[S]):
         if not isinstance(state, self.state_class):
             raise ValueError(f"state must be a {self.state_class.__name__}, got {type(state).__name__}")
         self._check_state_shape(state)
-        acts = check_actions(state, actions, self.num_actions)
+        done = state.terminated | state.truncated
+        acts = check_actions(state, actions, self.num_actions, done)
         new = state.clone()
-        new.rewards[:] = 0.0
-        live = ~(state.terminated | state.truncated)
-        if live.all():
+        new.rewards.fill(0.0)
+        if not done.any():
             new.step_count += 1
-            self._step(new, acts, live)
-        elif live.any():  # rules only ever see running games: step the live rows, put them back
+            self._step(new, acts, ~done)
+        elif not done.all():  # rules only ever see running games: step the live rows, put them back
+            live = ~done
             idx = np.flatnonzero(live)
             sub = new.take(idx)
             sub.step_count += 1
@@ -183,8 +210,12 @@ class Game(abc.ABC, Generic[S]):
             ``(B, obs_dim) float32``; only what that seat may know, seats observer-first.
         """
         b = state.batch_size
+        if type(player) is int:  # fast path for a plain seat number (bool is not int here)
+            if not 0 <= player < self.num_players:
+                raise ValueError(f"player seats must be in [0, {self.num_players}), got {[player]}")
+            return self._observe(state, np.full(b, player, dtype=np.int64))
         p = np.asarray(player)
-        if p.dtype == bool or not np.issubdtype(p.dtype, np.integer):
+        if p.dtype.kind not in "iu":  # bool is kind "b"
             raise ValueError(f"player seats must be integers, got {player!r} (dtype {p.dtype})")
         if p.ndim == 0:
             p = np.full(b, int(p))

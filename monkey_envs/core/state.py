@@ -53,22 +53,33 @@ class BatchState:
     @classmethod
     def field_names(cls) -> list[str]:
         """Names of all array fields, in declaration order."""
-        return [f.name for f in dataclasses.fields(cls)]
+        return list(cls._field_tuple())
+
+    @classmethod
+    def _field_tuple(cls) -> tuple[str, ...]:
+        # cached per class (dataclasses.fields is slow on the step hot path)
+        names = cls.__dict__.get("_FIELD_NAMES")
+        if names is None:
+            names = tuple(f.name for f in dataclasses.fields(cls))
+            cls._FIELD_NAMES = names
+        return names
 
     def arrays(self) -> dict[str, np.ndarray]:
         """The state as a dict ``name -> array`` (views, not copies)."""
-        return {name: getattr(self, name) for name in self.field_names()}
+        return {name: getattr(self, name) for name in self._field_tuple()}
 
     # ------------------------------------------------------------------ copying
     def clone(self: S) -> S:
         """Deep copy of every array."""
-        return type(self)(**{k: v.copy() for k, v in self.arrays().items()})
+        d = self.__dict__
+        return type(self)(**{k: d[k].copy() for k in self._field_tuple()})
 
     def take(self: S, indices: Any) -> S:
         """Rows ``indices`` (int array, slice or bool mask) as a new state (copies)."""
         if isinstance(indices, (int, np.integer)):
             indices = [int(indices)]
-        return type(self)(**{k: np.array(v[indices]) for k, v in self.arrays().items()})
+        d = self.__dict__
+        return type(self)(**{k: np.array(d[k][indices]) for k in self._field_tuple()})
 
     @classmethod
     def concat(cls: type[S], states: list[S]) -> S:
@@ -89,8 +100,9 @@ class BatchState:
 
     def put(self, indices: np.ndarray, other: BatchState) -> None:
         """Overwrite rows ``indices`` in place with the rows of ``other`` (same config)."""
-        for k, v in self.arrays().items():
-            v[indices] = getattr(other, k)
+        d = self.__dict__
+        for k in self._field_tuple():
+            d[k][indices] = getattr(other, k)
 
     # ------------------------------------------------------------------ (de)serialisation
     def get_state(self) -> dict[str, Any]:

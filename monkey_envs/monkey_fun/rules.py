@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from monkey_envs.core.game import Game
+from monkey_envs.core.game import Game, batch_arange
 from monkey_envs.core.rng import draw_below, seed_rng, shuffle_prefix
 from monkey_envs.core.spec import GameSpec, ObsLayout, ObsPiece
 from monkey_envs.monkey_fun import data as D
@@ -38,25 +38,39 @@ _SUBSET_BITS_I = SUBSET_BITS.astype(np.intp)
 _MAX_SUM = D.HAND_SIZE * D.MAX_CARD
 _INNER_MASK = np.zeros(D.NUM_FIELDS, dtype=bool)
 _INNER_MASK[list(D.INNER_FIELDS)] = True
-#: ``(16, 15) bool``: for each pattern of empty slots (bit j = slot j empty), subsets using one.
-_USES_EMPTY = (np.arange(16)[:, None] & np.arange(1, 16)[None, :]) > 0
-_SLOT_WEIGHTS = np.array([1, 2, 4, 8], dtype=np.intp)
+#: ``(37,)`` the inner mask plus a False last entry, so field -1 ("no field") reads as outer.
+_INNER_EXT = np.append(_INNER_MASK, False)
+_INNER_IDX = np.array(D.INNER_FIELDS, dtype=np.intp)
 _DECK = np.array(D.DECK, dtype=np.int8)
-
-
-_CARD_VALUES = np.arange(D.MAX_CARD + 1)
-_FIELDS = np.arange(D.NUM_FIELDS)
-_SEATS = np.arange(4)
-#: seat offsets 1..P (the next seats clockwise, the mover itself last)
-_OFFSETS = {p: np.arange(1, p + 1) for p in range(1, 5)}
-
-
-def _slot_pattern(hand: np.ndarray) -> np.ndarray:
-    """``(n,)`` bitmask of the empty (0) slots of hands ``(n, 4)``."""
-    return (hand == 0) @ _SLOT_WEIGHTS
-
-
 _DECK_COUNTS = np.bincount(_DECK, minlength=D.MAX_CARD + 1)
+
+# Lookup tables of the hot path (rules become a few gathers per step, whatever the batch size).
+#: A value no card has: a subset using an empty slot (0) sums to more than any field number.
+_EMPTY_SLOT_VALUE = _MAX_SUM + 1
+#: ``(20,)`` value a card counts for in subset sums (an empty slot counts ``_EMPTY_SLOT_VALUE``).
+_SUM_VALUE = np.arange(D.MAX_CARD + 1, dtype=np.intp)
+_SUM_VALUE[0] = _EMPTY_SLOT_VALUE
+#: ``(4, 15)`` slot-by-subset incidence (subset sums are one matrix product).
+_SUBSET_BITS_T = np.ascontiguousarray(_SUBSET_BITS_I.T)
+#: ``(16, 4) bool``: slots played by each action (the discard action 15 plays all four).
+_PLAY_BITS = np.vstack([SUBSET_BITS, np.ones((1, D.HAND_SIZE), dtype=bool)])
+#: ``(16,)`` bitmask of the slots each action empties (bit j = slot j).
+_PLAY_PATTERN = np.minimum(np.arange(NUM_ACTIONS), NUM_SUBSETS - 1) + 1
+#: ``(16, 4) bool``: slots set in each 4-bit pattern.
+_PATTERN_SLOTS = ((np.arange(16)[:, None] >> np.arange(D.HAND_SIZE)[None, :]) & 1).astype(bool)
+#: ``(16,) int8``: how many slots each pattern sets (cards to draw).
+_PATTERN_NEED = _PATTERN_SLOTS.sum(1).astype(np.int8)
+#: ``(16, 4)``: 1 + rank of each set slot among the set slots (the k-th empty slot takes the
+#: k-th card from the top); 1 for unset slots (they read the top card, which is not used).
+_PATTERN_DEPTH = np.where(_PATTERN_SLOTS, np.cumsum(_PATTERN_SLOTS, axis=1), 1).astype(np.intp)
+_PILE_POS = np.arange(D.NUM_CARDS)
+_FIELD_IDX = np.arange(D.NUM_FIELDS)
+_SUBSET_IDX = np.arange(NUM_SUBSETS)
+#: Batches up to this size take the observation path with the fewest numpy calls.
+_SMALL_BATCH = 16
+#: per player count: ``(P, P) bool`` one-hot seats.
+_SEAT_ONEHOT = {p: np.eye(p, dtype=bool) for p in range(1, 5)}
+
 
 SPEC = GameSpec(
     name="monkey_fun",
@@ -146,8 +160,33 @@ class MonkeyFun(Game[MonkeyFunState]):
         #: ``(W,) uint64`` bitmask (bit = field index) of each winning window.
         self.window_bits = (np.uint64(1) << self.windows.astype(np.uint64)).sum(1, dtype=np.uint64)
         self._field_value = (layout / 36).astype(np.float32)
-
+        #: ``(4 * 77 + 1,)`` field of each subset sum (-1: no field; sums using an empty slot are > 76).
+        self._field_of_sum = np.full(D.HAND_SIZE * _EMPTY_SLOT_VALUE + 1, -1, dtype=np.intp)
+        self._field_of_sum[: _MAX_SUM + 1] = self.field_of_number
+        #: ``(16, 77)`` field each action places on given the played cards' sum (-1 for the discard).
+        self._place_field = np.tile(self.field_of_number, (NUM_ACTIONS, 1))
+        self._place_field[DISCARD_ACTION] = -1
         P = num_players
+        #: ``(P, 2**P) int8``: seat to move after seat ``cp`` given the bitmask of seats whose
+        #: supply is not empty (the next such seat clockwise, ``cp`` itself last; with none
+        #: left the next seat, as the game ends anyway).
+        self._next_seat = np.zeros((P, 2**P), dtype=np.int8)
+        for cp in range(P):
+            for key in range(2**P):
+                order = [(cp + k) % P for k in range(1, P + 1)]
+                has = [o for o in order if key >> o & 1]
+                self._next_seat[cp, key] = has[0] if has else order[0]
+        self._seat_weights = (1 << np.arange(P)).astype(np.intp)
+        #: ``(15, 309)``: flat observation cell of the one-hot "action_field" entry of subset ``a``
+        #: with card sum ``s`` (the first "solo" cell, rewritten afterwards, when ``s`` is no field).
+        self._af_cell = np.full((NUM_SUBSETS, self._field_of_sum.size), -1, dtype=np.intp)  # set below
+        #: ``(P, P)``: absolute seat of each observer-first slot, per observer seat.
+        self._rot = (np.arange(P)[:, None] + np.arange(P)[None, :]) % P
+        #: ``(P, P) int8``: 0 on the diagonal, 1 elsewhere (keeps the other seats' counts).
+        self._not_seat = (~np.eye(P, dtype=bool)).astype(np.int8)
+        #: ``(P, P) int8``: +2 (the securing margin) on every other seat's count.
+        self._margin = np.where(np.eye(P, dtype=bool), 0, D.SECURE_MARGIN).astype(np.int8)
+
         self.obs_layout = ObsLayout(
             [
                 ObsPiece("hand", (D.HAND_SIZE,), "own hand: sorted slot values / 19 (0 = empty slot)"),
@@ -167,6 +206,13 @@ class MonkeyFun(Game[MonkeyFunState]):
                 ObsPiece("solo", (2,), "solo only: minus-tower fields / 4, rounds played / 20"),
             ]
         )
+        af_start = self.obs_layout.slices["action_field"].start
+        fos = self._field_of_sum
+        self._af_cell[:] = np.where(
+            fos[None, :] >= 0,
+            af_start + np.arange(NUM_SUBSETS)[:, None] * D.NUM_FIELDS + fos[None, :],
+            self.obs_layout.slices["solo"].start,
+        )
 
     # ================================================================== helpers
     def action_name(self, state: MonkeyFunState, row: int, action: int) -> str:
@@ -179,29 +225,35 @@ class MonkeyFun(Game[MonkeyFunState]):
         cards = [int(v) for v, b in zip(hand, SUBSET_BITS[action], strict=True) if b]
         return f"play {'+'.join(map(str, cards))} = {sum(cards)}"
 
-    def _legal(
-        self, hand: np.ndarray, owner: np.ndarray, counts: np.ndarray, cp: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Legal mask ``(n, 16)`` for hands ``(n, 4)``; also ``(n,)`` 'solo stuck' flags."""
+    def _subset_fields(self, hand: np.ndarray) -> np.ndarray:
+        """``(n, 15) intp`` field each subset action of hands ``(n, 4)`` places on; -1 if none.
+
+        -1 when the subset's sum is no field number or the subset uses an empty slot.
+        """
+        return self._field_of_sum[_SUM_VALUE[hand] @ _SUBSET_BITS_T]
+
+    def _legal_into(
+        self, mask: np.ndarray, hand: np.ndarray, owner: np.ndarray, counts: np.ndarray, cp: np.ndarray
+    ) -> np.ndarray | None:
+        """Write the legal mask of hands ``(n, 4)`` into ``mask (n, 16)``; return the solo 'stuck' flags.
+
+        Returns ``None`` outside the solo game (nobody gets stuck there: action 15 discards).
+        """
         n = hand.shape[0]
-        ar = np.arange(n)[:, None]
-        sums = hand.astype(np.intp) @ _SUBSET_BITS_I.T  # (n, 15)
-        field = self.field_of_number[np.where(_USES_EMPTY[_slot_pattern(hand)], 0, sums)]  # sum 0 -> no field
-        valid = field >= 0
-        fclip = np.maximum(field, 0)
-        mask = np.empty((n, NUM_ACTIONS), dtype=bool)
+        rows = batch_arange(n)[:, None]
+        field = self._subset_fields(hand)  # (n, 15), -1 = no field
+        ok = mask[:, :NUM_SUBSETS]
         if not self.solo:
-            fo = owner[ar, fclip]
+            fo = owner[rows, field]  # field -1 reads field 35; cleared by `field >= 0` below
+            np.equal(fo, -1, out=ok)
             if self.place_on_own_secured:
-                ok = valid & ((fo == -1) | (fo == cp[:, None]))
-            else:
-                ok = valid & (fo == -1)
-            mask[:, :NUM_SUBSETS] = ok
-            mask[:, DISCARD_ACTION] = ~ok.any(1)
-            return mask, np.zeros(n, dtype=bool)
+                ok |= fo == cp[:, None]
+            ok &= field >= 0
+            np.logical_not(ok.any(1), out=mask[:, DISCARD_ACTION])
+            return None
         c0 = counts[:, :, 0]
-        fcount = c0[ar, fclip]
-        inner = valid & _INNER_MASK[fclip]
+        fcount = c0[rows, field]
+        inner = _INNER_EXT[field]  # False for field -1
         free = inner & (fcount == 0)
         towers = ((c0 >= 2) & _INNER_MASK).sum(1)
         tower = (
@@ -210,29 +262,17 @@ class MonkeyFun(Game[MonkeyFunState]):
             & (fcount < D.SOLO_MAX_PER_FIELD)
             & ((fcount >= 2) | (towers[:, None] < D.SOLO_MAX_TOWERS))
         )
-        ok = np.where(free.any(1)[:, None], free, tower)
-        mask[:, :NUM_SUBSETS] = ok
+        ok[:] = np.where(free.any(1)[:, None], free, tower)
         mask[:, DISCARD_ACTION] = False
-        return mask, ~ok.any(1)
+        return ~ok.any(1)
 
-    def _refresh(self, s: MonkeyFunState, rows: np.ndarray | None = None) -> None:
-        """Recompute mask (and solo 'stuck' losses) for running rows ``rows`` (None = all rows)."""
-        if rows is None:
-            cp = s.current_player.astype(np.intp)
-            hand = s.hands[np.arange(s.batch_size), cp]
-            mask, stuck = self._legal(hand, s.owner, s.counts, cp)
-            s.legal_action_mask[:] = mask
-            rows = np.arange(s.batch_size)
-        else:
-            if rows.size == 0:
-                return
-            cp = s.current_player[rows].astype(np.intp)
-            mask, stuck = self._legal(
-                s.hands[rows, cp], s.owner[rows], s.counts[rows] if self.solo else s.counts[:0], cp
-            )
-            s.legal_action_mask[rows] = mask
-        if stuck.any():
-            lost = rows[stuck]
+    def _refresh(self, s: MonkeyFunState) -> None:
+        """Recompute the mask (and the solo 'stuck' losses) of every row for its current player."""
+        cp = s.current_player.astype(np.intp)
+        hand = s.hands[batch_arange(s.batch_size), cp]
+        stuck = self._legal_into(s.legal_action_mask, hand, s.owner, s.counts, cp)
+        if stuck is not None and stuck.any():
+            lost = np.flatnonzero(stuck)
             self._finish(s, lost, np.zeros((lost.size, self.num_players), dtype=bool), END_SOLO_STUCK)
 
     def _finish(self, s: MonkeyFunState, rows: np.ndarray, winners: np.ndarray, reason: int) -> None:
@@ -308,58 +348,50 @@ class MonkeyFun(Game[MonkeyFunState]):
     def _step(self, s: MonkeyFunState, actions: np.ndarray, live: np.ndarray) -> None:
         P = self.num_players
         n = s.batch_size
-        ar = np.arange(n)
+        ar = batch_arange(n)
         cp = s.current_player.astype(np.intp)
         hand = s.hands[ar, cp]  # (n, 4)
 
-        # ---- 1. play cards (or discard the whole hand) --------------------------------
-        # action 15 (discard) maps to subset index 14 = bitmask 15 = all four slots
-        bits = SUBSET_BITS[np.minimum(actions, NUM_SUBSETS - 1)]  # (n, 4)
-        played = np.where(bits, hand, 0).astype(np.int8)
+        # ---- 1. play cards (or discard the whole hand: action 15 plays all four slots) ----
+        played = hand * _PLAY_BITS[actions]  # (n, 4) int8, 0 in slots kept
+        rest = hand - played  # the hand is written back once, after drawing
         s.discard += self._value_counts(played)
-        s.hands[ar, cp] = hand - played
         s.supply[ar, cp] -= 1  # a monkey leaves the supply: onto the board or into the box
 
         # ---- 2. place one monkey ------------------------------------------------------
         place = actions != DISCARD_ACTION
-        field = np.where(place, self.field_of_number[played.sum(1, dtype=np.intp)], -1)
+        field = self._place_field[actions, played.sum(1, dtype=np.intp)]  # -1 for a discard
         s.last_field[:] = field
-        all_place = bool(place.all())
-        if not all_place:
-            s.box[ar[~place], cp[~place]] += 1
-        pr = ar if all_place else ar[place]
-        pc, pf = cp[pr], field[pr]
-        s.counts[pr, pf, pc] += 1
+        s.box[ar, cp] += ~place
+        s.counts[ar, field, cp] += place  # a discard (field -1) adds 0
 
-        won = np.zeros(n, dtype=bool)
         if not self.solo:
             # ---- securing: count >= every other count + 2 ------------------------------
-            m = pr.size
-            mr = np.arange(m)
-            fc = s.counts[pr, pf]  # (m, P)
-            others = fc.copy()
-            others[mr, pc] = -1
-            sec = (s.owner[pr, pf] == -1) & (fc[mr, pc] >= others.max(1) + D.SECURE_MARGIN)
+            fc = s.counts[ar, field]  # (n, P)
+            mine = fc[ar, cp]
+            sec = (s.owner[ar, field] == -1) & ((fc + self._margin[cp]).max(1) <= mine) & place
             if sec.any():
-                sr, sf, sc = pr[sec], pf[sec], pc[sec]
+                sr, sf, sc = ar[sec], field[sec], cp[sec]
                 back = fc[sec]
                 back[np.arange(sr.size), sc] = 0
                 s.box[sr] += back
                 s.counts[sr, sf] -= back
                 s.owner[sr, sf] = sc
             # ---- a line of 4 (or a 2x2 square in the quick game) with the majority --------
-            won[pr] = self._has_line(s.counts if all_place else s.counts[pr], s.owner if all_place else s.owner[pr], pc)
+            won = self._has_line(s.counts, s.owner, cp) & place
         else:
-            done = (s.counts[pr][:, _INNER_MASK, 0] >= 1).all(1)
-            won[pr] = done
-            if done.any():
-                wr = pr[done]
+            won = (s.counts[:, _INNER_IDX, 0] >= 1).all(1) & place
+            if won.any():
+                wr = ar[won]
                 towers = ((s.counts[wr, :, 0] >= 2) & _INNER_MASK) * self.field_number
-                s.scores[wr, 0] = self.field_number[pf[done]] - towers.sum(1)
+                s.scores[wr, 0] = self.field_number[field[won]] - towers.sum(1)
 
         # ---- 3. draw back up to 4 (nobody draws after a win) -----------------------------
         any_won = bool(won.any())
-        self._draw(s, cp, bits & ~won[:, None] if any_won else bits)
+        pattern = _PLAY_PATTERN[actions]  # slots to refill
+        if any_won:
+            pattern[won] = 0
+        self._draw(s, ar, cp, rest, pattern)
 
         # ---- end of game / next player ------------------------------------------------
         # The mask is computed for every row first; rows that end below overwrite it (and
@@ -370,11 +402,12 @@ class MonkeyFun(Game[MonkeyFunState]):
             if out.any():
                 self._finish(s, ar[out], np.zeros((int(out.sum()), 1), dtype=bool), END_SOLO_ROUNDS)
         else:
-            cand = (cp[:, None] + _OFFSETS[P][None, :]) % P  # seats after cp, cp itself last
-            has = s.supply[ar[:, None], cand] > 0
-            s.current_player[:] = cand[ar, has.argmax(1)]
+            key = (s.supply > 0) @ self._seat_weights  # bitmask of the seats with monkeys left
+            s.current_player[:] = self._next_seat[cp, key]
             self._refresh(s)
-            ended = ~won & ~has.any(1)
+            ended = key == 0
+            if any_won:
+                ended &= ~won
             if ended.any():
                 er = ar[ended]
                 scores, winners = self.final_scores(s.counts[er])
@@ -389,51 +422,47 @@ class MonkeyFun(Game[MonkeyFunState]):
     def _has_line(self, counts: np.ndarray, owner: np.ndarray, seat: np.ndarray) -> np.ndarray:
         """``(m,) bool``: does ``seat`` hold the majority on every field of some window?
 
-        Majorities are packed into a 36-bit board per row and tested against the window
-        bitmasks, so the check is a handful of array operations whatever the batch size.
+        Majority fields are a count above every other seat's, or a field the seat secured; the
+        windows are one gather of that ``(m, 36)`` board.
         """
         m = counts.shape[0]
-        mine = counts[np.arange(m), :, seat]  # (m, 36)
-        omax = np.full(mine.shape, -1, dtype=np.int8)
-        for k in range(self.num_players):  # loop over seats, not envs
-            np.maximum(omax, np.where((seat != k)[:, None], counts[:, :, k], -1), out=omax)
-        majority = (mine > omax) | (owner == seat[:, None])
-        buf = np.zeros((m, 8), dtype=np.uint8)
-        buf[:, :5] = np.packbits(majority, axis=1, bitorder="little")
-        board = buf.view(np.uint64)[:, 0]
-        return ((board[:, None] & self.window_bits[None, :]) == self.window_bits[None, :]).any(1)
+        mine = counts[batch_arange(m), :, seat]  # (m, 36)
+        # the others' counts with the seat's own zeroed (counts are >= 0, so the max over the
+        # others is unchanged); maxima over slices, as numpy reduces a short last axis slowly
+        keep = self._not_seat[seat]  # (m, P) 0 for the seat itself
+        best = counts[:, :, 0] * keep[:, 0:1]
+        for k in range(1, self.num_players):  # a loop over seats, not envs
+            best = np.maximum(best, counts[:, :, k] * keep[:, k : k + 1])
+        majority = mine > best
+        majority |= owner == seat[:, None]
+        return majority[:, self.windows].all(2).any(1)
 
     @staticmethod
     def _value_counts(cards: np.ndarray) -> np.ndarray:
         """``(n, 20) int8`` counts of card values in ``cards (n, k)`` (0 = no card, not counted)."""
         n = cards.shape[0]
-        idx = (np.arange(n)[:, None] * (D.MAX_CARD + 1) + cards).ravel()
+        idx = (batch_arange(n)[:, None] * (D.MAX_CARD + 1) + cards).ravel()
         cnt = np.bincount(idx, minlength=n * (D.MAX_CARD + 1)).reshape(n, D.MAX_CARD + 1)
         cnt[:, 0] = 0
         return cnt.astype(np.int8)
 
-    def _draw(self, s: MonkeyFunState, cp: np.ndarray, empty: np.ndarray) -> None:
-        """Fill the ``empty (B, 4)`` slots of seat ``cp``'s hand from the top of the draw pile.
+    def _draw(self, s: MonkeyFunState, ar: np.ndarray, cp: np.ndarray, rest: np.ndarray, pattern: np.ndarray) -> None:
+        """Refill seat ``cp``'s hand ``rest (n, 4)`` in the slots of ``pattern (n,)`` from the draw pile.
 
-        When the pile runs out the discard pile (including the cards just played) is shuffled
-        into a new pile under the cards left in the old one, which are drawn first.
+        The k-th slot to fill takes the k-th card from the top; the hand is stored sorted. When
+        the pile runs short the discard pile (including the cards just played) is shuffled into
+        a new pile under the cards left in the old one, which are drawn first.
         """
-        n = s.batch_size
-        ar = np.arange(n)
-        need = empty.sum(1, dtype=np.intp)
+        need = _PATTERN_NEED[pattern]  # (n,) int8
         short = s.draw_size < need
         if short.any():
-            self._reshuffle(s, ar[short])
-        size = s.draw_size.astype(np.intp)
-        rank = np.cumsum(empty, axis=1) - 1  # k-th empty slot takes the k-th card from the top
-        pos = np.where(empty, size[:, None] - 1 - rank, 0)
-        cards = s.draw_pile[ar[:, None], pos]
-        hand = np.where(empty, cards, s.hands[ar, cp])
+            self._reshuffle(s, np.flatnonzero(short))
+        pos = s.draw_size[:, None] - _PATTERN_DEPTH[pattern]  # (n, 4); -1 only for unused slots
+        hand = np.where(_PATTERN_SLOTS[pattern], s.draw_pile[ar[:, None], pos], rest)
         hand.sort(axis=1)
         s.hands[ar, cp] = hand
-        r, j = np.nonzero(empty)
-        s.draw_pile[r, pos[r, j]] = 0
-        s.draw_size -= need.astype(np.int8)
+        s.draw_size -= need
+        s.draw_pile *= _PILE_POS < s.draw_size[:, None]  # clear the drawn cards (all above the new top)
 
     @staticmethod
     def _reshuffle(s: MonkeyFunState, rows: np.ndarray) -> None:
@@ -457,39 +486,48 @@ class MonkeyFun(Game[MonkeyFunState]):
     # ================================================================== observation
     def _observe(self, s: MonkeyFunState, player: np.ndarray) -> np.ndarray:
         B, P = s.batch_size, self.num_players
-        ar = np.arange(B)
+        ar = batch_arange(B)
         sl = self.obs_layout.slices
         dim = self.obs_layout.size
         obs = np.zeros((B, dim), dtype=np.float32)
         hand = s.hands[ar, player]  # (B, 4)
-        obs[:, sl["hand"]] = hand * np.float32(1 / D.MAX_CARD)
-        rot = (player[:, None] + _SEATS[None, :P]) % P  # (B, P): absolute seat of each observer-first slot
+        np.multiply(hand, np.float32(1 / D.MAX_CARD), out=obs[:, sl["hand"]])
+        rot = self._rot[player]  # (B, P): absolute seat of each observer-first slot
         counts = obs[:, sl["counts"]].reshape(B, D.NUM_FIELDS, P)
-        for r in range(P):  # rows observed by seat r see the seat axis rolled by r (a loop over seats)
-            sel = player == r
-            counts[sel] = np.roll(s.counts[sel], -r, axis=2) * np.float32(0.25)
+        owner = obs[:, sl["owner"]].reshape(B, D.NUM_FIELDS, P)
+        sums = _SUM_VALUE[hand] @ _SUBSET_BITS_T  # (B, 15) subset sums (> 76 if using an empty slot)
+        # Two ways to the same numbers: few numpy calls for small batches (per-call overhead
+        # dominates), few passes over memory for large ones (per-element cost dominates).
+        if B <= _SMALL_BATCH:
+            af = obs[:, sl["action_field"]].reshape(B, NUM_SUBSETS, D.NUM_FIELDS)
+            np.equal(self._field_of_sum[sums][:, :, None], _FIELD_IDX, out=af)
+            gathered = s.counts[ar[:, None, None], _FIELD_IDX[None, :, None], rot[:, None, :]]
+            np.multiply(gathered, np.float32(0.25), out=counts)
+            np.equal(s.owner[:, :, None], rot[:, None, :], out=owner)
+        else:
+            # one-hot action fields: one scatter of flat cells (a subset with no field hits
+            # the first solo cell, rewritten below)
+            cells = self._af_cell[_SUBSET_IDX, sums]
+            cells += (ar * dim)[:, None]
+            obs.reshape(-1)[cells] = 1.0
+            for r in range(P):  # rows observed by seat r see the seat axis rolled by r (a loop over seats)
+                sel = player == r
+                counts[sel] = np.roll(s.counts[sel], -r, axis=2) * np.float32(0.25)
+            orow, ofield = np.nonzero(s.owner >= 0)
+            rel = (s.owner[orow, ofield] - player[orow]) % P
+            owner[orow, ofield, rel] = 1.0
         obs[:, sl["field_value"]] = self._field_value
-        obs[:, sl["supply"]] = s.supply[ar[:, None], rot] * np.float32(1 / D.MONKEYS_PER_PLAYER)
-        obs[:, sl["box"]] = s.box[ar[:, None], rot] * np.float32(1 / D.MONKEYS_PER_PLAYER)
-        obs[:, sl["discard"]] = s.discard[:, 1:] * np.float32(0.25)
-        obs[:, sl["draw_size"]] = s.draw_size[:, None] * np.float32(1 / D.NUM_CARDS)
-        # one-hot pieces: one scatter of flat indices into the zeroed buffer
-        flat = obs.reshape(-1)
-        base = ar * dim
-        sums = hand.astype(np.intp) @ _SUBSET_BITS_I.T
-        field = self.field_of_number[np.where(_USES_EMPTY[_slot_pattern(hand)], 0, sums)]  # (B, 15)
-        fr, fa = np.nonzero(field >= 0)
-        hot = [base[fr] + (sl["action_field"].start + fa * D.NUM_FIELDS + field[fr, fa])]
-        orow, ofield = np.nonzero(s.owner >= 0)
-        rel = (s.owner[orow, ofield] - player[orow]) % P
-        hot.append(base[orow] + (sl["owner"].start + ofield * P + rel))
-        live = np.flatnonzero(s.current_player >= 0)
-        hot.append(base[live] + (sl["to_move"].start + (s.current_player[live] - player[live]) % P))
-        flat[np.concatenate(hot)] = 1.0
+        np.multiply(s.supply[ar[:, None], rot], np.float32(1 / D.MONKEYS_PER_PLAYER), out=obs[:, sl["supply"]])
+        np.multiply(s.box[ar[:, None], rot], np.float32(1 / D.MONKEYS_PER_PLAYER), out=obs[:, sl["box"]])
+        np.multiply(s.discard[:, 1:], np.float32(0.25), out=obs[:, sl["discard"]])
+        np.multiply(s.draw_size[:, None], np.float32(1 / D.NUM_CARDS), out=obs[:, sl["draw_size"]])
+        np.equal(s.current_player[:, None], rot, out=obs[:, sl["to_move"]])  # -1 (over) matches no seat
         if self.solo:
             c0 = s.counts[:, :, 0]
             obs[:, sl["solo"].start] = ((c0 >= 2) & _INNER_MASK).sum(1) * np.float32(1 / D.SOLO_MAX_TOWERS)
             obs[:, sl["solo"].start + 1] = (D.MONKEYS_PER_PLAYER - s.supply[:, 0]) * np.float32(1 / D.SOLO_ROUNDS)
+        else:
+            obs[:, sl["solo"].start] = 0.0
         return obs
 
     def _winners(self, s: MonkeyFunState) -> np.ndarray:
