@@ -110,3 +110,35 @@ class EpisodeStream:
         seats = np.minimum((frac * num_players).astype(np.int64), num_players - 1)
         self.episodes[rows] += 1
         return game_seeds, seats
+
+
+def build_driver(
+    game: Any,
+    num_envs: int,
+    *,
+    opponent: Any,
+    learner_seat: int | None,
+    illegal_action: str,
+    render_mode: str | None,
+    render_modes: tuple[str, ...],
+    autoreset: bool = True,
+    **game_options: Any,
+) -> Any:
+    """Validate ``render_mode``, resolve the game and build the shared single-agent driver.
+
+    Every gymnasium / SB3 face starts this way; returns the
+    :class:`~monkey_envs.core.driver.SingleAgentDriver` (its ``game`` attribute is the game).
+    """
+    from monkey_envs.core.driver import SingleAgentDriver
+    from monkey_envs.games import resolve_game
+
+    if render_mode is not None and render_mode not in render_modes:
+        raise ValueError(f"render_mode must be None or one of {render_modes}, got {render_mode!r}")
+    return SingleAgentDriver(
+        resolve_game(game, **game_options),
+        num_envs,
+        opponent=opponent,
+        learner_seat=learner_seat,
+        autoreset=autoreset,
+        illegal_action=illegal_action,
+    )

@@ -106,6 +106,36 @@ def check_actions(state: BatchState, actions: Any, num_actions: int, done: np.nd
     return arr
 
 
+def end_games(
+    state: BatchState,
+    rows: np.ndarray,
+    winners: np.ndarray,
+    reason: int,
+    rewards: tuple[float, float, float],
+) -> None:
+    """End games ``rows`` in place (bookkeeping shared by every game).
+
+    Args:
+        state: a State with the game fields ``winners_mask (B, P) bool`` and ``end_reason (B,)``.
+        rows: ``(n,)`` row indices.
+        winners: ``(n, P) bool`` seats that won each game (may be all False: nobody won).
+        reason: the game's end-reason code.
+        rewards: ``(win, loss, draw)``: each winner gets ``win``, every other seat ``loss``; when
+            all of several seats share the win, everyone gets ``draw``.
+    """
+    if rows.size == 0:
+        return
+    win, loss, draw = rewards
+    everyone = winners.all(1, keepdims=True) & (winners.shape[1] > 1)
+    rew = np.where(everyone, draw, np.where(winners, win, loss)).astype(np.float32)
+    state.rewards[rows] = rew
+    state.winners_mask[rows] = winners
+    state.terminated[rows] = True
+    state.end_reason[rows] = reason
+    state.legal_action_mask[rows] = False
+    state.current_player[rows] = -1
+
+
 class Game(abc.ABC, Generic[S]):
     """Base class of a batched game; subclasses declare ``spec`` and implement the rules.
 

@@ -28,10 +28,9 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from monkey_envs.core.driver import OpponentSpec, SingleAgentDriver
-from monkey_envs.core.faces import observation_box
+from monkey_envs.core.driver import OpponentSpec
+from monkey_envs.core.faces import build_driver, observation_box
 from monkey_envs.core.game import Game
-from monkey_envs.games import resolve_game
 
 RENDER_MODES = ("ansi", "human")
 
@@ -65,13 +64,19 @@ class GameEnv(gymnasium.Env):
         render_mode: str | None = None,
         **game_options: Any,
     ) -> None:
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ValueError(f"render_mode must be None or one of {RENDER_MODES}, got {render_mode!r}")
-        self.game = resolve_game(game, **game_options)
-        self.render_mode = render_mode
-        self.driver = SingleAgentDriver(
-            self.game, 1, opponent=opponent, learner_seat=learner_seat, autoreset=False, illegal_action=illegal_action
+        self.driver = build_driver(
+            game,
+            1,
+            opponent=opponent,
+            learner_seat=learner_seat,
+            illegal_action=illegal_action,
+            render_mode=render_mode,
+            render_modes=RENDER_MODES,
+            autoreset=False,
+            **game_options,
         )
+        self.game = self.driver.game
+        self.render_mode = render_mode
         self.observation_space = observation_box(self.game)
         self.action_space = spaces.Discrete(self.game.num_actions)
 

@@ -31,10 +31,9 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from monkey_envs.core.driver import OpponentSpec, SingleAgentDriver
-from monkey_envs.core.faces import entropy_seed, observation_box, row_seeds
+from monkey_envs.core.driver import OpponentSpec
+from monkey_envs.core.faces import build_driver, entropy_seed, observation_box, row_seeds
 from monkey_envs.core.game import Game
-from monkey_envs.games import resolve_game
 
 RENDER_MODES = ("ansi", "human")
 
@@ -70,12 +69,17 @@ class GameVectorEnv(VectorEnv):
         render_mode: str | None = None,
         **game_options: Any,
     ) -> None:
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ValueError(f"render_mode must be None or one of {RENDER_MODES}, got {render_mode!r}")
-        self.game = resolve_game(game, **game_options)
-        self.driver = SingleAgentDriver(
-            self.game, num_envs, opponent=opponent, learner_seat=learner_seat, illegal_action=illegal_action
+        self.driver = build_driver(
+            game,
+            num_envs,
+            opponent=opponent,
+            learner_seat=learner_seat,
+            illegal_action=illegal_action,
+            render_mode=render_mode,
+            render_modes=RENDER_MODES,
+            **game_options,
         )
+        self.game = self.driver.game
         self.num_envs = self.driver.num_envs
         self.render_mode = render_mode
         self.single_observation_space = observation_box(self.game)

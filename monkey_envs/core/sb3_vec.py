@@ -36,10 +36,9 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvObs, VecEnvStepReturn
 
-from monkey_envs.core.driver import OpponentSpec, SingleAgentDriver
-from monkey_envs.core.faces import entropy_seed, observation_box, row_seeds
+from monkey_envs.core.driver import OpponentSpec
+from monkey_envs.core.faces import build_driver, entropy_seed, observation_box, row_seeds
 from monkey_envs.core.game import Game
-from monkey_envs.games import resolve_game
 
 RENDER_MODES = ("ansi", "human")
 #: Attributes whose value differs per env (``get_attr`` returns one entry per env).
@@ -77,12 +76,17 @@ class MonkeyVecEnv(VecEnv):
         render_mode: str | None = None,
         **game_options: Any,
     ) -> None:
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ValueError(f"render_mode must be None or one of {RENDER_MODES}, got {render_mode!r}")
-        self.game = resolve_game(game_or_name, **game_options)
-        self.driver = SingleAgentDriver(
-            self.game, num_envs, opponent=opponent, learner_seat=learner_seat, illegal_action=illegal_action
+        self.driver = build_driver(
+            game_or_name,
+            num_envs,
+            opponent=opponent,
+            learner_seat=learner_seat,
+            illegal_action=illegal_action,
+            render_mode=render_mode,
+            render_modes=RENDER_MODES,
+            **game_options,
         )
+        self.game = self.driver.game
         self.render_mode = render_mode
         super().__init__(self.driver.num_envs, observation_box(self.game), spaces.Discrete(self.game.num_actions))
         self.seed(seed)

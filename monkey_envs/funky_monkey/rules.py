@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from monkey_envs.core.game import Game
+from monkey_envs.core.game import Game, end_games
 from monkey_envs.core.rng import draw_uint64, seed_rng, shuffle_prefix
 from monkey_envs.core.spec import GameSpec, ObsLayout, ObsPiece
 from monkey_envs.funky_monkey import data as D
@@ -351,17 +351,7 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
 
     def _finish(self, s: FunkyMonkeyState, rows: np.ndarray, winners: np.ndarray, reason: Any) -> None:
         """End games ``rows`` with ``winners (n, P) bool``: rewards, flags, empty mask."""
-        if rows.size == 0:
-            return
-        everyone = winners.all(1, keepdims=True)
-        rew = np.where(winners, D.REWARD_WIN, D.REWARD_LOSS)
-        rew = np.where(everyone, D.REWARD_DRAW, rew).astype(np.float32)
-        s.rewards[rows] = rew
-        s.winners_mask[rows] = winners
-        s.terminated[rows] = True
-        s.end_reason[rows] = reason
-        s.legal_action_mask[rows] = False
-        s.current_player[rows] = -1
+        end_games(s, rows, winners, reason, (D.REWARD_WIN, D.REWARD_LOSS, D.REWARD_DRAW))
         s.phase[rows] = PH_OVER
         s.stage[rows] = ST_DECIDE
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from monkey_envs.core.game import Game, batch_arange
+from monkey_envs.core.game import Game, batch_arange, end_games
 from monkey_envs.core.rng import draw_below, seed_rng, shuffle_prefix
 from monkey_envs.core.spec import GameSpec, ObsLayout, ObsPiece
 from monkey_envs.monkey_fun import data as D
@@ -277,17 +277,7 @@ class MonkeyFun(Game[MonkeyFunState]):
 
     def _finish(self, s: MonkeyFunState, rows: np.ndarray, winners: np.ndarray, reason: int) -> None:
         """End games ``rows`` with ``winners (n, P) bool``: rewards, flags, empty mask."""
-        if rows.size == 0:
-            return
-        everyone = winners.all(1, keepdims=True) & (self.num_players > 1)  # a shared win by all = draw
-        rew = np.where(winners, D.REWARD_WIN, D.REWARD_LOSS)
-        rew = np.where(everyone, D.REWARD_DRAW, rew).astype(np.float32)
-        s.rewards[rows] = rew
-        s.winners_mask[rows] = winners
-        s.terminated[rows] = True
-        s.end_reason[rows] = reason
-        s.legal_action_mask[rows] = False
-        s.current_player[rows] = -1
+        end_games(s, rows, winners, reason, (D.REWARD_WIN, D.REWARD_LOSS, D.REWARD_DRAW))
 
     def final_scores(self, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """End-of-game scoring of boards ``counts (n, 36, P)``.
