@@ -1,8 +1,15 @@
-"""Batched, seat-balanced evaluation of agents on the game core.
+"""Batched play of agents on the game core, and per-agent results with Wilson intervals.
 
-``play_games(game, [agent_a, agent_b], num_games=1000, seed=0)`` plays all games at once as one
-batch of the core (no per-game Python loop): every step, each agent acts on the rows where one
-of its seats is to move. Seats are balanced by rotation -- in game ``g`` agent ``i`` sits in seat
+This module is the one implementation of "agents play games": :func:`play_lineups` plays any
+list of games -- each with its own seed and its own agent in every seat -- as one batch of the
+core (no per-game Python loop). Every step each distinct agent object acts once, on the rows
+where one of its seats is to move; finished games leave the batch. :func:`agent_results` turns
+the per-game records into per-agent win rates with 95% Wilson intervals. The arena
+(:mod:`agents.arena`: tournaments of any number of agents, head-to-head tables, ratings) and
+training's evaluation both stand on these two functions.
+
+``play_games(game, [agent_a, agent_b], num_games=1000, seed=0)`` is the simple match: one
+agent per seat, seats balanced by rotation -- in game ``g`` agent ``i`` sits in seat
 ``(i + g) % P`` -- and each deal (a game seed) is played once per rotation, so every agent
 plays every seat and every deal equally often when ``num_games`` is a multiple of ``P``.
 
@@ -15,12 +22,18 @@ Win rates come with 95% Wilson score intervals (:func:`wilson_interval`)::
     game = MonkeyFun(num_players=2)
     result = play_games(game, ["greedy", "random"], num_games=1000, seed=0)
     print(result.table())
+
+Outcomes. A seat that wins (alone or sharing the win with some, not all, seats) has a win; a
+game every seat shares, one nobody wins, or one cut by ``max_steps`` is a draw for every seat;
+every other seat has a loss.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import math
+import sys
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -57,21 +70,34 @@ def wilson_interval(successes: float, n: int, z: float = Z95) -> tuple[float, fl
     return min(max(0.0, centre - half), p), max(min(1.0, centre + half), p)
 
 
+# ====================================================================== results
+
+
 @dataclasses.dataclass
 class AgentResult:
-    """Results of one agent (one entry of the ``agents`` list) over all games.
+    """Results of one agent (one participant) over all games.
+
+    An agent may hold several seats of one game (an arena with fewer agents than seats); each
+    seat it holds is one trial. In :func:`play_games` every agent holds one seat per game, so
+    ``seats == games``.
 
     Attributes:
         name: the agent's name (its ``name`` attribute or the name it was built from).
-        games: games played.
-        wins / draws / losses: outcomes from this agent's seat. A win shared with some (not all)
-            seats is a win; a game every seat shares (or nobody wins, or cut by the step cap)
-            is a draw.
-        win_rate: ``wins / games``.
-        ci_low / ci_high: 95% Wilson interval of ``win_rate``.
-        mean_score: mean end-of-game score of its seat (``state.scores``; 0 after a line win).
-        mean_return: mean sum of its seat's rewards per game.
+        games: games it took part in.
+        wins / draws / losses: outcomes of its seats (they add up to ``seats``); see the module
+            docstring for shared wins and draws.
+        win_rate: ``wins / seats``.
+        ci_low / ci_high: 95% Wilson interval of ``win_rate``. (Seats of one agent in the same
+            game are negatively correlated -- at most one wins -- so the interval is then, if
+            anything, conservative.)
+        mean_score: mean end-of-game score of its seats (``state.scores``; 0 after a Monkey Fun
+            line win); ``None`` for games that keep no score.
+        mean_return: mean sum of its seats' rewards per game.
         wins_by_seat: wins in each seat (to check seat effects).
+        seats: seats it held over all games (``games`` times its seats per game).
+        seats_by_seat: how often it sat in each seat.
+        stats: per-seat game statistics summed over its seats (e.g. Funky Monkey's bluff
+            analytics, ``name -> total``), or ``None`` when the game reports none.
     """
 
     name: str
@@ -82,9 +108,12 @@ class AgentResult:
     win_rate: float
     ci_low: float
     ci_high: float
-    mean_score: float
+    mean_score: float | None
     mean_return: float
     wins_by_seat: list[int]
+    seats: int
+    seats_by_seat: list[int]
+    stats: dict[str, int] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -99,9 +128,9 @@ class EvalResult:
         num_games: games played.
         seed: evaluation seed.
         agents: one :class:`AgentResult` per entry of the ``agents`` argument, same order.
-        end_reasons: ``reason -> games`` (from ``game.episode_info``), when the game reports them.
+        end_reasons: ``reason -> games`` (``"max_steps"`` for games cut by the step cap).
         mean_length: mean decisions per game.
-        truncated: games cut by ``max_steps``.
+        truncated: games cut by ``max_steps`` (or truncated by the game).
         seconds: wall time.
     """
 
@@ -121,20 +150,284 @@ class EvalResult:
 
     def table(self) -> str:
         """A plain-text table, one row per agent."""
-        head = (
-            f"{'agent':<24} {'games':>6} {'win':>6} {'draw':>5} {'loss':>6} {'win rate':>9} {'95% CI':>17} {'score':>7}"
-        )
-        lines = [head, "-" * len(head)]
-        for a in self.agents:
-            ci = f"[{a.ci_low:.3f}, {a.ci_high:.3f}]"
-            lines.append(
-                f"{a.name:<24} {a.games:>6} {a.wins:>6} {a.draws:>5} {a.losses:>6} {a.win_rate:>9.3f} {ci:>17} {a.mean_score:>7.2f}"
-            )
-        lines.append(
-            f"({self.num_games} games, mean length {self.mean_length:.1f} decisions, {self.seconds:.1f} s; "
+        return (
+            results_table(self.agents)
+            + f"\n({self.num_games} games, mean length {self.mean_length:.1f} decisions, {self.seconds:.1f} s; "
             f"end reasons {self.end_reasons})"
         )
-        return "\n".join(lines)
+
+
+def results_table(agents: Sequence[AgentResult]) -> str:
+    """Plain-text table of :class:`AgentResult` rows (win rate with its 95% Wilson interval)."""
+    head = f"{'agent':<24} {'seats':>6} {'win':>6} {'draw':>5} {'loss':>6} {'win rate':>9} {'95% CI':>17} {'score':>7}"
+    lines = [head, "-" * len(head)]
+    for a in agents:
+        ci = f"[{a.ci_low:.3f}, {a.ci_high:.3f}]"
+        score = "-" if a.mean_score is None else f"{a.mean_score:.2f}"
+        lines.append(
+            f"{a.name:<24} {a.seats:>6} {a.wins:>6} {a.draws:>5} {a.losses:>6} {a.win_rate:>9.3f} {ci:>17} {score:>7}"
+        )
+    return "\n".join(lines)
+
+
+# ====================================================================== playing
+
+
+@dataclasses.dataclass
+class GameRecords:
+    """Per-game outcomes of :func:`play_lineups` (``N`` games, ``P`` seats).
+
+    Attributes:
+        seeds: ``(N,) int64`` game seeds.
+        seat_agent: ``(N, P) int64`` agent index in each seat.
+        winners: ``(N, P) bool`` seats that won (all False when nobody won or the game was cut).
+        drawn: ``(N,) bool`` draws (every seat won, nobody won, or truncated); never in 1-player games.
+        scores: ``(N, P) float64`` end-of-game scores, or ``None`` if the game keeps none.
+        returns: ``(N, P) float64`` sum of each seat's rewards.
+        lengths: ``(N,) int64`` decisions per game.
+        truncated: ``(N,) bool`` cut by ``max_steps`` (or truncated by the game).
+        end_reason: ``(N,)`` str end reason of each game.
+        stats: ``name -> (N, P) int64`` per-seat statistics the game reports at the end
+            (``game.bluff_stats``); empty if none.
+        seconds: wall time of the play.
+    """
+
+    seeds: np.ndarray
+    seat_agent: np.ndarray
+    winners: np.ndarray
+    drawn: np.ndarray
+    scores: np.ndarray | None
+    returns: np.ndarray
+    lengths: np.ndarray
+    truncated: np.ndarray
+    end_reason: np.ndarray
+    stats: dict[str, np.ndarray]
+    seconds: float
+
+    @property
+    def num_games(self) -> int:
+        return int(self.seeds.size)
+
+    def end_reasons(self) -> dict[str, int]:
+        """``reason -> games``, sorted by reason."""
+        names, counts = np.unique(self.end_reason, return_counts=True)
+        return {str(n): int(c) for n, c in zip(names, counts, strict=True)}
+
+
+def play_lineups(
+    game: Any,
+    agents: Sequence[Any],
+    seeds: Any,
+    seat_agent: Any,
+    *,
+    max_steps: int = 10_000,
+    batch_size: int | None = None,
+    labels: Sequence[str] | None = None,
+) -> GameRecords:
+    """Play games with given seeds and seatings on the batched core.
+
+    Args:
+        game: a core game.
+        agents: ``K`` built agents (objects with ``act``). The same object may appear several
+            times; each distinct object acts once per step on all rows where it is to move.
+        seeds: ``(N,)`` non-negative game seeds.
+        seat_agent: ``(N, P)`` agent index (into ``agents``) sitting in each seat of each game.
+        max_steps: cap on decisions per game; games still running then count as truncated draws.
+        batch_size: play at most this many games at once (chunks in game order); ``None``
+            plays all ``N`` as one batch. ``1`` is the one-game-at-a-time loop (for benchmarks).
+        labels: agent names for error messages.
+
+    Returns:
+        :class:`GameRecords`. Same agents (same seeds), seeds, seatings and ``batch_size`` give
+        the same records.
+
+    Raises:
+        ValueError: bad shapes or indices, a bad cap or batch size, or an agent returning a
+            batch of the wrong shape.
+    """
+    P = int(game.num_players)
+    seeds = np.asarray(seeds)
+    sa = np.asarray(seat_agent)
+    if seeds.ndim != 1 or seeds.size == 0:
+        raise ValueError(f"seeds must be a non-empty 1-D array, got shape {seeds.shape}")
+    if sa.shape != (seeds.size, P) or sa.dtype.kind not in "iu":
+        raise ValueError(f"seat_agent must be integers of shape ({seeds.size}, {P}), got {sa.dtype} {sa.shape}")
+    if (sa < 0).any() or (sa >= len(agents)).any():
+        raise ValueError(f"seat_agent indices must be in [0, {len(agents)})")
+    if isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer)) or max_steps < 1:
+        raise ValueError(f"max_steps must be a positive int, got {max_steps!r}")
+    if batch_size is not None and (
+        isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1
+    ):
+        raise ValueError(f"batch_size must be a positive int or None, got {batch_size!r}")
+    labels = [str(x) for x in labels] if labels is not None else [getattr(a, "name", type(a).__name__) for a in agents]
+    # one entry per distinct object: an agent seated several times acts once per step
+    objs: list[Any] = []
+    obj_of = np.empty(len(agents), dtype=np.int64)
+    obj_label: list[str] = []
+    for i, a in enumerate(agents):
+        for j, o in enumerate(objs):
+            if o is a:
+                obj_of[i] = j
+                break
+        else:
+            obj_of[i] = len(objs)
+            objs.append(a)
+            obj_label.append(labels[i])
+    seat_obj = obj_of[sa.astype(np.int64)]
+
+    t0 = time.perf_counter()
+    n = seeds.size
+    step = n if batch_size is None else int(batch_size)
+    parts = [
+        _play_batch(game, objs, obj_label, seeds[i : i + step], seat_obj[i : i + step], int(max_steps))
+        for i in range(0, n, step)
+    ]
+    winners, scores, returns, lengths, truncated, reasons, stats = ([p[k] for p in parts] for k in range(7))
+    W = np.concatenate(winners)
+    T = np.concatenate(truncated)
+    if P > 1:
+        drawn = W.all(1) | ~W.any(1) | T
+    else:
+        drawn = np.zeros(n, dtype=bool)
+    return GameRecords(
+        seeds=seeds.astype(np.int64),
+        seat_agent=sa.astype(np.int64),
+        winners=W,
+        drawn=drawn,
+        scores=None if scores[0] is None else np.concatenate(scores),
+        returns=np.concatenate(returns),
+        lengths=np.concatenate(lengths),
+        truncated=T,
+        end_reason=np.concatenate(reasons),
+        stats={k: np.concatenate([s[k] for s in stats]) for k in stats[0]},
+        seconds=time.perf_counter() - t0,
+    )
+
+
+def _end_reason_names(state: Any) -> tuple[str, ...] | None:
+    """The ``END_REASONS`` table of the state's module, when the state keeps ``end_reason`` codes."""
+    names = getattr(sys.modules.get(type(state).__module__), "END_REASONS", None)
+    return tuple(names) if names is not None and hasattr(state, "end_reason") else None
+
+
+def _play_batch(
+    game: Any, objs: list[Any], labels: list[str], seeds: np.ndarray, seat_obj: np.ndarray, max_steps: int
+) -> tuple:
+    """Play one batch of games to the end; per-game arrays in game order."""
+    n, P = seat_obj.shape
+    state = game.init(seeds)
+    has_scores = hasattr(state, "scores")
+    has_stats = hasattr(game, "bluff_stats")
+    reason_names = _end_reason_names(state)
+    rows = np.arange(n)  # game of each row of the (shrinking) batch
+    returns = np.zeros((n, P), dtype=np.float64)
+    winners = np.zeros((n, P), dtype=bool)
+    scores = np.zeros((n, P), dtype=np.float64) if has_scores else None
+    lengths = np.zeros(n, dtype=np.int64)
+    truncated = np.zeros(n, dtype=bool)
+    reasons = np.empty(n, dtype=object)
+    stats: dict[str, np.ndarray] = {}
+    single = len(objs) == 1
+
+    steps = 0
+    while True:
+        # finished games leave the batch at once, so every row here is live (current player >= 0)
+        cp = state.current_player.astype(np.int64)
+        obs = game.observe(state, cp)
+        mask = state.legal_action_mask
+        if single:
+            actions = _act(objs[0], labels[0], obs, mask)
+        else:
+            who = seat_obj[rows, cp]
+            actions = np.zeros(rows.size, dtype=np.int64)
+            for j, agent in enumerate(objs):
+                sel = np.flatnonzero(who == j)
+                if sel.size:
+                    actions[sel] = _act(agent, labels[j], obs[sel], mask[sel])
+        state = game.step(state, actions)
+        steps += 1
+        returns[rows] += state.rewards
+        done = state.terminated | state.truncated
+        cut = None
+        if steps >= max_steps and not done.all():
+            cut = ~done
+            done = np.ones_like(done)
+        if not done.any():
+            continue
+        d = np.flatnonzero(done)
+        ids = rows[d]
+        winners[ids] = game.winners(state)[d]
+        lengths[ids] = state.step_count[d]
+        truncated[ids] = state.truncated[d]
+        if has_scores:
+            scores[ids] = state.scores[d]
+        if has_stats:
+            for k, v in game.bluff_stats(state).items():
+                stats.setdefault(k, np.zeros((n, P), dtype=np.int64))[ids] = v[d]
+        if reason_names is not None:
+            reasons[ids] = np.asarray(reason_names, dtype=object)[state.end_reason[d].astype(np.int64)]
+        else:  # bookkeeping of finished games only (not the stepping loop)
+            reasons[ids] = [game.episode_info(state, int(r)).get("end_reason", "unknown") for r in d]
+        if cut is not None:
+            c = rows[cut]
+            winners[c] = False
+            truncated[c] = True
+            reasons[c] = "max_steps"
+        keep = np.flatnonzero(~done)
+        if keep.size == 0:
+            break
+        state = state.take(keep)
+        rows = rows[keep]
+    return winners, scores, returns, lengths, truncated, reasons.astype(str), stats
+
+
+def _act(agent: Any, label: str, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    act = np.asarray(agent.act(obs, mask))
+    if act.shape != (obs.shape[0],):
+        raise ValueError(f"agent {label!r} returned shape {act.shape}, expected ({obs.shape[0]},)")
+    return act
+
+
+def agent_results(records: GameRecords, labels: Sequence[str]) -> list[AgentResult]:
+    """Per-agent outcomes of ``records`` (agent ``k`` = ``labels[k]``, as in ``seat_agent``).
+
+    Returns:
+        One :class:`AgentResult` per label, same order (agents that never sat have 0 games).
+    """
+    sa = records.seat_agent
+    W = records.winners & ~records.drawn[:, None]
+    D = np.broadcast_to(records.drawn[:, None], sa.shape)
+    P = sa.shape[1]
+    out = []
+    for k, name in enumerate(labels):
+        occ = sa == k
+        seats = int(occ.sum())
+        won = occ & W
+        wins, draws = int(won.sum()), int((occ & D).sum())
+        lo, hi = wilson_interval(wins, seats)
+        out.append(
+            AgentResult(
+                name=str(name),
+                games=int(occ.any(1).sum()),
+                wins=wins,
+                draws=draws,
+                losses=seats - wins - draws,
+                win_rate=wins / seats if seats else 0.0,
+                ci_low=lo,
+                ci_high=hi,
+                mean_score=float(records.scores[occ].mean()) if records.scores is not None and seats else None,
+                mean_return=float(records.returns[occ].mean()) if seats else 0.0,
+                wins_by_seat=won.sum(0).astype(int).tolist(),
+                seats=seats,
+                seats_by_seat=occ.sum(0).astype(int).tolist() if P else [],
+                stats={s: int(v[occ].sum()) for s, v in records.stats.items()} or None,
+            )
+        )
+    return out
+
+
+# ====================================================================== the simple match
 
 
 def seat_assignment(num_games: int, num_players: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -151,6 +444,18 @@ def seat_assignment(num_games: int, num_players: int, seed: int = 0) -> tuple[np
     deals = np.random.default_rng(seed).integers(0, 2**62, size=(num_games + num_players - 1) // num_players)
     seat_agent = (np.arange(num_players)[None, :] - (g % num_players)[:, None]) % num_players
     return deals[g // num_players].astype(np.int64), seat_agent
+
+
+def build_agents(game: Any, agents: Sequence[Any], seed: int = 0) -> list[Any]:
+    """Agents from names or objects: entry ``i`` is ``make_agent(agents[i], game, seed + i)``.
+
+    Every agent name known to the project resolves here (the Funky Monkey heuristics included).
+    """
+    from agents import make_agent  # late import: agents/__init__ imports heuristics
+
+    importlib.import_module("agents.heuristics.funky_monkey")  # registers honest/believer/skeptic/track
+
+    return [make_agent(a, game, seed + i) for i, a in enumerate(agents)]
 
 
 def play_games(
@@ -179,103 +484,24 @@ def play_games(
     Raises:
         ValueError: wrong number of agents, ``num_games < 1``, or an agent returning a bad batch.
     """
-    from agents import make_agent  # late import: agents/__init__ imports heuristics
-
     P = int(game.num_players)
     if len(agents) != P:
         raise ValueError(f"need one agent per seat: {P} agents for {P} players, got {len(agents)}")
     if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)) or num_games < 1:
         raise ValueError(f"num_games must be a positive int, got {num_games!r}")
-    built = [make_agent(a, game, seed + i) for i, a in enumerate(agents)]
+    built = build_agents(game, agents, seed)
     labels = _labels(built, agents, names)
-
-    t0 = time.perf_counter()
-    n = int(num_games)
-    g = np.arange(n)
-    seeds, seat_agent = seat_assignment(n, P, seed)
-    rotation = g % P
-
-    state = game.init(seeds)
-    rows = np.arange(n)  # game id of each row of the (shrinking) batch
-    returns = np.zeros((n, P), dtype=np.float64)
-    winners = np.zeros((n, P), dtype=bool)
-    scores = np.zeros((n, P), dtype=np.float64)
-    lengths = np.zeros(n, dtype=np.int64)
-    truncated = np.zeros(n, dtype=bool)
-    reasons: dict[str, int] = {}
-
-    steps = 0
-    while rows.size:
-        cp = state.current_player.astype(np.int64)
-        live = cp >= 0
-        obs = game.observe(state, np.maximum(cp, 0))
-        mask = state.legal_action_mask
-        who = seat_agent[rows, np.maximum(cp, 0)]
-        actions = np.zeros(rows.size, dtype=np.int64)
-        for i, agent in enumerate(built):
-            sel = np.flatnonzero(live & (who == i))
-            if sel.size:
-                act = np.asarray(agent.act(obs[sel], mask[sel]))
-                if act.shape != (sel.size,):
-                    raise ValueError(f"agent {labels[i]!r} returned shape {act.shape}, expected ({sel.size},)")
-                actions[sel] = act
-        state = game.step(state, actions)
-        steps += 1
-        returns[rows] += state.rewards
-        done = state.terminated | state.truncated
-        if steps >= max_steps:
-            truncated[rows[~done]] = True
-            done = np.ones_like(done)
-        if done.any():
-            d = np.flatnonzero(done)
-            ids = rows[d]
-            winners[ids] = game.winners(state)[d]
-            scores[ids] = getattr(state, "scores", np.zeros((rows.size, P)))[d]
-            lengths[ids] = state.step_count[d]
-            for r in d:  # bookkeeping of finished games only (not the stepping loop)
-                reason = game.episode_info(state, int(r)).get("end_reason")
-                if reason is not None:
-                    reasons[reason] = reasons.get(reason, 0) + 1
-            keep = np.flatnonzero(~done)
-            if keep.size == 0:
-                break
-            state = state.take(keep)
-            rows = rows[keep]
-
-    # ---- outcomes per agent ---------------------------------------------------------
-    everyone = winners.all(1) if P > 1 else np.zeros(n, dtype=bool)
-    drawn = everyone | ~winners.any(1) & (P > 1) | truncated
-    results = []
-    for i in range(P):
-        seat = (i + rotation) % P
-        won = winners[g, seat] & ~drawn
-        dr = drawn
-        wins, draws = int(won.sum()), int(dr.sum())
-        lo, hi = wilson_interval(wins, n)
-        results.append(
-            AgentResult(
-                name=labels[i],
-                games=n,
-                wins=wins,
-                draws=draws,
-                losses=n - wins - draws,
-                win_rate=wins / n,
-                ci_low=lo,
-                ci_high=hi,
-                mean_score=float(scores[g, seat].mean()),
-                mean_return=float(returns[g, seat].mean()),
-                wins_by_seat=np.bincount(seat[won], minlength=P).astype(int).tolist(),
-            )
-        )
+    seeds, seat_agent = seat_assignment(int(num_games), P, seed)
+    rec = play_lineups(game, built, seeds, seat_agent, max_steps=max_steps, labels=labels)
     return EvalResult(
         game={"name": game.spec.name, **game.config},
-        num_games=n,
+        num_games=int(num_games),
         seed=int(seed),
-        agents=results,
-        end_reasons=dict(sorted(reasons.items())),
-        mean_length=float(lengths.mean()),
-        truncated=int(truncated.sum()),
-        seconds=time.perf_counter() - t0,
+        agents=agent_results(rec, labels),
+        end_reasons=rec.end_reasons(),
+        mean_length=float(rec.lengths.mean()),
+        truncated=int(rec.truncated.sum()),
+        seconds=rec.seconds,
     )
 
 
