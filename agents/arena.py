@@ -32,10 +32,11 @@ Line-ups (who sits where)
 Each roster is *seated* in every distinct order (``seating="permutations"``: every agent in
 every seat and next to every other agent on either side equally often -- in Funky Monkey cards
 travel to the left, so neighbours matter) or in its ``P`` rotations only
-(``seating="rotations"``: every agent in every seat equally often). ``"auto"`` (default) takes
-permutations when one round of them fits into ``num_games`` and rotations otherwise. One round
-is every line-up once; the arena plays ``ceil(num_games / line-ups)`` rounds, so the games played
-are ``num_games`` rounded up to a whole number of rounds (exact seat balance). Within a round
+(``seating="rotations"``: every agent in every seat equally often). One round is every line-up
+once; the arena plays ``ceil(num_games / line-ups)`` rounds, so the games played are
+``num_games`` rounded up to a whole number of rounds (exact seat balance). ``"auto"`` (default)
+takes permutations when one round of them fits into ``num_games`` and rounding up adds at most
+10% more games, and rotations otherwise. Within a round
 the rotations of one seating share a deal (game seed), so each deal is played from every seat.
 
 All games of all line-ups are played as one batch of the core (chunks of ``batch_size`` games)
@@ -81,6 +82,8 @@ from agents.evaluate import (
 from agents.ratings import DEFAULT_PRIOR, RatingFit, fit_ratings, seat_credit
 
 SEATINGS = ("auto", "permutations", "rotations")
+#: ``seating="auto"`` takes permutations when whole rounds of them exceed ``num_games`` by at most this factor.
+AUTO_SLACK = 1.1
 #: Games per batch of the core (memory bound; large enough for full vectorisation).
 DEFAULT_BATCH = 4096
 
@@ -169,8 +172,9 @@ def schedule(num_agents: int, num_players: int, num_games: int, seed: int = 0, s
     if seating not in SEATINGS:
         raise ValueError(f"seating must be one of {SEATINGS}, got {seating!r}")
     if seating == "auto":
-        perm, _ = lineups(num_agents, num_players, "permutations")
-        seating = "permutations" if perm.shape[0] <= num_games else "rotations"
+        L = lineups(num_agents, num_players, "permutations")[0].shape[0]
+        played = -(-int(num_games) // L) * L
+        seating = "permutations" if L <= num_games and played <= AUTO_SLACK * num_games else "rotations"
     table, cycle = lineups(num_agents, num_players, seating)
     L = table.shape[0]
     if L > num_games and seating == "rotations":
@@ -498,7 +502,10 @@ class ArenaResult:
             "",
             _md_table(
                 ("", *self.names),
-                [[n, *map(str, row)] for n, row in zip(self.names, self.together.tolist(), strict=True)],
+                [
+                    [n, *("-" if i == j else str(c) for j, c in enumerate(row))]
+                    for i, (n, row) in enumerate(zip(self.names, self.together.tolist(), strict=True))
+                ],
             ),
         ]
         if self.bluff:
