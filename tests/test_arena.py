@@ -138,6 +138,8 @@ def test_schedule_plays_whole_rounds_and_shares_deals_between_rotations():
 def test_schedule_falls_back_to_rotations_and_refuses_too_few_games():
     assert schedule(5, 4, 100, seating="auto").seating == "rotations"  # 120 permutations do not fit
     assert schedule(5, 4, 100, seating="auto").seeds.size == 100  # 5 rosters x 4 rotations x 5 rounds
+    # 8 agents, 4 seats: one round of permutations is 1680 games, so 2000 asked would play 3360
+    assert schedule(8, 4, 2000, seating="auto").seating == "rotations"
     with pytest.raises(ValueError, match="at least 20 games"):
         schedule(5, 4, 10, seating="rotations")
     with pytest.raises(ValueError, match="seating"):
