@@ -1,21 +1,24 @@
-"""Throughput of the Monkey Fun core and its AEC face, next to PettingZoo's connect four.
+"""Throughput of the game cores and their AEC faces, next to PettingZoo's connect four.
 
 ::
 
-    python benchmarks/throughput.py                      # default table
+    python benchmarks/throughput.py                      # default table (every game)
     python benchmarks/throughput.py --seconds 5 --markdown
-    python benchmarks/throughput.py --batch-sizes 1 4096 --players 4
+    python benchmarks/throughput.py --games funky_monkey --players 4 --batch-sizes 1 4096
 
 What is timed (each row runs for ``--seconds`` after one warm-up step):
 
-- **core, batch B**: one step of ``B`` Monkey Fun games = choose a uniformly random legal
+- **core, batch B**: one step of ``B`` games = choose a uniformly random legal
   action per row from ``state.legal_action_mask`` (vectorised), ``game.step``, and
   ``game.observe`` of the player to move; finished rows are reset in place with new seeds
   (``state.put``). Steps/s counts every row's decision.
 - **AEC**: ``monkey_fun_v0.env()`` played through ``agent_iter`` / ``last`` / ``step`` with a
   random legal action from ``obs["action_mask"]``; ``reset`` after every game.
 - **connect_four_v3**: the same AEC loop over PettingZoo's classic env (only when
-  ``pettingzoo[classic]`` is installed); the ratio is Monkey Fun AEC steps/s over it.
+  ``pettingzoo[classic]`` is installed); the ratio is each game's AEC steps/s over it.
+
+Player counts per game default to 2 for Monkey Fun and 2, 4, 7 for Funky Monkey (``--players``
+overrides them for every game); the AEC row of a game uses its first player count.
 
 Only decisions count as steps (the ``None`` steps of finished agents do not). BLAS and OpenMP
 are limited to one thread so the numbers are for one core. Benchmarks are not tests.
@@ -52,11 +55,11 @@ def timed(step: Callable[[], int], seconds: float) -> tuple[float, int]:
     return steps / (now - t0), steps
 
 
-def core_stepper(batch_size: int, num_players: int, seed: int = 0) -> Callable[[], int]:
+def core_stepper(game_name: str, batch_size: int, num_players: int, seed: int = 0) -> Callable[[], int]:
     """One batched step (random legal policy + step + observe + autoreset) per call."""
-    from monkey_envs.monkey_fun import MonkeyFun
+    from monkey_envs.games import make_game
 
-    game = MonkeyFun(num_players=num_players)
+    game = make_game(game_name, num_players=num_players)
     rng = np.random.default_rng(seed)
     box = {"state": game.init(np.arange(batch_size)), "next_seed": batch_size}
 
@@ -112,45 +115,66 @@ def connect_four_factory() -> Callable[[], object] | None:
     return lambda: pettingzoo.make("aec", "classic/connect_four-v3")
 
 
-def monkey_fun_aec_factory(num_players: int) -> Callable[[], object]:
-    from monkey_envs import monkey_fun_v0
+def aec_factory(game_name: str, num_players: int) -> Callable[[], object]:
+    """The game's PettingZoo ``env()`` (the standard wrapper chain) for ``num_players``."""
+    import importlib
 
-    return lambda: monkey_fun_v0.env(num_players=num_players)
+    module = importlib.import_module(f"monkey_envs.{game_name}_v0")
+    return lambda: module.env(num_players=num_players)
+
+
+DEFAULT_PLAYERS = {"monkey_fun": [2], "funky_monkey": [2, 4, 7]}
+TITLES = {"monkey_fun": "Monkey Fun", "funky_monkey": "Funky Monkey"}
 
 
 # ====================================================================== table
-def run(seconds: float, batch_sizes: list[int], num_players: int) -> list[dict[str, object]]:
-    """Measure every row; returns dicts with ``name``, ``batch``, ``steps_per_s``, ``steps``."""
+def run(seconds: float, batch_sizes: list[int], games: list[str], players: list[int] | None) -> list[dict[str, object]]:
+    """Measure every row; dicts with ``name``, ``players``, ``batch``, ``steps_per_s``, ``steps``."""
     rows: list[dict[str, object]] = []
-    for b in batch_sizes:
-        sps, n = timed(core_stepper(b, num_players), seconds)
-        rows.append({"name": "Monkey Fun core", "batch": b, "steps_per_s": sps, "steps": n})
-    sps, n = timed(aec_stepper(monkey_fun_aec_factory(num_players)), seconds)
-    rows.append({"name": "Monkey Fun AEC (monkey_fun_v0)", "batch": 1, "steps_per_s": sps, "steps": n})
+    for g in games:
+        counts = players or DEFAULT_PLAYERS.get(g, [2])
+        for p in counts:
+            for b in batch_sizes:
+                sps, n = timed(core_stepper(g, b, p), seconds)
+                rows.append(
+                    {"name": f"{TITLES.get(g, g)} core", "players": p, "batch": b, "steps_per_s": sps, "steps": n}
+                )
+        sps, n = timed(aec_stepper(aec_factory(g, counts[0])), seconds)
+        rows.append(
+            {
+                "name": f"{TITLES.get(g, g)} AEC ({g}_v0)",
+                "players": counts[0],
+                "batch": 1,
+                "steps_per_s": sps,
+                "steps": n,
+            }
+        )
     c4 = connect_four_factory()
     if c4 is not None:
         sps, n = timed(aec_stepper(c4), seconds)
-        rows.append({"name": "PettingZoo connect_four_v3 AEC", "batch": 1, "steps_per_s": sps, "steps": n})
+        rows.append(
+            {"name": "PettingZoo connect_four_v3 AEC", "players": 2, "batch": 1, "steps_per_s": sps, "steps": n}
+        )
     return rows
 
 
 def format_table(rows: list[dict[str, object]], markdown: bool) -> str:
-    """The measured rows, plus the AEC ratio when connect four was measured."""
-    aec = next((r["steps_per_s"] for r in rows if str(r["name"]).startswith("Monkey Fun AEC")), None)
+    """The measured rows, plus each AEC env's ratio to connect four when that was measured."""
     c4 = next((r["steps_per_s"] for r in rows if "connect_four" in str(r["name"])), None)
+    ratios = [(str(r["name"]).split(" (")[0], r["steps_per_s"] / c4) for r in rows if c4 and " AEC (" in str(r["name"])]
     lines = []
     if markdown:
-        lines += ["| environment | batch | steps/s |", "|---|---:|---:|"]
-        lines += [f"| {r['name']} | {r['batch']} | {r['steps_per_s']:,.0f} |" for r in rows]
-        if aec and c4:
-            lines.append(f"| ratio Monkey Fun AEC / connect_four_v3 AEC | | {aec / c4:.2f}x |")
+        lines += ["| environment | players | batch | steps/s |", "|---|---:|---:|---:|"]
+        lines += [f"| {r['name']} | {r['players']} | {r['batch']} | {r['steps_per_s']:,.0f} |" for r in rows]
+        lines += [f"| ratio {name} / connect_four_v3 AEC | | | {ratio:.2f}x |" for name, ratio in ratios]
     else:
-        lines.append(f"{'environment':<34} {'batch':>6} {'steps/s':>14}")
-        lines.append("-" * 56)
-        lines += [f"{r['name']:<34} {r['batch']:>6} {r['steps_per_s']:>14,.0f}" for r in rows]
-        if aec and c4:
-            lines.append(f"{'ratio Monkey Fun AEC / connect four':<34} {'':>6} {aec / c4:>13.2f}x")
-        elif c4 is None:
+        lines.append(f"{'environment':<40} {'players':>7} {'batch':>6} {'steps/s':>14}")
+        lines.append("-" * 70)
+        lines += [f"{r['name']:<40} {r['players']:>7} {r['batch']:>6} {r['steps_per_s']:>14,.0f}" for r in rows]
+        lines += [
+            f"{'ratio ' + name + ' / connect four':<40} {'':>7} {'':>6} {ratio:>13.2f}x" for name, ratio in ratios
+        ]
+        if c4 is None:
             lines.append("(connect_four_v3 skipped: pip install 'pettingzoo[classic]')")
     return "\n".join(lines)
 
@@ -165,16 +189,25 @@ def main(argv: list[str] | None = None) -> int:
         default=[1, 64, 1024, 4096],
         help="core batch sizes (default 1 64 1024 4096)",
     )
-    parser.add_argument("--players", type=int, default=2, help="Monkey Fun players (default 2)")
+    parser.add_argument(
+        "--games",
+        nargs="+",
+        default=list(DEFAULT_PLAYERS),
+        choices=list(DEFAULT_PLAYERS),
+        help="games to measure (default: all)",
+    )
+    parser.add_argument(
+        "--players", type=int, nargs="+", default=None, help="player counts for every game (default: per game)"
+    )
     parser.add_argument("--markdown", action="store_true", help="print a markdown table (for the README)")
     args = parser.parse_args(argv)
     if args.seconds <= 0 or any(b < 1 for b in args.batch_sizes):
         parser.error("--seconds and every --batch-sizes entry must be positive")
     print(
         f"# {platform.processor() or platform.machine()}, Python {platform.python_version()}, numpy {np.__version__}, "
-        f"{args.seconds:g} s per row, Monkey Fun {args.players} players, one thread"
+        f"{args.seconds:g} s per row, one thread"
     )
-    print(format_table(run(args.seconds, args.batch_sizes, args.players), args.markdown))
+    print(format_table(run(args.seconds, args.batch_sizes, args.games, args.players), args.markdown))
     return 0
 
 

@@ -17,15 +17,18 @@ def load_benchmark():
 
 def test_throughput_prints_every_row(capsys):
     bench = load_benchmark()
-    assert bench.main(["--seconds", "0.2", "--batch-sizes", "1", "64", "--markdown"]) == 0
+    assert bench.main(["--seconds", "0.1", "--batch-sizes", "1", "64", "--markdown"]) == 0
     out = capsys.readouterr().out
-    assert "| Monkey Fun core | 1 |" in out and "| Monkey Fun core | 64 |" in out
+    assert "| Monkey Fun core | 2 | 1 |" in out and "| Monkey Fun core | 2 | 64 |" in out
     assert "Monkey Fun AEC (monkey_fun_v0)" in out
+    for p in (2, 4, 7):
+        assert f"| Funky Monkey core | {p} | 64 |" in out
+    assert "Funky Monkey AEC (funky_monkey_v0)" in out
     if bench.connect_four_factory() is not None:
         assert "connect_four_v3" in out and "ratio" in out
 
 
 def test_core_stepper_counts_every_row_and_autoresets():
     bench = load_benchmark()
-    step = bench.core_stepper(8, 2)
+    step = bench.core_stepper("monkey_fun", 8, 2)
     assert sum(step() for _ in range(200)) == 1600  # 200 steps x 8 rows: finished rows restart
