@@ -1,0 +1,101 @@
+"""Training config: YAML loading, overrides, and clear errors before any training starts."""
+
+from __future__ import annotations
+
+import pytest
+
+from training.config import TrainConfig, apply_overrides, describe, from_dict, load_config
+from training.run import main
+
+CONFIG_FILES = ["configs/smoke.yaml", "configs/monkey_fun_2p_vs_greedy.yaml"]
+
+
+def test_embedded_default_is_valid_and_trains_monkey_fun_2p_vs_greedy():
+    cfg = load_config()
+    assert cfg == TrainConfig().validate()
+    assert cfg.algo == "maskable_ppo" and cfg.env.game == "monkey_fun"
+    assert cfg.env.game_options == {"num_players": 2} and cfg.env.opponent == "greedy"
+    assert cfg.eval.num_games >= 500 and set(cfg.eval.opponents) == {"random", "greedy"}
+
+
+@pytest.mark.parametrize("path", CONFIG_FILES)
+def test_shipped_configs_load(path):
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    assert load_config(root / path).validate()
+
+
+def test_overrides_reach_nested_keys_and_parse_yaml_scalars():
+    cfg = load_config(overrides=["ppo.learning_rate=3e-4", "ppo.net_arch=[64, 64]", "env.learner_seat=null", "seed=7"])
+    assert cfg.ppo.learning_rate == pytest.approx(3e-4)
+    assert cfg.ppo.net_arch == [64, 64] and cfg.env.learner_seat is None and cfg.seed == 7
+
+
+def test_yaml_file_overrides_only_the_keys_it_names(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text("total_timesteps: 5000\nppo:\n  n_steps: 32\n")
+    cfg = load_config(path)
+    assert cfg.total_timesteps == 5000 and cfg.ppo.n_steps == 32
+    assert cfg.ppo.batch_size == TrainConfig().ppo.batch_size
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"total_timestep": 10}, r"unknown config key\(s\) \['total_timestep'\]"),
+        ({"ppo": {"lerning_rate": 0.1}}, r"unknown config key\(s\) \['lerning_rate'\] in section 'ppo'"),
+        ({"ppo": {"n_steps": "many"}}, r"'ppo.n_steps' must be an integer"),
+        ({"ppo": {"learning_rate": -1.0}}, r"'ppo.learning_rate': must be > 0"),
+        ({"ppo": {"net_arch": 64}}, r"'ppo.net_arch' must be a list"),
+        ({"ppo": {"activation": "gelu"}}, r"'ppo.activation': must be one of"),
+        ({"ppo": {"batch_size": 100_000}}, r"exceeds the rollout size"),
+        ({"progress_bar": "yes"}, r"'progress_bar' must be true or false"),
+        ({"algo": "dqn"}, r"'algo': must be one of"),
+        ({"env": 3}, r"section 'env' must be a mapping"),
+        ({"env": {"num_envs": 0}}, r"'env.num_envs': must be >= 1"),
+    ],
+)
+def test_bad_config_raises_a_clear_error(data, message):
+    with pytest.raises(ValueError, match=message):
+        from_dict(data).validate()
+
+
+def test_bad_override_and_missing_file_raise():
+    with pytest.raises(ValueError, match="key=value"):
+        apply_overrides({}, ["ppo.learning_rate"])
+    with pytest.raises(ValueError, match="not found"):
+        load_config("configs/no_such_file.yaml")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--set", "env.opponent=grandmaster"], "unknown agent 'grandmaster'"),
+        (["--set", "env.game_options={num_players: 9}"], "num_players"),
+        (["--set", "eval.opponents=[random, ppo:nowhere.zip]"], "no saved model"),
+        (["--set", "ppo.gamma=2"], "ppo.gamma"),
+        (
+            ["--set", "env.game=funky_monkey", "--set", "env.opponent=random", "--set", "eval.opponents=[random]"],
+            "'ppo.features': 'board' needs",
+        ),
+    ],
+)
+def test_cli_reports_config_errors_before_training(args, message, capsys, tmp_path):
+    assert main([*args, "--set", f"runs_dir={tmp_path}"]) == 2
+    assert message in capsys.readouterr().err
+    assert not any(tmp_path.iterdir()), "no run folder is created for a bad config"
+
+
+def test_help_config_documents_every_key():
+    text = describe()
+    for key in ("total_timesteps", "env.opponent", "ppo.learning_rate", "eval.num_games"):
+        assert key in text
+    assert "Adam step size" in text
+
+
+def test_monkey_fun_2p_config_file_spells_out_the_embedded_default():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    assert load_config(root / "configs" / "monkey_fun_2p_vs_greedy.yaml") == load_config()
