@@ -66,6 +66,10 @@ def make_agent(spec: str | Agent, game: Any, seed: int = 0) -> Agent:
     return factory(game, seed)
 
 
+# Funky Monkey's heuristics register themselves; imported here, after register_agent exists,
+# so make_agent("track", game) works without importing the module first.
+import agents.heuristics.funky_monkey  # noqa: E402,F401
+
 __all__ = [
     "AGENTS",
     "PREFIXES",
