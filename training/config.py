@@ -61,7 +61,7 @@ class PPOConfig:
     #: Optimisation passes over each rollout.
     n_epochs: int = 8
     #: Discount factor.
-    gamma: float = 0.99
+    gamma: float = 0.95
     #: GAE lambda.
     gae_lambda: float = 0.95
     #: PPO clipping range.
@@ -104,7 +104,7 @@ class TrainConfig:
     #: Algorithm: ``maskable_ppo``.
     algo: str = "maskable_ppo"
     #: Environment steps of the learner to train for.
-    total_timesteps: int = 300_000
+    total_timesteps: int = 400_000
     #: Seed of the envs, the network initialisation and the learner's sampling.
     seed: int = 0
     #: Folder under which the run folder ``<game>__<algo>__<seed>__<time>`` is created.
