@@ -28,8 +28,9 @@ others' monkeys) and scores it with the weights of :class:`GreedyWeights`, most 
 6. **End scoring** (``material``) -- the numbers of the fields where we hold the majority minus
    the best opponent's, weighted by how far the game has progressed (our supply used up).
 7. **Keep a flexible hand** (``flex``, ``cards``) -- tie-breaks: prefer actions whose remaining
-   cards reach more distinct field numbers, then playing fewer cards; remaining ties are broken
-   at random with the agent's seeded generator.
+   cards reach more distinct field numbers, then playing fewer cards; remaining ties go to the
+   lowest action index. The agent is deterministic and decides each row from that row alone, so
+   a row's move never depends on the batch or on a seed (batch-invariant games in every face).
 
 Strategy (solo variant)
 -----------------------
@@ -195,7 +196,7 @@ class GreedyMonkeyFun:
 
     Args:
         game: a :class:`~monkey_envs.monkey_fun.MonkeyFun` (any player count and variant).
-        seed: seeds the random tie-break; the same seed and inputs give the same actions.
+        seed: accepted for the common agent-factory signature; the greedy agent is deterministic.
         weights: evaluation weights (default :class:`GreedyWeights`).
 
     Raises:
@@ -225,7 +226,6 @@ class GreedyMonkeyFun:
         line_weights = np.array([*self.weights.line_weights, 0.0])
         #: shape value of a window code for one seat (0 when dead)
         self._shape_table = np.where(_WINDOW_ALIVE, line_weights[_WINDOW_K], 0.0)
-        self.rng = np.random.default_rng(seed)
 
     # ------------------------------------------------------------------ entry point
     def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -263,7 +263,7 @@ class GreedyMonkeyFun:
             score += w.flex * self._flexibility(v["hand"]) + w.cards * self._ncards[None, :]
         full = np.zeros(m.shape, dtype=np.float64)
         full[:, :NUM_SUBSETS] = score
-        return argmax_legal(full, m, self.rng)
+        return argmax_legal(full, m)
 
     # ------------------------------------------------------------------ normal / quick game
     def _window_codes(self, packed: np.ndarray) -> np.ndarray:
@@ -353,7 +353,8 @@ class GreedyMonkeyFun:
         delta = np.bincount(idx, weights=wgt, minlength=N * P * NF).reshape(N, P, NF)
         hot = (hot_count0[row] + delta) > 0.5  # (N, P, 36)
         log_miss = self._log_miss[numbers[row]]  # (N, 36)
-        chance = 1.0 - np.exp(np.einsum("npf,nf->np", hot.astype(np.float32), log_miss))  # (N, P)
+        # a plain masked sum, not einsum/BLAS: its rounding must not depend on the batch size
+        chance = 1.0 - np.exp(np.where(hot, log_miss[:, None, :], 0.0).sum(-1))  # (N, P)
 
         num_f = numbers[row, field].astype(np.float64)  # (N,)
         material = material0[row] + (maj_f.astype(np.float64) - maj0[row, field]) * num_f[:, None]
