@@ -331,11 +331,9 @@ def test_a_saved_maskable_ppo_model_plays_in_the_arena(tmp_path):
 
 # ---------------------------------------------------------------- the speed benchmark runs
 def test_arena_speed_benchmark_prints_a_row_per_case(capsys):
-    import importlib.util
+    from benchmark_scripts import load_benchmark
 
-    spec = importlib.util.spec_from_file_location("arena_speed", ROOT / "benchmarks" / "arena_speed.py")
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = load_benchmark("arena_speed")
     assert bench.main(["--cases", "monkey_fun_2p_random", "--games", "8", "--single-games", "4", "--markdown"]) == 0
     out = capsys.readouterr().out
     assert "| monkey_fun 2p: random#0 random#1 |" in out and out.strip().endswith("x |")

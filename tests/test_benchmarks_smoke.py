@@ -2,21 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def load_benchmark():
-    spec = importlib.util.spec_from_file_location("throughput", ROOT / "benchmarks" / "throughput.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from benchmark_scripts import load_benchmark
 
 
 def test_throughput_prints_every_row(capsys):
-    bench = load_benchmark()
+    bench = load_benchmark("throughput")
     assert bench.main(["--seconds", "0.1", "--batch-sizes", "1", "64", "--markdown"]) == 0
     out = capsys.readouterr().out
     assert "| Monkey Fun core | 2 | 1 |" in out and "| Monkey Fun core | 2 | 64 |" in out
@@ -29,6 +19,6 @@ def test_throughput_prints_every_row(capsys):
 
 
 def test_core_stepper_counts_every_row_and_autoresets():
-    bench = load_benchmark()
+    bench = load_benchmark("throughput")
     step = bench.core_stepper("monkey_fun", 8, 2)
     assert sum(step() for _ in range(200)) == 1600  # 200 steps x 8 rows: finished rows restart

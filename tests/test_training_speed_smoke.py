@@ -2,25 +2,14 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import pytest
+from benchmark_scripts import load_benchmark
 
 pytest.importorskip("sb3_contrib")
 
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def load_benchmark():
-    spec = importlib.util.spec_from_file_location("training_speed", ROOT / "benchmarks" / "training_speed.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
 
 def test_training_speed_prints_a_markdown_row_for_both_setups(capsys):
-    bench = load_benchmark()
+    bench = load_benchmark("training_speed")
     args = ["--timesteps", "64", "--num-envs", "4", "--n-steps", "16", "--batch-size", "32", "--n-epochs", "1"]
     assert bench.main([*args, "--markdown"]) == 0
     out = capsys.readouterr().out
@@ -29,7 +18,7 @@ def test_training_speed_prints_a_markdown_row_for_both_setups(capsys):
 
 
 def test_both_setups_train_the_same_number_of_timesteps():
-    bench = load_benchmark()
+    bench = load_benchmark("training_speed")
     res = bench.run("monkey_fun", num_envs=3, timesteps=48, n_steps=16, batch_size=24, n_epochs=1, num_players=3)
     assert res["timesteps_native"] == res["timesteps_dummy"] == 48
     assert res["fps_native"] > 0 and res["fps_dummy"] > 0
@@ -40,7 +29,7 @@ def test_both_setups_train_the_same_number_of_timesteps():
 def test_dummy_vec_env_serves_action_masks_the_way_maskable_ppo_asks():
     from sb3_contrib.common.maskable.utils import get_action_masks
 
-    bench = load_benchmark()
+    bench = load_benchmark("training_speed")
     venv = bench.dummy_env("funky_monkey", 2, {"num_players": 4})
     venv.reset()
     masks = get_action_masks(venv)
@@ -49,6 +38,6 @@ def test_dummy_vec_env_serves_action_masks_the_way_maskable_ppo_asks():
 
 
 def test_bad_sizes_are_rejected():
-    bench = load_benchmark()
+    bench = load_benchmark("training_speed")
     with pytest.raises(SystemExit):
         bench.main(["--timesteps", "0"])
