@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from monkey_envs.core.game import Game, end_games
+from monkey_envs.core.game import Game, batch_arange, end_games
 from monkey_envs.core.rng import draw_uint64, seed_rng, shuffle_prefix
 from monkey_envs.core.spec import GameSpec, ObsLayout, ObsPiece
 from monkey_envs.funky_monkey import data as D
@@ -279,18 +279,41 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         ]
         self.obs_layout = ObsLayout(pieces_onehot + pieces_seat + pieces_dense)
         sl = self.obs_layout.slices
-        # column offsets of the one-hot pieces, in the order _observe scatters them
-        one = [p.name for p in pieces_onehot[:11]]
-        self._onehot_offsets = np.concatenate(
-            [
-                np.array([sl[n].start for n in one]),
-                np.full(P, sl["position"].start),
-                np.full(_SLOTS.size, sl["tiles"].start),
-                np.full(P, sl["chips_left"].start),
-            ]
-        ).astype(np.int32)
-        self._pos_base = np.arange(P, dtype=np.int64) * _L  # row of each seat in "position"
-        self._tile_base = np.arange(_SLOTS.size, dtype=np.int64) * (D.NUM_TILE_KINDS + 1)
+        # Column tables of the one-hot pieces (see _observe): a local value ``v`` of a piece maps to
+        # its column ``col[v + 1]``; an absent value (``v = -1``) maps to the dump column, the last
+        # dense column, which _observe writes after the scatter (so the stray 1 is overwritten).
+        dump = sl["turn_flags"].stop - 1
+        self._dump_col = dump
+
+        def col_table(start: int, width: int) -> np.ndarray:
+            return np.concatenate([[dump], start + np.arange(width)]).astype(np.intp)
+
+        # to_move, active, holder, accepter: seat (-1 = none) and observer -> column (observer-first seat)
+        seat_p1 = np.arange(-1, P)[:, None]  # seat + 1 indexes the rows
+        rel_seat = (seat_p1 - self._rel[None, :]) % P  # (P + 1, P)
+        rel_col = []
+        for name in ("to_move", "active", "holder", "accepter"):
+            c = sl[name].start + rel_seat
+            if name != "active":  # active is always a seat: (active - observer) % P as written
+                c = np.where(seat_p1 >= 0, c, dump)
+            rel_col.append(c)
+        self._rel_col = np.stack(rel_col).astype(np.intp).ravel()  # [(piece * (P + 1) + seat + 1) * P + observer]
+        self._rel_piece = (np.arange(4) * (P + 1) + 1) * P  # piece offsets into _rel_col (seat + 1 folded in)
+        # announcement, known_card, revealed, pyramid_card: kind -1..4 -> column
+        kind_pieces = ("announcement", "known_card", "revealed", "pyramid_card")
+        self._kind_col = np.concatenate([col_table(sl[n].start, _K) for n in kind_pieces])
+        self._kind_off = np.arange(4) * (_K + 1) + 1
+        # golden code (seat 0..P-1, P well, P+1 bowl 1, P+2 bowl 2) and observer -> column
+        gcode = np.arange(P + 3)[:, None]
+        self._gold_col = (
+            (sl["golden"].start + np.where(gcode < P, (gcode - self._rel[None, :]) % P, gcode)).astype(np.intp).ravel()
+        )  # [gcode * P + observer]
+        self._phase_col = col_table(sl["phase"].start, NUM_PHASES)
+        self._tiger_col = col_table(sl["tiger"].start, _L)
+        self._pos_col0 = (sl["position"].start + np.arange(P) * _L).astype(np.intp)  # + position of that seat
+        self._tile_col0 = (sl["tiles"].start + np.arange(_SLOTS.size) * (D.NUM_TILE_KINDS + 1)).astype(np.intp)
+        self._chip_col0 = sl["chips_left"].start
+        self._num_onehot = 11 + P + _SLOTS.size + P  # scattered ones per row
         self._seat_scale = np.repeat(np.array([0.2, 0.25, 1.0, 0.1, 1.0 / _L, 0.2, 0.2], np.float32), P)
         self._seat_block = slice(sl["hand_sizes"].start, sl["bluffs_shown"].stop)
         self._dense_block = slice(sl["passes"].start, sl["turn_flags"].stop)
@@ -302,8 +325,29 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
             dtype=np.float32,
         )  # fmt: skip
         assert self._dense_scale.size == self._dense_block.stop - self._dense_block.start
+        # column-major helpers of _observe
+        self._rel_t = self._rel[:, None]
+        self._rel_piece_t = self._rel_piece[:, None]
+        self._kind_off_t = self._kind_off[:, None]
+        self._pos_col0_t = self._pos_col0[:, None]
+        self._tile_col0_t = self._tile_col0[:, None]
+        # seat_perm[o, k * P + j]: where count k of the seat j places left of observer o lies in a (P, 7) row
+        rot = (self._rel[:, None] + self._rel[None, :]) % P  # [o, j]
+        self._seat_perm = (rot[:, None, :] * 7 + np.arange(7)[None, :, None]).reshape(P, 7 * P).astype(np.intp)
 
     # ================================================================== helpers
+    def action_filters(self) -> dict[str, np.ndarray]:
+        """``{"honest": (A,) bool}``: every action except face-down plays whose announcement
+        differs from the card (plays ``5 * card + announce`` with ``card != announce``).
+
+        The honest-only ablation trains a learner restricted to it (``learner_actions="honest"``);
+        every active turn keeps a legal action (each card in hand can be announced truthfully).
+        """
+        allowed = np.ones(self.num_actions, dtype=bool)
+        plays = np.arange(NUM_PLAY_ACTIONS)
+        allowed[plays] = plays // _K == plays % _K
+        return {"honest": allowed}
+
     def action_name(self, state: FunkyMonkeyState, row: int, action: int) -> str:
         """Readable meaning of ``action`` (independent of the row's phase)."""
         a = int(action)
@@ -944,82 +988,84 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
 
     # ================================================================== observation
     def _observe(self, s: FunkyMonkeyState, player: np.ndarray) -> np.ndarray:
+        # Built column-major -- (pieces, B) index and value arrays -- so that every numpy call runs
+        # long inner loops over the batch instead of short ones over a few columns per row.
         B, P = s.batch_size, self.num_players
-        ar = np.arange(B)
         W = self.obs_layout.size
-        # one extra float at the end is a sink for absent one-hots; obs is a view without it
-        flat = np.zeros(B * W + 1, dtype=np.float32)
-        obs = flat[: B * W].reshape(B, W)
+        ar = batch_arange(B)
         o = player
-        rot = (o[:, None] + self._rel[None, :]) % P  # (B, P) absolute seat of each relative slot
-        frot = (ar * P)[:, None] + rot  # flat index into (B, P) arrays
-
-        def rel(seat: np.ndarray) -> np.ndarray:  # absolute seat -> observer-relative (-1 stays -1)
-            return np.where(seat >= 0, (seat - o) % P, -1)
-
+        obs = np.zeros((B, W), dtype=np.float32)
+        dump = self._dump_col
+        arp = ar * P
+        oi = arp + o  # flat (B * P) index of the observer's seat
+        frot = o + self._rel_t  # (P, B) absolute seat of each observer-relative slot ...
+        frot %= P
+        frot += arp  # ... as a flat (B * P) index
         live = s.phase >= 0
-        alive = s.alive.ravel()[frot]  # (B, P)
-        posr = s.pos.ravel()[frot].astype(np.int64)
-        known = (s.offer_card >= 0) & (s.revealed < 0) & s.seen[ar, o]
-        g = s.golden.astype(np.int64)
+        known = (s.offer_card >= 0) & (s.revealed < 0) & np.take(s.seen, oi)
+        nt = _SLOTS.size
+
+        # ---- every one-hot piece as a column index (absent -> the dump column), scattered in one go ----
+        col = np.empty((self._num_onehot, B), np.intp)
+        col[0] = np.take(self._phase_col, s.phase + 1)  # phase is -1 (absent) exactly when over
+        seats = np.empty((4, B), np.intp)
+        seats[0] = np.where(live, s.current_player, -1)
+        seats[1] = s.active
+        seats[2] = s.holder
+        seats[3] = s.accepter
+        seats *= P
+        seats += self._rel_piece_t
+        seats += o
+        col[1:5] = np.take(self._rel_col, seats)
+        kinds = np.empty((4, B), np.intp)
+        kinds[0] = s.announce
+        kinds[1] = np.where(known, s.offer_card, -1)
+        kinds[2] = s.revealed
+        kinds[3] = s.pyramid_card
+        kinds += self._kind_off_t
+        col[5:9] = np.take(self._kind_col, kinds)
         bowl_gold = s.bowls == BOWL_GOLDEN  # (B, 2)
-        gidx = np.where(g >= 0, (g - o) % P, np.where(bowl_gold[:, 0], P + 1, np.where(bowl_gold[:, 1], P + 2, P)))
-        face = np.where(s.face_up[:, _SLOTS], s.tiles[:, _SLOTS], 0).astype(np.int64)  # (B, 11)
-        order = s.chip_order.astype(np.int64)
-        later = (self._rel[None, :] >= s.chip_next[:, None]) & (order >= 0) & live[:, None]
-        later &= s.alive[ar[:, None], np.maximum(order, 0)]
+        gcode = np.where(s.golden >= 0, s.golden, np.where(bowl_gold[:, 0], P + 1, np.where(bowl_gold[:, 1], P + 2, P)))
+        col[9] = np.take(self._gold_col, gcode.astype(np.intp) * P + o)
+        col[10] = np.take(self._tiger_col, s.tiger + 1)
+        pos_r = np.take(s.pos, frot)  # (P, B)
+        col[11 : 11 + P] = np.where(np.take(s.alive, frot), self._pos_col0_t + pos_r, dump)
+        face = (s.tiles * s.face_up).T[_SLOTS]  # (11, B) face-up kind, 0 face down
+        col[11 + P : 11 + P + nt] = self._tile_col0_t + face
+        order = s.chip_order.T.astype(np.intp)  # (P, B)
+        later = (self._rel_t >= s.chip_next) & (order >= 0) & live
+        later &= np.take(s.alive, arp + np.maximum(order, 0))
+        col[11 + P + nt :] = np.where(later, self._chip_col0 + (order - o) % P, dump)
+        col += ar * W
+        obs.reshape(-1)[col.ravel()] = 1.0
 
-        # ---- every one-hot piece as local column indices (-1 = none), scattered in one go -------
-        loc = np.concatenate(
-            [
-                np.where(live, s.phase, -1)[:, None],
-                np.where(live, rel(s.current_player.astype(np.int64)), -1)[:, None],
-                ((s.active - o) % P)[:, None],
-                rel(s.holder.astype(np.int64))[:, None],
-                rel(s.accepter.astype(np.int64))[:, None],
-                s.announce[:, None],
-                np.where(known, s.offer_card, -1)[:, None],
-                s.revealed[:, None],
-                s.pyramid_card[:, None],
-                gidx[:, None],
-                s.tiger[:, None],
-                np.where(alive, self._pos_base[None, :] + posr, -1),
-                self._tile_base[None, :] + face,
-                np.where(later, (order - o[:, None]) % P, -1),
-            ],
-            axis=1,
-        ).astype(np.int32)
-        idx = np.where(loc >= 0, (ar * W).astype(np.int32)[:, None] + self._onehot_offsets[None, :] + loc, B * W)
-        flat[idx.ravel()] = 1.0
-
-        # ---- per-seat counts (observer-first), one block -----------------------------------------
+        # ---- per-seat counts: gathered observer-first with one take, scaled straight into obs -----------
         h, tr = s.hands, s.treasures  # explicit sums: numpy reduces short last axes slowly
-        seat = np.stack(
-            [
-                h[:, :, 0] + h[:, :, 1] + h[:, :, 2] + h[:, :, 3] + h[:, :, 4],
-                tr[:, :, 0] + tr[:, :, 1] + tr[:, :, 2],
-                s.alive,
-                s.coconuts,
-                (s.tiger[:, None] - s.pos) * s.alive,
-                s.stats[:, :, _S["truthful"]],  # counted at the reveal: public
-                s.stats[:, :, _S["bluffs"]],
-            ],
-            axis=2,
-        ).astype(np.int16)  # (B, P, 7)
-        seat = seat.reshape(B * P, 7)[frot].transpose(0, 2, 1)  # (B, 7, P) observer-first
-        obs[:, self._seat_block] = seat.reshape(B, -1) * self._seat_scale
+        seat = np.empty((B, P, 7), np.float32)  # absolute seats; each column write is one strided loop
+        seat[:, :, 0] = h[:, :, 0] + h[:, :, 1] + h[:, :, 2] + h[:, :, 3] + h[:, :, 4]
+        seat[:, :, 1] = tr[:, :, 0] + tr[:, :, 1] + tr[:, :, 2]
+        seat[:, :, 2] = s.alive
+        seat[:, :, 3] = s.coconuts
+        seat[:, :, 4] = (s.tiger[:, None] - s.pos) * s.alive
+        seat[:, :, 5] = s.stats[:, :, _S["truthful"]]  # counted at the reveal: public
+        seat[:, :, 6] = s.stats[:, :, _S["bluffs"]]
+        gather = np.take(self._seat_perm, o, axis=0)  # (B, 7P) observer-first order within a row of ``seat``
+        gather += (ar * (7 * P))[:, None]
+        np.multiply(np.take(seat, gather), self._seat_scale, out=obs[:, self._seat_block])
 
-        # ---- everything else, one block ----------------------------------------------------------
-        hand = s.hands[ar, o]  # (B, 5)
+        # ---- everything else, one block (also overwrites the dump column) ------------------------------
+        hand = np.take(s.hands.reshape(B * P, _K), oi, axis=0)  # (B, 5)
+        face = face.T  # (B, 11)
         visible = np.bincount(((ar * 8)[:, None] + face).ravel(), minlength=B * 8).reshape(B, 8)[:, 1:]
         unseen = self.card_counts[None, :] - s.discard - hand
-        unseen[ar[known], s.offer_card[known]] -= 1
+        kn = np.flatnonzero(known)
+        unseen[kn, s.offer_card[kn]] -= 1
         dense = np.concatenate(
             [
                 s.passes[:, None],
                 s.debt[:, None],
                 hand,
-                s.treasures[ar, o],
+                np.take(s.treasures.reshape(B * P, 3), oi, axis=0),
                 s.treasure_used,
                 s.treasure_size[:, None],
                 s.bowls > 0,
@@ -1035,7 +1081,7 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
             axis=1,
             dtype=np.float32,
         )
-        obs[:, self._dense_block] = dense * self._dense_scale
+        np.multiply(dense, self._dense_scale, out=obs[:, self._dense_block])
         return obs
 
     def _winners(self, s: FunkyMonkeyState) -> np.ndarray:
