@@ -219,10 +219,12 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         self.num_cards = int(self.deck.size)
         self.tiger_start = D.TIGER_START[P]
         self.phase_actions = _phase_actions(P)
+        self._build_mask_table()
         self._face_up0 = np.zeros(_L, dtype=bool)
         self._face_up0[list(D.FACE_UP_AT_START[vis])] = True
         self._rel = np.arange(P)
         self._targets = np.arange(1, P)  # Scales target offsets (left neighbours)
+        self._left = np.arange(1, P + 1)  # offsets of the seats to the left, the seat itself last
 
         # Layout: one-hot pieces first (scattered in one go), then the per-seat counts, then the
         # other counts (each block written in one go) -- see _observe.
@@ -389,8 +391,8 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
     def _next_alive_left(self, s: FunkyMonkeyState, rows: np.ndarray, seat: np.ndarray) -> np.ndarray:
         """``(n,)`` first surviving seat to the left of ``seat`` (``seat`` itself if alone)."""
         P = self.num_players
-        cand = (seat[:, None] + np.arange(1, P + 1)[None, :]) % P
-        ok = s.alive[rows[:, None], cand]
+        cand = (seat[:, None] + self._left[None, :]) % P
+        ok = np.take(s.alive, (rows * P)[:, None] + cand)
         return cand[np.arange(rows.size), ok.argmax(1)]
 
     def _finish(self, s: FunkyMonkeyState, rows: np.ndarray, winners: np.ndarray, reason: Any) -> None:
@@ -931,7 +933,8 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         s.pyramid_card[r] = -1
         n = r.size
         ar = np.arange(n)
-        can = s.alive[r] & (s.hands[r].sum(2) > 0)  # (n, P) seats that can still be active
+        h = s.hands[r]
+        can = s.alive[r] & (h[:, :, 0] + h[:, :, 1] + h[:, :, 2] + h[:, :, 3] + h[:, :, 4] > 0)  # (n, P) can play
         order = s.chip_order[r].astype(np.int64)
         valid = (self._rel[None, :] >= s.chip_next[r][:, None]) & (order >= 0) & can[ar[:, None], np.maximum(order, 0)]
         has = valid.any(1)
@@ -971,20 +974,50 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
 
     # ================================================================== mask
     def _refresh(self, s: FunkyMonkeyState, r: np.ndarray) -> None:
-        """Legal-action mask of the pending decision for rows ``r`` (running games)."""
+        """Legal-action mask of the pending decision for rows ``r`` (running games).
+
+        The mask is a row of :attr:`_mask_table` picked by a key: the phase plus the facts that
+        phase's actions depend on (cards in hand and Crown; Telescope; Scales targets in the game).
+        """
         if r.size == 0:
             return
-        n = r.size
-        cp = s.current_player[r].astype(np.int64)
-        cond = np.ones((n, self.num_actions), dtype=bool)
-        hand_ok = s.hands[r, cp] > 0  # (n, 5)
-        cond[:, :NUM_PLAY_ACTIONS] = np.repeat(hand_ok, _K, axis=1)
-        tr = s.treasures[r, cp]  # (n, 3)
-        cond[:, A_CROWN:A_ACCEPT] = hand_ok & (tr[:, D.T_CROWN] > 0)[:, None]
-        cond[:, A_TELESCOPE] = tr[:, D.T_TELESCOPE] > 0
-        targets = (cp[:, None] + self._targets[None, :]) % self.num_players
-        cond[:, A_SCALES_TARGET:] = s.alive[r[:, None], targets] & (tr[:, D.T_SCALES] > 0)[:, None]
-        s.legal_action_mask[r] = self.phase_actions[s.phase[r]] & cond
+        P = self.num_players
+        cp = s.current_player[r].astype(np.intp)
+        seat = r * P + cp
+        ph = s.phase[r]
+        hand_bits = np.packbits(np.take(s.hands.reshape(-1, _K), seat, axis=0) > 0, axis=1, bitorder="little")
+        tr = np.take(s.treasures.reshape(-1, 3), seat, axis=0) > 0  # (n, 3)
+        targets = np.take(s.alive, (r * P)[:, None] + (cp[:, None] + self._targets[None, :]) % P)
+        targets &= tr[:, D.T_SCALES, None]
+        target_bits = np.packbits(targets, axis=1, bitorder="little")  # P - 1 <= 6 bits: one byte
+        var = np.where(
+            ph == PH_ACTIVE,
+            hand_bits[:, 0] + 32 * tr[:, D.T_CROWN],
+            np.where(ph == PH_SCALES, target_bits[:, 0], np.where(ph == PH_RESPOND, tr[:, D.T_TELESCOPE], 0)),
+        )
+        s.legal_action_mask[r] = np.take(self._mask_table, self._mask_key0[ph] + var, axis=0)
+
+    def _build_mask_table(self) -> None:
+        """Every legal-action mask :meth:`_refresh` can produce, keyed by phase and the relevant facts."""
+        P, A = self.num_players, self.num_actions
+        key0 = np.zeros(NUM_PHASES, np.intp)
+        rows = []
+        for ph in range(NUM_PHASES):
+            key0[ph] = len(rows)
+            variants = {PH_ACTIVE: 64, PH_RESPOND: 2, PH_SCALES: 2 ** (P - 1)}.get(ph, 1)
+            for var in range(variants):
+                cond = np.ones(A, dtype=bool)
+                if ph == PH_ACTIVE:
+                    hand_ok = (var >> np.arange(_K)) & 1 > 0
+                    cond[:NUM_PLAY_ACTIONS] = np.repeat(hand_ok, _K)
+                    cond[A_CROWN:A_ACCEPT] = hand_ok & (var >= 32)
+                elif ph == PH_RESPOND:
+                    cond[A_TELESCOPE] = var > 0
+                elif ph == PH_SCALES:
+                    cond[A_SCALES_TARGET:] = (var >> np.arange(P - 1)) & 1 > 0
+                rows.append(self.phase_actions[ph] & cond)
+        self._mask_key0 = key0
+        self._mask_table = np.array(rows, dtype=bool)
 
     # ================================================================== observation
     def _observe(self, s: FunkyMonkeyState, player: np.ndarray) -> np.ndarray:
