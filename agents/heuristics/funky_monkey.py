@@ -116,58 +116,69 @@ class Reading:
         self.receiver = np.where(self.alive[:, 1:].any(1), self.alive[:, 1:].argmax(1) + 1, 1)  # next on the left
 
 
+#: Constant tables of the track for :func:`space_values`.
+_SPACES = np.arange(D.TRACK_LENGTH)
+_SLOT_BACK = D.SLOT_BACK[_SLOTS].astype(np.int64)  # back of each tile slot
+_SLOT_ROW = D.SLOT_ROW[_SLOTS]
+_BACK_SLOT_IDX = [
+    np.array([int(np.flatnonzero(_SLOTS == s)[0]) for s in D.TILE_SLOTS_RECONSTRUCTED[back]]) for back in D.TILE_BACKS
+]
+_TILE_KINDS = np.arange(1, D.NUM_TILE_KINDS + 1)
+_FIXED = np.flatnonzero(~D.IS_SLOT)
+_BOWL_OF = {x: b for b, x in enumerate(D.BOWL_SPACES)}
+
+
 def space_values(r: Reading) -> np.ndarray:
-    """``(B, P, 19)`` value for each seat of ending a move on each space (progress included)."""
+    """``(B, P, 19)`` value for each seat of ending a move on each space (progress included).
+
+    Array work over the batch, the seats and the 19 spaces at once (only the 7 tile kinds and
+    3 tile backs are looped over).
+    """
     B, P = r.B, r.P
     tc = r.total
     cw = _coconut_weight(tc)
     seat = np.arange(P)[None, :]
     bowl_val = [np.where(r.bowls[:, b : b + 1], cw, _loss(tc, 1)) for b in range(2)]  # (B, P) each
-    # per-back weights of the face-down tiles (the removed tile is among them)
-    weights = []
-    for i, back in enumerate(D.TILE_BACKS):
-        slots_i = [int(np.flatnonzero(_SLOTS == s)[0]) for s in D.TILE_SLOTS_RECONSTRUCTED[back]]
-        up = r.face[:, slots_i]  # (B, n)
-        seen = np.stack([(up == k).sum(1) for k in range(1, D.NUM_TILE_KINDS + 1)], axis=1)
+    # value of each effect kind that does not depend on the space: (B, P) per kind
+    kind_val = {
+        D.E_NONE: np.zeros((B, P)),
+        D.E_COCONUT: cw,
+        D.E_GOLDEN: np.where(r.golden[:, None] == seat, 0.0, cw + GOLDEN_EXTRA),
+        D.E_CHEST: np.full((B, P), CHEST),
+        D.E_PYRAMID: np.full((B, P), PYRAMID),
+        D.E_MINUS1: _loss(tc, 1),
+        D.E_MINUS2: _loss(tc, 2),
+    }
+    # nearest bowl from each tile slot: rows 1 / 3 jump to their bowl, row 2 takes the better one
+    jump = [bowl_val[b][:, :, None] + PROGRESS * (D.BOWL_SPACES[b] - _SLOTS)[None, None, :] for b in range(2)]
+    nearest = np.where(_SLOT_ROW == 1, jump[0], np.where(_SLOT_ROW == 3, jump[1], np.maximum(jump[0], jump[1])))
+
+    def slot_effect(k: int) -> np.ndarray:  # (B, P, n_slots)
+        if k == D.E_NEAREST_BOWL:
+            return nearest
+        return np.broadcast_to(kind_val[k][:, :, None], (B, P, _SLOTS.size))
+
+    # per-slot weights of the tile kinds still possible face down (the removed tile is among them)
+    weights = np.zeros((B, _SLOTS.size, D.NUM_TILE_KINDS))
+    for i, idx in enumerate(_BACK_SLOT_IDX):
+        seen = (r.face[:, idx, None] == _TILE_KINDS).sum(1)
         left = np.maximum(D.BACK_COMPOSITION[i][None, :] - seen, 0).astype(np.float64)
-        weights.append(left / np.maximum(left.sum(1, keepdims=True), 1.0))
+        weights[:, _SLOT_BACK == i] = (left / np.maximum(left.sum(1, keepdims=True), 1.0))[:, None, :]
+    known = r.face  # (B, n_slots) face-up kind, 0 = face down
+    slot_val: Any = 0
+    for k in _TILE_KINDS.tolist():
+        slot_val = slot_val + weights[:, None, :, k - 1] * slot_effect(k)
+    for k in _TILE_KINDS.tolist():
+        slot_val = np.where((known == k)[:, None, :], slot_effect(k), slot_val)
 
-    def effect_value(kind: int, x: int) -> np.ndarray:
-        if kind == D.E_COCONUT:
-            return cw
-        if kind == D.E_GOLDEN:
-            return np.where(r.golden[:, None] == seat, 0.0, cw + GOLDEN_EXTRA)
-        if kind == D.E_CHEST:
-            return np.full((B, P), CHEST)
-        if kind == D.E_PYRAMID:
-            return np.full((B, P), PYRAMID)
-        if kind == D.E_MINUS1:
-            return _loss(tc, 1)
-        if kind == D.E_MINUS2:
-            return _loss(tc, 2)
-        if kind == D.E_BOWL:
-            return bowl_val[D.BOWL_SPACES.index(x)]
-        if kind == D.E_NEAREST_BOWL:
-            jump = [bowl_val[b] + PROGRESS * (D.BOWL_SPACES[b] - x) for b in range(2)]
-            row = int(D.SLOT_ROW[x])
-            return jump[0] if row == 1 else jump[1] if row == 3 else np.maximum(jump[0], jump[1])
-        return np.zeros((B, P))
-
-    out = np.zeros((B, P, D.TRACK_LENGTH))
-    for x in range(D.TRACK_LENGTH):  # loop over the 19 spaces, not over envs
-        if D.IS_SLOT[x]:
-            j = int(np.flatnonzero(_SLOTS == x)[0])
-            known = r.face[:, j]
-            w = weights[int(D.SLOT_BACK[x])]
-            val = sum(w[:, k - 1 : k] * effect_value(k, x) for k in range(1, D.NUM_TILE_KINDS + 1))
-            for k in range(1, D.NUM_TILE_KINDS + 1):
-                val = np.where((known == k)[:, None], effect_value(k, x), val)
-        else:
-            val = effect_value(int(D.FIXED_EFFECT[x]), x)
-        val = val + PROGRESS * x - DANGER * (r.tiger[:, None] == x + 1)
-        val = np.where(r.tiger[:, None] == x, WIN, np.where(r.tiger[:, None] < x, -DEATH, val))
-        out[:, :, x] = val
-    return out
+    val = np.empty((B, P, D.TRACK_LENGTH))
+    val[:, :, _SLOTS] = slot_val
+    for x in _FIXED.tolist():  # the 8 fixed spaces
+        e = int(D.FIXED_EFFECT[x])
+        val[:, :, x] = bowl_val[_BOWL_OF[x]] if e == D.E_BOWL else kind_val[e]
+    tiger = r.tiger[:, None, None]
+    val = val + PROGRESS * _SPACES - DANGER * (tiger == _SPACES + 1)
+    return np.where(tiger == _SPACES, WIN, np.where(tiger < _SPACES, -DEATH, val))
 
 
 def card_outcomes(r: Reading, sv: np.ndarray | None = None) -> np.ndarray:

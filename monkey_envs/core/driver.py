@@ -20,6 +20,13 @@ Agent objects (and named agents other than ``"random"``) act on whole batches; r
 batch-invariant when such an agent's action in a row depends only on that row's observation
 and mask (deterministic agents).
 
+Opponents: one agent for every other seat, one per seat, or an
+:class:`~monkey_envs.core.opponents.OpponentPool` from which every episode of every row draws a
+member per opponent seat (heuristic mixes, self-play snapshot pools); the draws come from the
+row's own stream, and each finished episode is added to the pool's record of the learner against
+its members. ``info["seat_agents"]`` names who played each seat. ``learner_actions`` restricts
+the learner to one of ``game.action_filters()`` (e.g. Funky Monkey's ``"honest"``, for ablations).
+
 Illegal learner actions: ``illegal_action="raise"`` (default) raises the core's ``ValueError``
 and changes nothing; ``"lose"`` ends the offending rows' episodes as a loss
 (``game.spec.reward_range[0]``, ``terminated``, ``info["illegal_action"] = True``).
@@ -35,16 +42,26 @@ import numpy as np
 
 from monkey_envs.core.faces import EpisodeStream, entropy_seed
 from monkey_envs.core.game import Game, as_seeds, check_actions
+from monkey_envs.core.opponents import OpponentPool, member_name
 from monkey_envs.core.rng import draw_uniform, seed_rng
 from monkey_envs.core.state import BatchState
 
 #: Salt of the built-in random opponent's per-row stream (independent of game and episode streams).
 _OPPONENT_SALT = np.uint64(0x8CB92BA72F3D8DD7)
+#: Salt of the per-row stream that draws opponents from a pool.
+_PICK_SALT = np.uint64(0x4F1BBCDCBFA53E0B)
 #: Safety bound on opponent moves in a row before the learner's turn comes back.
 MAX_OPPONENT_MOVES = 100_000
 #: Safety bound on fresh episodes in a row that end before the learner's first decision.
 MAX_SKIPPED_EPISODES = 1_000
 ILLEGAL_ACTION_POLICIES = ("raise", "lose")
+
+
+def _pick_rng(seeds: np.ndarray) -> np.ndarray:
+    """Per-row stream that draws pool members (independent of the game's and the episodes')."""
+    rng = seed_rng(as_seeds(seeds))
+    rng[:, 0] ^= _PICK_SALT
+    return rng
 
 
 class RowRandomOpponent:
@@ -65,6 +82,14 @@ class RowRandomOpponent:
         u = draw_uniform(self.rng, rows, mask.shape[1])
         u[~mask] = -1.0
         return u.argmax(1).astype(np.int64)
+
+
+def _learner_score(info: dict[str, Any]) -> float:
+    """The learner's score of a finished episode: 1 for a win, ``1 / k`` shared by ``k``, else 0."""
+    winners = list(info.get("winners", ()))
+    if info.get("illegal_action") or info["learner_seat"] not in winners:
+        return 0.0
+    return 1.0 / len(winners)
 
 
 @dataclasses.dataclass
@@ -108,14 +133,19 @@ class SingleAgentDriver:
             :func:`agents.make_agent` (``"random"`` is the batch-invariant
             :class:`RowRandomOpponent`) or an object with ``act(obs, mask)`` -- or a list of
             ``P - 1`` of those, entry ``k`` playing the ``k``-th seat after the learner in turn
-            order (seat ``(learner + 1 + k) % P``). Ignored for one-player games.
+            order (seat ``(learner + 1 + k) % P``), or an
+            :class:`~monkey_envs.core.opponents.OpponentPool` (each opponent seat draws a member
+            per episode). Ignored for one-player games.
         learner_seat: fixed learner seat, or ``None`` for a random seat per episode and row.
         autoreset: start a row's next episode in the same step its episode ends (vector faces);
             ``False`` leaves finished rows until :meth:`reset` (single-env faces).
         illegal_action: ``"raise"`` or ``"lose"`` (see the module docstring).
+        learner_actions: ``None``, or the name of one of ``game.action_filters()`` (e.g.
+            Funky Monkey's ``"honest"``): the learner's mask is the legal mask restricted to
+            those actions, and any other action counts as illegal (ablations).
 
     Raises:
-        ValueError: a bad batch size, seat, opponent list or policy name.
+        ValueError: a bad batch size, seat, opponent list, policy name or action filter.
     """
 
     def __init__(
@@ -126,6 +156,7 @@ class SingleAgentDriver:
         learner_seat: int | None = None,
         autoreset: bool = True,
         illegal_action: str = "raise",
+        learner_actions: str | None = None,
     ) -> None:
         if not isinstance(game, Game):
             raise ValueError(f"game must be a Game object, got {game!r}")
@@ -158,12 +189,26 @@ class SingleAgentDriver:
         self._stream: EpisodeStream | None = None
         self._agent_seed = 0
         self._random = RowRandomOpponent(np.zeros(B, dtype=np.int64))
-        self._opponent_specs = self._normalize_opponents(opponent)
-        self._groups = self._build_groups()
+        self._pick_rng = _pick_rng(np.zeros(B, dtype=np.int64))
+        #: ``(B, P - 1) int64`` the member (index into the fixed opponents or the pool) playing
+        #: the ``k``-th seat after the learner in each row's current episode.
+        self._choice = np.zeros((B, max(self.num_players - 1, 0)), dtype=np.int64)
+        self._normalize_opponents(opponent)
+        self._build_agents()
+        self._choice[:] = self._fixed if self._fixed is not None else 0
+        self._allowed = None if learner_actions is None else game.action_filter(learner_actions)
+        self.learner_actions = learner_actions
 
     # ================================================================== opponents
-    def _normalize_opponents(self, opponent: OpponentSpec | Sequence[OpponentSpec]) -> list[OpponentSpec]:
+    def _normalize_opponents(self, opponent: OpponentSpec | Sequence[OpponentSpec] | OpponentPool) -> None:
+        """Set the members the opponent seats draw from (``self._members``), the pool (or
+        ``None``) and, for fixed opponents, each seat's member (``self._fixed``)."""
         n = self.num_players - 1
+        if isinstance(opponent, OpponentPool):
+            self._pool = opponent
+            self._members = opponent.members  # the pool's own list: members added later are seen
+            self._fixed = None
+            return
         if isinstance(opponent, (list, tuple)):
             if len(opponent) != n:
                 raise ValueError(
@@ -176,44 +221,83 @@ class SingleAgentDriver:
         for s in specs:
             if not (isinstance(s, str) or hasattr(s, "act")):
                 raise ValueError(f"an opponent must be an agent name or an object with act(obs, mask), got {s!r}")
-        return specs
-
-    def _build_groups(self) -> list[tuple[Any, np.ndarray]]:
-        """Resolve opponent specs to agents, grouped so each distinct agent acts once per pass."""
-        from agents import make_agent  # lazy: keeps `import monkey_envs` free of agent code
-
-        built: dict[Any, Any] = {}
-        groups: dict[int, tuple[Any, list[int]]] = {}
-        for k, spec in enumerate(self._opponent_specs):
+        members: list[Any] = []
+        keys: list[Any] = []
+        fixed = np.zeros(max(n, 1), dtype=np.int64)
+        for k, spec in enumerate(specs):
             key = spec if isinstance(spec, str) else id(spec)
-            if key not in built:
-                if spec == "random":
-                    built[key] = self._random
-                elif isinstance(spec, str):
-                    built[key] = make_agent(spec, self.game, self._agent_seed)
-                else:
-                    built[key] = spec
-            agent = built[key]
-            groups.setdefault(id(agent), (agent, []))[1].append(k)
-        return [(agent, np.array(ks, dtype=np.int64)) for agent, ks in groups.values()]
+            if key not in keys:
+                keys.append(key)
+                members.append(spec)
+            fixed[k] = keys.index(key)
+        self._pool = None
+        self._members = members
+        self._fixed = fixed[:n]
 
-    def set_opponent(self, opponent: OpponentSpec | Sequence[OpponentSpec]) -> None:
+    def _agent(self, m: int) -> Any:
+        """The built agent of member ``m`` (names are built once, with the driver's agent seed)."""
+        agent = self._built.get(m)
+        if agent is None:
+            from agents import make_agent  # lazy: keeps `import monkey_envs` free of agent code
+
+            spec = self._members[m]
+            if spec == "random":
+                agent = self._random
+            elif isinstance(spec, str):
+                agent = make_agent(spec, self.game, self._agent_seed)
+            else:
+                agent = spec
+            self._built[m] = agent
+        return agent
+
+    def _build_agents(self) -> None:
+        """(Re)build the named members now, so a bad name fails at construction / ``set_opponent``."""
+        self._built: dict[int, Any] = {}
+        for m in range(len(self._members)):
+            self._agent(m)
+
+    def _choose_opponents(self, rows: np.ndarray) -> None:
+        """Set the member of every opponent seat of ``rows`` for their new episodes."""
+        if self._pool is None:
+            self._choice[rows] = self._fixed
+            return
+        u = draw_uniform(self._pick_rng, rows, max(self.num_players - 1, 1))[:, : self.num_players - 1]
+        self._choice[rows] = self._pool.sample(u)
+
+    def set_opponent(self, opponent: OpponentSpec | Sequence[OpponentSpec] | OpponentPool) -> None:
         """Replace the opponent(s) from now on (e.g. a newer policy in self-play).
 
-        Takes effect at the next opponent move; episodes in progress continue with the new
-        opponent(s). Accepts the same forms as the constructor's ``opponent``.
+        Fixed opponents take effect at the next opponent move (episodes in progress continue
+        with them); a pool is drawn from at each row's next episode start. Accepts the same
+        forms as the constructor's ``opponent``.
         """
-        self._opponent_specs = self._normalize_opponents(opponent)
-        self._groups = self._build_groups()
+        self._normalize_opponents(opponent)
+        self._build_agents()
+        if self._pool is None:
+            self._choice[:] = self._fixed
+        else:
+            self._choice[:] = np.minimum(self._choice, len(self._members) - 1)
+
+    @property
+    def pool(self) -> OpponentPool | None:
+        """The :class:`~monkey_envs.core.opponents.OpponentPool` the opponents are drawn from, if any."""
+        return self._pool
 
     @property
     def opponents(self) -> list[Any]:
-        """The ``P - 1`` opponent agents, entry ``k`` playing the ``k``-th seat after the learner."""
-        by_k: dict[int, Any] = {}
-        for agent, ks in self._groups:
-            for k in ks.tolist():
-                by_k[k] = agent
-        return [by_k[k] for k in range(self.num_players - 1)]
+        """Fixed opponents: the ``P - 1`` agents, entry ``k`` playing the ``k``-th seat after the
+        learner. With a pool: the agents of row 0's current episode."""
+        return [self._agent(int(m)) for m in self._choice[0]]
+
+    def seat_agents(self, row: int) -> list[str]:
+        """Names of who plays each seat of row ``row``'s episode (``"learner"`` at the learner's seat)."""
+        P = self.num_players
+        names = ["learner"] * P
+        seat = int(self.seat[row])
+        for k, m in enumerate(self._choice[row].tolist()):
+            spec = self._members[m]
+            names[(seat + 1 + k) % P] = self._pool.names[m] if self._pool is not None else member_name(spec)
+        return names
 
     def _opponent_actions(self, sub: BatchState, rows: np.ndarray) -> np.ndarray:
         """Actions of the opponents to move in ``sub`` (the batch rows ``rows``), ``(n,) int64``."""
@@ -221,26 +305,26 @@ class SingleAgentDriver:
         cps = sub.current_player.astype(np.int64)
         mask = sub.legal_action_mask
         acts = np.zeros(n, dtype=np.int64)
-        single = len(self._groups) == 1
-        k = None if single else (cps - self.seat[rows] - 1) % self.num_players
+        if len(self._members) == 1:
+            groups: list[tuple[int, Any]] = [(0, slice(None))]
+        else:
+            mid = self._choice[rows, (cps - self.seat[rows] - 1) % self.num_players]
+            groups = [(int(m), np.flatnonzero(mid == m)) for m in np.unique(mid)]
         obs = None
-        for agent, ks in self._groups:
-            sel = slice(None) if single else np.flatnonzero(np.isin(k, ks))
-            if not single and sel.size == 0:
-                continue
+        for m, sel in groups:
+            agent = self._agent(m)
             if agent is self._random:
                 acts[sel] = agent.act_rows(mask[sel], rows[sel])
                 continue
             if obs is None:
                 obs = self.game.observe(sub, cps)
-            chosen = np.asarray(agent.act(obs[sel], mask[sel]))
-            acts[sel] = chosen
+            acts[sel] = np.asarray(agent.act(obs[sel], mask[sel]))
         legal = mask[np.arange(n), np.clip(acts, 0, self.num_actions - 1)] & (acts >= 0) & (acts < self.num_actions)
         if not legal.all():
             bad = np.flatnonzero(~legal)
             raise ValueError(
                 f"an opponent chose illegal actions {acts[bad[:5]].tolist()} in rows {rows[bad[:5]].tolist()} "
-                f"(opponents: {[getattr(a, 'name', type(a).__name__) for a, _ in self._groups]})"
+                f"(opponents: {[member_name(self._agent(m)) for m, _ in groups]})"
             )
         return acts
 
@@ -285,13 +369,14 @@ class SingleAgentDriver:
         self._forfeited[:] = False
         self.state = None
         self._start_episodes(np.arange(self.num_envs))
-        return self.observe(), self.state.legal_action_mask
+        return self.observe(), self.mask
 
     def _seed(self, seeds: np.ndarray) -> None:
         self._stream = EpisodeStream(seeds)
         self._random = RowRandomOpponent(seeds)
+        self._pick_rng = _pick_rng(seeds)
         self._agent_seed = int(seeds[0])
-        self._groups = self._build_groups()
+        self._build_agents()
 
     def _start_episodes(self, rows: np.ndarray) -> None:
         """Start the next episode of ``rows`` from their streams and play up to the learner's turn."""
@@ -307,6 +392,7 @@ class SingleAgentDriver:
                 self.state.put(pending, fresh)
             self.seat[pending] = seats
             self._forfeited[pending] = False
+            self._choose_opponents(pending)
             early = self._play_opponents(self.state)
             self._pending[pending] += early[pending]
             over = self.state.terminated[pending] | self.state.truncated[pending]
@@ -327,7 +413,9 @@ class SingleAgentDriver:
         """``(B, A) bool`` the learner's legal actions (the live state's array; do not modify)."""
         if self.state is None:
             raise ValueError("call reset() before asking for action masks")
-        return self.state.legal_action_mask
+        if self._allowed is None:
+            return self.state.legal_action_mask
+        return self.state.legal_action_mask & self._allowed
 
     @property
     def done(self) -> np.ndarray:
@@ -344,10 +432,17 @@ class SingleAgentDriver:
         if arr.shape == () and self.num_envs == 1:
             arr = arr.reshape(1)
         if self.illegal_action == "raise" or arr.shape != (self.num_envs,) or not np.issubdtype(arr.dtype, np.integer):
-            return check_actions(s, arr, self.num_actions), np.zeros(self.num_envs, dtype=bool)
+            acts = check_actions(s, arr, self.num_actions)
+            if self._allowed is not None and not self._allowed[acts].all():
+                bad = np.flatnonzero(~self._allowed[acts])
+                raise ValueError(
+                    f"actions {acts[bad[:5]].tolist()} in rows {bad[:5].tolist()} are not allowed by "
+                    f"learner_actions={self.learner_actions!r}"
+                )
+            return acts, np.zeros(self.num_envs, dtype=bool)
         arr = arr.astype(np.int64)
         in_range = (arr >= 0) & (arr < self.num_actions)
-        legal = in_range & s.legal_action_mask[np.arange(self.num_envs), np.clip(arr, 0, self.num_actions - 1)]
+        legal = in_range & self.mask[np.arange(self.num_envs), np.clip(arr, 0, self.num_actions - 1)]
         return np.where(legal, arr, 0), ~legal
 
     def _forfeit(self, state: BatchState, rows: np.ndarray) -> None:
@@ -397,6 +492,8 @@ class SingleAgentDriver:
             fin = state.take(final_rows)
             final_obs = self.game.observe(fin, self.seat[final_rows])
             final_info = [self._final_info(fin, j, int(r)) for j, r in enumerate(final_rows)]
+            if self._pool is not None and self.num_players > 1:
+                self._pool.record(self._choice[final_rows], np.array([_learner_score(i) for i in final_info]))
             if self.autoreset:
                 self._start_episodes(final_rows)
         else:
@@ -407,7 +504,7 @@ class SingleAgentDriver:
             reward=reward.astype(np.float32),
             terminated=terminated,
             truncated=truncated,
-            mask=self.state.legal_action_mask,
+            mask=self.mask,
             final_rows=final_rows,
             final_obs=final_obs,
             final_info=final_info,
@@ -416,17 +513,15 @@ class SingleAgentDriver:
     def _final_info(self, fin: BatchState, j: int, row: int) -> dict[str, Any]:
         info = dict(self.game.episode_info(fin, j))
         info["learner_seat"] = int(self.seat[row])
+        info["seat_agents"] = self.seat_agents(row)
         if self._forfeited[row]:
             info["illegal_action"] = True
         return info
 
     def episode_info(self, row: int) -> dict[str, Any]:
-        """``game.episode_info`` of row ``row``'s current state plus its ``learner_seat``."""
-        info = dict(self.game.episode_info(self.state, row))
-        info["learner_seat"] = int(self.seat[row])
-        if self._forfeited[row]:
-            info["illegal_action"] = True
-        return info
+        """``game.episode_info`` of row ``row``'s current state plus ``learner_seat`` and
+        ``seat_agents`` (who plays each seat)."""
+        return self._final_info(self.state, row, row)
 
     def render(self, row: int = 0) -> str:
         """Text picture of row ``row`` from its learner's seat (shows the learner's hand)."""

@@ -120,6 +120,7 @@ def build_driver(
     learner_seat: int | None,
     illegal_action: str,
     render_mode: str | None,
+    learner_actions: str | None = None,
     render_modes: tuple[str, ...],
     autoreset: bool = True,
     **game_options: Any,
@@ -141,4 +142,5 @@ def build_driver(
         learner_seat=learner_seat,
         autoreset=autoreset,
         illegal_action=illegal_action,
+        learner_actions=learner_actions,
     )

@@ -281,6 +281,28 @@ class Game(abc.ABC, Generic[S]):
     def render(self, state: S, row: int = 0, viewer: int | None = None) -> str:
         """Text picture of env ``row``; ``viewer`` (a seat) also shows that seat's hidden cards."""
 
+    def action_filters(self) -> dict[str, np.ndarray]:
+        """Named restrictions of the action set, each an ``(A,) bool`` array of allowed actions.
+
+        Used for ablations (a learner that may only take some actions, e.g. Funky Monkey's
+        ``"honest"``: announcements always true); a filter must leave every decision at least
+        one legal action. The base game has none.
+        """
+        return {}
+
+    def action_filter(self, name: str) -> np.ndarray:
+        """The ``(A,) bool`` allowed actions of filter ``name`` (see :meth:`action_filters`).
+
+        Raises:
+            ValueError: the game has no filter of that name.
+        """
+        filters = self.action_filters()
+        if name not in filters:
+            raise ValueError(f"{self.spec.name} has no action filter {name!r}; known: {sorted(filters)}")
+        out = np.asarray(filters[name], dtype=bool)
+        out.flags.writeable = False
+        return out
+
     def episode_info(self, state: S, row: int) -> dict[str, Any]:
         """Per-episode facts for ``info`` dicts (scores, end reason, ...); games extend it."""
         return {}

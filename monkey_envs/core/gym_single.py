@@ -45,6 +45,8 @@ class GameEnv(gymnasium.Env):
             plays the ``k``-th seat after the learner).
         learner_seat: fixed seat of the learner, or ``None`` for a random seat each episode.
         illegal_action: ``"raise"`` or ``"lose"``.
+        learner_actions: ``None`` or a name from ``game.action_filters()`` (e.g. ``"honest"``):
+            restrict the learner's actions and mask to it (ablations).
         render_mode: ``None``, ``"ansi"`` (``render()`` returns the text picture, with the
             learner's hand) or ``"human"`` (prints it).
         **game_options: the game's options (e.g. ``num_players=3``), with a game name only.
@@ -61,6 +63,7 @@ class GameEnv(gymnasium.Env):
         opponent: OpponentSpec | Sequence[OpponentSpec] = "random",
         learner_seat: int | None = None,
         illegal_action: str = "raise",
+        learner_actions: str | None = None,
         render_mode: str | None = None,
         **game_options: Any,
     ) -> None:
@@ -70,6 +73,7 @@ class GameEnv(gymnasium.Env):
             opponent=opponent,
             learner_seat=learner_seat,
             illegal_action=illegal_action,
+            learner_actions=learner_actions,
             render_mode=render_mode,
             render_modes=RENDER_MODES,
             autoreset=False,

@@ -48,6 +48,8 @@ class GameVectorEnv(VectorEnv):
             :class:`~monkey_envs.core.driver.SingleAgentDriver`).
         learner_seat: fixed learner seat, or ``None`` for a random seat per episode and env.
         illegal_action: ``"raise"`` (``ValueError``, nothing changes) or ``"lose"``.
+        learner_actions: ``None`` or a name from ``game.action_filters()`` (e.g. ``"honest"``):
+            restrict the learner's actions and mask to it (ablations).
         render_mode: ``None``, ``"ansi"`` (``render()`` returns one text picture per env) or
             ``"human"`` (prints env 0's picture).
         **game_options: the game's options (e.g. ``num_players=3``), with a game name only.
@@ -66,6 +68,7 @@ class GameVectorEnv(VectorEnv):
         opponent: OpponentSpec | Sequence[OpponentSpec] = "random",
         learner_seat: int | None = None,
         illegal_action: str = "raise",
+        learner_actions: str | None = None,
         render_mode: str | None = None,
         **game_options: Any,
     ) -> None:
@@ -75,6 +78,7 @@ class GameVectorEnv(VectorEnv):
             opponent=opponent,
             learner_seat=learner_seat,
             illegal_action=illegal_action,
+            learner_actions=learner_actions,
             render_mode=render_mode,
             render_modes=RENDER_MODES,
             **game_options,

@@ -51,11 +51,14 @@ class MonkeyVecEnv(VecEnv):
     Args:
         game_or_name: a game name (e.g. ``"monkey_fun"``) or a built game.
         num_envs: number of envs ``N``.
-        opponent: an agent name for :func:`agents.make_agent`, an agent object, or a list of
-            ``P - 1`` of those (entry ``k`` plays the ``k``-th seat after the learner).
+        opponent: an agent name for :func:`agents.make_agent`, an agent object, a list of
+            ``P - 1`` of those (entry ``k`` plays the ``k``-th seat after the learner), or an
+            :class:`~monkey_envs.core.opponents.OpponentPool` drawn from per episode and seat.
         seed: env ``i`` is seeded ``seed + i`` at the first reset.
         learner_seat: fixed learner seat, or ``None`` for a random seat per episode and env.
         illegal_action: ``"raise"`` (``ValueError``, nothing changes) or ``"lose"``.
+        learner_actions: ``None`` or a name from ``game.action_filters()`` (e.g. ``"honest"``):
+            restrict the learner's actions and mask to it (ablations).
         render_mode: ``None``, ``"ansi"`` or ``"human"`` (see :meth:`render`).
         **game_options: the game's options (e.g. ``num_players=3``), with a game name only.
 
@@ -73,6 +76,7 @@ class MonkeyVecEnv(VecEnv):
         seed: int | None = 0,
         learner_seat: int | None = None,
         illegal_action: str = "raise",
+        learner_actions: str | None = None,
         render_mode: str | None = None,
         **game_options: Any,
     ) -> None:
@@ -82,6 +86,7 @@ class MonkeyVecEnv(VecEnv):
             opponent=opponent,
             learner_seat=learner_seat,
             illegal_action=illegal_action,
+            learner_actions=learner_actions,
             render_mode=render_mode,
             render_modes=RENDER_MODES,
             **game_options,

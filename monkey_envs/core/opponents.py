@@ -1,0 +1,156 @@
+"""Opponent pools: a different opponent per episode and seat, drawn from weighted members.
+
+A single-agent face (gymnasium, SB3 VecEnv) normally plays one fixed opponent per seat. With an
+:class:`OpponentPool` instead, every episode of every row draws, for each opponent seat, one
+*member* of the pool with probability proportional to the pool's weights::
+
+    pool = OpponentPool(["honest", "skeptic", "track"])          # a heuristic mix, uniform
+    venv = MonkeyVecEnv("funky_monkey", 64, opponent=pool, num_players=4)
+
+    pool.add(snapshot_agent, name="snapshot_3")                    # self-play grows the pool
+    pool.set_weights([0, 0, 1, 1])                                 # e.g. only the snapshots
+
+Members are agent names (for :func:`agents.make_agent`; ``"random"`` is the driver's
+batch-invariant per-row random opponent) or agent objects with ``act(obs, mask)``. Members are
+never removed -- a member's index stays valid for episodes in progress; give it weight 0 to stop
+drawing it. The draws come from each row's own counter-based RNG stream, so a seeded row replays
+the same opponents at any batch size (as long as the weights change at the same moments).
+
+The pool also keeps the learner's record against each member (:meth:`record`, called by the
+driver when an episode ends): :attr:`games` and :attr:`learner_score` per member, which
+prioritised self-play sampling reads (see ``training/selfplay.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+
+def member_name(member: Any) -> str:
+    """Display name of a pool member: the name itself, or the agent's ``name`` attribute."""
+    return member if isinstance(member, str) else str(getattr(member, "name", type(member).__name__))
+
+
+class OpponentPool:
+    """Weighted opponents, drawn per episode and opponent seat.
+
+    Args:
+        members: agent names or agent objects (at least one).
+        weights: ``(M,)`` non-negative weights with a positive sum (``None``: all 1).
+        names: display names (default: :func:`member_name` of each member); must be unique.
+
+    Attributes:
+        members: the members, in the order they were added.
+        names: their display names.
+        games: ``(M,) int64`` finished episodes in which the member played at least one seat.
+        learner_score: ``(M,) float64`` the learner's score in those episodes (1 win, 0 loss;
+            ``1 / k`` for a win shared by ``k`` players).
+
+    Raises:
+        ValueError: no members, a bad member, bad weights or duplicate names.
+    """
+
+    def __init__(
+        self, members: Sequence[Any], weights: Sequence[float] | None = None, names: Sequence[str] | None = None
+    ):
+        if isinstance(members, (str, bytes)) or len(members) == 0:
+            raise ValueError(f"an OpponentPool needs a non-empty list of members, got {members!r}")
+        self.members: list[Any] = []
+        self.names: list[str] = []
+        self._weights = np.zeros(0, dtype=np.float64)
+        self.games = np.zeros(0, dtype=np.int64)
+        self.learner_score = np.zeros(0, dtype=np.float64)
+        if names is not None and len(names) != len(members):
+            raise ValueError(f"names must have one entry per member ({len(members)}), got {len(names)}")
+        for i, m in enumerate(members):
+            self.add(m, weight=1.0, name=None if names is None else names[i])
+        if weights is not None:
+            self.set_weights(weights)
+
+    def __len__(self) -> int:
+        return len(self.members)
+
+    def __repr__(self) -> str:
+        return f"OpponentPool({self.names}, weights={self._weights.round(3).tolist()})"
+
+    def add(self, member: Any, weight: float = 1.0, name: str | None = None) -> int:
+        """Append a member; returns its index.
+
+        Raises:
+            ValueError: a member that is neither a name nor has ``act``, a negative weight, or a
+                name already in the pool.
+        """
+        if not (isinstance(member, str) or hasattr(member, "act")):
+            raise ValueError(f"a pool member must be an agent name or an object with act(obs, mask), got {member!r}")
+        if not np.isfinite(weight) or weight < 0:
+            raise ValueError(f"a pool weight must be finite and >= 0, got {weight!r}")
+        name = member_name(member) if name is None else str(name)
+        if name in self.names:
+            raise ValueError(f"pool member name {name!r} is already taken; pass a unique name=")
+        self.members.append(member)
+        self.names.append(name)
+        self._weights = np.append(self._weights, float(weight))
+        self.games = np.append(self.games, 0)
+        self.learner_score = np.append(self.learner_score, 0.0)
+        return len(self.members) - 1
+
+    @property
+    def weights(self) -> np.ndarray:
+        """``(M,) float64`` the current weights (a copy)."""
+        return self._weights.copy()
+
+    def set_weights(self, weights: Sequence[float]) -> None:
+        """Replace all weights (takes effect at the next episode start of each row).
+
+        Raises:
+            ValueError: wrong length, a negative or non-finite weight, or an all-zero vector.
+        """
+        w = np.asarray(weights, dtype=np.float64)
+        if w.shape != (len(self.members),):
+            raise ValueError(f"weights must have shape ({len(self.members)},) -- one per member -- got {w.shape}")
+        if not np.all(np.isfinite(w)) or (w < 0).any():
+            raise ValueError(f"weights must be finite and >= 0, got {w.tolist()}")
+        if w.sum() <= 0:
+            raise ValueError("at least one weight must be positive")
+        self._weights = w
+
+    @property
+    def probabilities(self) -> np.ndarray:
+        """``(M,) float64`` the chance of drawing each member for one seat."""
+        return self._weights / self._weights.sum()
+
+    def sample(self, u: np.ndarray) -> np.ndarray:
+        """Members for uniform numbers ``u`` in ``[0, 1)`` (any shape), as ``int64`` indices.
+
+        Members with weight 0 are never returned.
+        """
+        cdf = np.cumsum(self._weights)
+        idx = np.searchsorted(cdf, np.asarray(u) * cdf[-1], side="right")
+        return np.minimum(idx, len(self.members) - 1).astype(np.int64)
+
+    def record(self, member_ids: np.ndarray, score: np.ndarray) -> None:
+        """Add finished episodes to the record.
+
+        Args:
+            member_ids: ``(n, P - 1) int64`` the member playing each opponent seat of each episode.
+            score: ``(n,) float`` the learner's score in each episode (1 win, 0 loss).
+        """
+        ids = np.asarray(member_ids, dtype=np.int64)
+        s = np.asarray(score, dtype=np.float64)
+        if ids.ndim != 2 or ids.shape[0] != s.shape[0]:
+            raise ValueError(f"member_ids must be (n, seats) and score (n,), got {ids.shape} and {s.shape}")
+        M = len(self.members)
+        present = np.zeros((ids.shape[0], M), dtype=bool)
+        present[np.arange(ids.shape[0])[:, None], ids] = True
+        self.games += present.sum(0)
+        self.learner_score += (present * s[:, None]).sum(0)
+
+    def learner_win_rate(self, prior_games: float = 2.0) -> np.ndarray:
+        """``(M,) float64`` the learner's smoothed win rate against each member.
+
+        ``(score + prior_games / 2) / (games + prior_games)``: 0.5 for an unplayed member.
+        """
+        return (self.learner_score + prior_games / 2) / (self.games + prior_games)
