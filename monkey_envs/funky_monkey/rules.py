@@ -350,18 +350,6 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         allowed[plays] = plays // _K == plays % _K
         return {"honest": allowed}
 
-    def action_filters(self) -> dict[str, np.ndarray]:
-        """``{"honest": (A,) bool}``: every action except face-down plays whose announcement
-        differs from the card (plays ``5 * card + announce`` with ``card != announce``).
-
-        The honest-only ablation trains a learner restricted to it (``learner_actions="honest"``);
-        every active turn keeps a legal action (each card in hand can be announced truthfully).
-        """
-        allowed = np.ones(self.num_actions, dtype=bool)
-        plays = np.arange(NUM_PLAY_ACTIONS)
-        allowed[plays] = plays // _K == plays % _K
-        return {"honest": allowed}
-
     def action_name(self, state: FunkyMonkeyState, row: int, action: int) -> str:
         """Readable meaning of ``action`` (independent of the row's phase)."""
         a = int(action)
