@@ -41,6 +41,22 @@ ones are left for the completing placement, ``solo_number``) and plays more card
 rate). When only minus towers are possible it extends an existing tower (no new minus points)
 before opening a new one on the lowest number (``solo_new_tower``).
 
+Implementation (cost per row)
+-----------------------------
+Everything is numpy over the whole batch; there is no loop over rows. Per row the agent builds
+the 12-bit code of every window for every seat once (4 fields x the (majority, dead, one-more)
+bits of :func:`field_facts`) and reads its shape value, "hot" flag, missing slot and "complete"
+flag from one precomputed 4096-entry table. Per distinct (row, target field) it only rewrites the
+target field's 3 bits in the codes of the (at most ``K``) windows through that field and reads
+the table again. The immediate-win fields of every seat are kept as a 36-bit mask per
+(placement, seat): the row's hot fields, minus those whose every hot window passes through the
+target field, plus the hot fields of the rewritten windows. The chance of a set of hot fields is
+summed exactly as a dense masked float32 sum over the 36 fields would be: directly for up to two
+fields (the result of a sum with at most two non-zero terms does not depend on the order) and by
+that very dense sum for the rare larger sets, so every score -- and every decision -- is
+bit-identical to the straightforward dense evaluation. Shape values are summed as integers when
+the line weights are integers (the default), otherwise as float64 in window order.
+
 Measured (``play_games``, 600 seat-balanced games each): 2 players 99.8% wins vs random,
 4 players 99.7% vs three random players; solo 67.5% completed squares (random play: 29.5%).
 """
@@ -134,6 +150,22 @@ def _windows_of_fields(windows: np.ndarray) -> np.ndarray:
     return out
 
 
+def _facts(counts: np.ndarray, owner: np.ndarray, axis: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`field_facts` with the seats on ``axis`` (no sort: only the top count matters)."""
+    top = counts.max(axis, keepdims=True)
+    is_top = counts == top
+    any_owner = owner.any(axis, keepdims=True)
+    dead = any_owner & ~owner
+    if counts.shape[axis] == 1:  # alone: the majority is any monkey, one more is enough from 0
+        maj = owner | (top > 0)
+        return maj, dead, ~dead & ~maj & (counts >= 0)
+    unique = is_top.sum(axis, keepdims=True) == 1
+    maj = owner | (is_top & unique & (top > 0))
+    # a seat below the top can never win the field with one monkey; a tied top seat always can
+    one_more = ~any_owner & is_top & (~unique | (top <= 0))
+    return maj, dead, one_more
+
+
 def field_facts(counts: np.ndarray, owner: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per field and seat: majority, dead, and "one more monkey takes the majority".
 
@@ -147,24 +179,12 @@ def field_facts(counts: np.ndarray, owner: np.ndarray) -> tuple[np.ndarray, np.n
         ``one_more``: not ``maj``, not ``dead``, and one more monkey would give the majority.
         All ``(..., P) bool``.
     """
-    P = counts.shape[-1]
-    top = counts.max(-1, keepdims=True)
-    is_top = counts == top
-    unique = is_top.sum(-1, keepdims=True) == 1
-    maj = owner | (is_top & unique & (top > 0))
-    dead = owner.any(-1, keepdims=True) & ~owner
-    # the highest count among the *other* seats: the runner-up for a top seat, else the top
-    runner_up = np.sort(counts, axis=-1)[..., -2:-1] if P > 1 else np.zeros_like(top)
-    max_others = np.where(is_top, runner_up, top)
-    one_more = ~dead & ~maj & (counts >= max_others)
-    return maj, dead, one_more
+    return _facts(counts, owner, -1)
 
 
-def _pack(maj: np.ndarray, dead: np.ndarray, one_more: np.ndarray) -> np.ndarray:
-    """``(...) uint16``: per seat ``q`` the bits ``maj | dead << 1 | one_more << 2`` at ``3 q``."""
-    code = maj.astype(np.uint16) | (dead.astype(np.uint16) << 1) | (one_more.astype(np.uint16) << 2)
-    shifts = (3 * np.arange(code.shape[-1])).astype(np.uint16)
-    return (code << shifts).sum(-1).astype(np.uint16)
+def _fact_bits(maj: np.ndarray, dead: np.ndarray, one_more: np.ndarray) -> np.ndarray:
+    """``int16`` per field and seat: ``maj | dead << 1 | one_more << 2`` (one slot of a window code)."""
+    return (maj.view(np.uint8) | (dead.view(np.uint8) << 1) | (one_more.view(np.uint8) << 2)).astype(np.int16)
 
 
 def window_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -189,6 +209,70 @@ def window_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
 
 
 _WINDOW_K, _WINDOW_ALIVE, _WINDOW_HOT, _WINDOW_SLOT = window_tables()
+
+#: the code of the padding window: slot 0 dead, so never alive, hot or complete
+_PAD_CODE = 2
+#: bit offsets in the combined code table (:meth:`GreedyMonkeyFun._build_tables`)
+_COMPLETE_BIT = 6
+_SHAPE_BIT = 10
+
+#: ``_BIT_INDEX[(1 << f) % 37] == f`` for f < 36 (2 is a primitive root modulo 37); ``[0] == 36``
+_BIT_INDEX = np.zeros(37, dtype=np.int64)
+_BIT_INDEX[[pow(2, f, 37) for f in range(D.NUM_FIELDS)]] = np.arange(D.NUM_FIELDS)
+_BIT_INDEX[0] = D.NUM_FIELDS
+
+#: the 16 subsets of the 4 hand slots: ``_SLOT_SETS[i, m]`` slot ``i`` is in subset ``m``
+_SLOT_SETS = ((np.arange(16)[None, :] >> np.arange(4)[:, None]) & 1).astype(np.int64)  # (4, 16)
+#: per subset action, the slot subset it keeps in the hand
+_KEPT = 15 ^ (SUBSET_BITS.astype(np.int64) @ (1 << np.arange(4)))  # (15,)
+_POP16 = ((np.arange(1 << 16)[:, None] >> np.arange(16)) & 1).sum(1).astype(np.int64)
+
+
+def _popcount(x: np.ndarray) -> np.ndarray:
+    """Set bits of non-negative ``int64`` values below ``2**48``."""
+    if hasattr(np, "bitwise_count"):  # numpy >= 2.0
+        return np.bitwise_count(x)
+    return _POP16[x & 0xFFFF] + _POP16[(x >> 16) & 0xFFFF] + _POP16[x >> 32]
+
+
+def _sequential_sum(x: np.ndarray, axis: int) -> np.ndarray:
+    """Sum over ``axis`` strictly in index order (the float rounding of a plain sum over a
+    non-contiguous axis), whatever the memory layout."""
+    x = np.moveaxis(x, axis, 0)
+    acc = x[0].copy()
+    for j in range(1, x.shape[0]):
+        acc += x[j]
+    return acc
+
+
+def _log_miss_sum(hot: np.ndarray, log_miss: np.ndarray, row: np.ndarray) -> np.ndarray:
+    """``float32``: per 36-bit mask of hot fields, the sum of their ``log_miss``.
+
+    Bit-identical to the dense ``np.where(bits, log_miss[row], 0.0).sum(-1)`` over 36 fields:
+    with at most two set bits the float32 sum has at most two non-zero terms, so its value does
+    not depend on numpy's summation order and is computed directly; larger sets (rare) use that
+    dense sum itself.
+
+    Args:
+        hot: ``int64`` masks (bit ``f`` = field ``f``), any shape.
+        log_miss: ``(B, 37) float32`` per row and field, column 36 zero.
+        row: the row of each mask (broadcast against ``hot``).
+
+    Returns:
+        the sums, shaped like ``hot``.
+    """
+    row = np.broadcast_to(row, hot.shape)
+    low = hot & -hot
+    rest = hot ^ low
+    low2 = rest & -rest
+    base = row * (D.NUM_FIELDS + 1)
+    flat = log_miss.ravel()
+    out = flat.take(base + _BIT_INDEX[low % 37]) + flat.take(base + _BIT_INDEX[low2 % 37])
+    many = np.nonzero(rest ^ low2)  # three or more hot fields
+    if many[0].size:
+        bits = ((hot[many][:, None] >> np.arange(D.NUM_FIELDS)) & 1).astype(bool)
+        out[many] = np.where(bits, log_miss[row[many], : D.NUM_FIELDS], 0.0).sum(-1)
+    return out
 
 
 class GreedyMonkeyFun:
@@ -226,6 +310,35 @@ class GreedyMonkeyFun:
         line_weights = np.array([*self.weights.line_weights, 0.0])
         #: shape value of a window code for one seat (0 when dead)
         self._shape_table = np.where(_WINDOW_ALIVE, line_weights[_WINDOW_K], 0.0)
+        self._build_tables()
+
+    def _build_tables(self) -> None:
+        """Precompute the window-code table and the per-field tables of :meth:`_scores`."""
+        windows = self.windows
+        W = windows.shape[0]
+        fw = self._field_windows  # (36, K), -1 = padding
+        pad = fw < 0
+        fw_c = np.maximum(fw, 0)
+        # integer shape values sum exactly in any order; others need the window order (float path)
+        self._int_shape = bool(all(float(x).is_integer() and abs(x) <= 2**20 for x in self.weights.line_weights))
+        # per code: bits 0-2 "hot" as missing slot + 1 (0 = not hot), bit 6 complete, bits 10+ shape;
+        # the gaps let a sum over the (at most 15) windows through a field keep the three apart
+        hot_slot = np.where(_WINDOW_HOT > 0.5, _WINDOW_SLOT + 1, 0)
+        tab = hot_slot | ((_WINDOW_K == 4) << _COMPLETE_BIT)
+        if self._int_shape:
+            tab = tab | (self._shape_table.astype(np.int64) << _SHAPE_BIT)
+        self._code_table = tab.astype(np.int32)
+        #: windows through each field, ``(K, 36)``; the padding points at an extra window ``W``
+        #: whose code is ``_PAD_CODE``
+        self._through = np.where(pad, W, fw).T.copy()
+        slot = np.argmax(windows[fw_c] == np.arange(D.NUM_FIELDS)[:, None, None], axis=-1)
+        #: ``8 ** slot`` of the field in each window code (0 for the padding: its code never changes)
+        self._through_unit = np.where(pad, 0, 8**slot).T.astype(np.int16)
+        #: 36-bit mask of the missing field, per (field, k, missing slot + 1); 0 when not hot
+        miss = np.zeros((*fw.shape, 5), dtype=np.int64)
+        miss[..., 1:] = np.where(pad[..., None], 0, np.int64(1) << windows[fw_c])
+        self._miss_bits = miss.ravel()
+        self._window_mask = (np.int64(1) << windows).sum(1)  # (W,) 36-bit field masks
 
     # ------------------------------------------------------------------ entry point
     def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -256,41 +369,34 @@ class GreedyMonkeyFun:
             # evaluate each distinct (row, target field) among the legal placements once
             legal = m[:, :NUM_SUBSETS] & has
             rows, acts = np.nonzero(legal)
-            keys, inverse = np.unique(rows * D.NUM_FIELDS + field[rows, acts], return_inverse=True)
+            key = rows * D.NUM_FIELDS + field[rows, acts]
+            seen = np.zeros(obs.shape[0] * D.NUM_FIELDS, dtype=bool)
+            seen[key] = True
+            keys = np.flatnonzero(seen)  # sorted distinct (row, field) keys
+            position = np.zeros(seen.size, dtype=np.int64)
+            position[keys] = np.arange(keys.size)
             score = np.zeros(field.shape, dtype=np.float64)
             if keys.size:
-                score[rows, acts] = self._scores(v, keys // D.NUM_FIELDS, keys % D.NUM_FIELDS, numbers)[inverse]
+                s = self._scores(v, keys // D.NUM_FIELDS, keys % D.NUM_FIELDS, numbers)
+                score[rows, acts] = s[position[key]]
             score += w.flex * self._flexibility(v["hand"]) + w.cards * self._ncards[None, :]
         full = np.zeros(m.shape, dtype=np.float64)
         full[:, :NUM_SUBSETS] = score
         return argmax_legal(full, m)
 
     # ------------------------------------------------------------------ normal / quick game
-    def _window_codes(self, packed: np.ndarray) -> np.ndarray:
-        """``(..., P) int64`` window codes (4 slots x 3 fact bits per seat) from packed fields.
-
-        Args:
-            packed: ``(..., 4) uint16`` the window's fields, each packing 3 bits per seat
-                (:func:`_pack`).
-        """
-        out = np.zeros((*packed.shape[:-1], self.num_players), dtype=np.int64)
-        p = packed.astype(np.int64)
-        for q in range(self.num_players):  # loop over seats, not rows
-            c = (p >> (3 * q)) & 7
-            out[..., q] = c[..., 0] | (c[..., 1] << 3) | (c[..., 2] << 6) | (c[..., 3] << 9)
-        return out
-
     def _scores(self, v: dict[str, np.ndarray], row: np.ndarray, field: np.ndarray, numbers: np.ndarray) -> np.ndarray:
         """Value of the board after placing one of our monkeys, for ``N`` (row, field) pairs.
 
         Only the target field changes, so the board facts are computed once per row and each
-        placement updates just the windows through its field (at most ``K`` of them). A
-        window's facts for a seat come from a lookup table over its 4 fields' (majority, dead,
-        one-more) bits (:func:`window_tables`).
+        placement rewrites just the target field's slot in the codes of the windows through it
+        (at most ``K``, padded with an inert window). A window's facts for a seat come from one
+        lookup table over its 12-bit code (:func:`window_tables`); the immediate-win fields are
+        36-bit masks (see the module docstring).
 
         Args:
             v: the unflattened observations (``B`` rows).
-            row: ``(N,) int64`` row of each placement.
+            row: ``(N,) int64`` row of each placement (any order, repeats allowed).
             field: ``(N,) int64`` target field index of each placement.
             numbers: ``(B, 36) int64`` field numbers.
 
@@ -302,63 +408,86 @@ class GreedyMonkeyFun:
         B = numbers.shape[0]
         N = row.shape[0]
         NF = D.NUM_FIELDS
-        counts = np.rint(v["counts"] * 4).astype(np.int16)  # (B, 36, P) observer first
-        owner = v["owner"] > 0.5  # (B, 36, P)
-        k_tab, hot_tab, slot_tab = _WINDOW_K, _WINDOW_HOT, _WINDOW_SLOT
-        shape_tab = self._shape_table
-        seat = np.arange(P)
+        windows = self.windows
+        W = windows.shape[0]
+        W1 = W + 1  # with the padding window
+        K = self._through.shape[0]
+        table = self._code_table
+        # seats first everywhere: reductions over seats and windows run over long inner loops
+        counts = np.ascontiguousarray(np.rint(v["counts"] * 4).astype(np.int16).transpose(2, 0, 1))  # (P, B, 36)
+        owner = np.ascontiguousarray((v["owner"] > 0.5).transpose(2, 0, 1))  # (P, B, 36), observer first
 
-        # ---- the position before the move ---------------------------------------------
-        maj0, dead0, one0 = field_facts(counts, owner)
-        packed0 = _pack(maj0, dead0, one0)  # (B, 36)
-        code0 = self._window_codes(packed0[:, self.windows])  # (B, W, P)
-        slot0 = slot_tab[code0]
-        miss0 = self.windows[np.arange(self.windows.shape[0])[None, :, None], slot0]  # (B, W, P)
-        flat0 = ((np.arange(B)[:, None, None] * P + seat) * NF + miss0).ravel()
-        hot_count0 = np.bincount(flat0, weights=hot_tab[code0].ravel(), minlength=B * P * NF).reshape(B, P, NF)
-        shape0 = shape_tab[code0].sum(1)  # (B, P)
-        material0 = (maj0 * numbers[:, :, None]).sum(1).astype(np.float64)  # (B, P)
-        secured0 = owner[..., 0].sum(1)  # (B,)
+        # ---- the position before the move ------------------------------------------------
+        maj0, dead0, one0 = _facts(counts, owner, axis=0)
+        bits0 = _fact_bits(maj0, dead0, one0)  # (P, B, 36)
+        code0 = np.empty((P, B, W1), dtype=np.int16)  # window codes, padding window last
+        c = bits0.take(windows[:, 0], axis=2)
+        for j in range(1, 4):
+            c |= bits0.take(windows[:, j], axis=2) << (3 * j)
+        code0[..., :W] = c
+        code0[..., W] = _PAD_CODE
+        tab0 = table.take(code0)  # (P, B, W + 1)
+        material0 = (maj0 * numbers).sum(-1)  # (P, B) int
+        secured0 = owner[0].sum(-1)  # (B,)
 
-        # ---- the target field after the placement: (N, P) -------------------------------
-        c_f = counts[row, field].copy()
-        o_f = owner[row, field].copy()
-        c_f[:, 0] += 1
+        # hot windows (sparse): the missing fields per (seat, row), and per (seat, row, field f)
+        # the hot fields g every one of whose hot windows passes through f
+        flat = np.flatnonzero(tab0 & 7)
+        seat_row, hot_w = flat // W1, flat % W1
+        miss = windows[hot_w, (tab0.ravel()[flat] & 7) - 1]
+        miss_bit = np.int64(1) << miss
+        hot0 = np.zeros(P * B, dtype=np.int64)
+        np.bitwise_or.at(hot0, seat_row, miss_bit)
+        group = seat_row * NF + miss
+        common = np.full(P * B * NF, -1, dtype=np.int64)  # fields shared by the group's hot windows
+        np.bitwise_and.at(common, group, self._window_mask[hot_w])
+        wf = windows[hot_w]  # (E, 4)
+        in_all = (common[group][:, None] >> wf) & 1
+        cleared = np.zeros(P * B * NF, dtype=np.int64)
+        np.bitwise_or.at(cleared, (seat_row * NF)[:, None] + wf, miss_bit[:, None] * in_all)
+
+        # ---- the target field after the placement: (P, N) -------------------------------
+        c_f = counts[:, row, field]
+        o_f = owner[:, row, field]
+        c_f[0] += 1
         if P > 1:
-            secures = ~o_f.any(-1) & (c_f[:, 0] >= c_f[:, 1:].max(-1) + D.SECURE_MARGIN)
-            o_f[:, 0] |= secures
-            c_f[:, 1:] *= ~secures[:, None]
-        maj_f, dead_f, one_f = field_facts(c_f, o_f)
-        packed_f = _pack(maj_f, dead_f, one_f)  # (N,)
+            secures = ~o_f.any(0) & (c_f[0] >= c_f[1:].max(0) + D.SECURE_MARGIN)
+            o_f[0] |= secures
+            c_f[1:] *= ~secures
+        maj_f, dead_f, one_f = _facts(c_f, o_f, axis=0)
+        bits_f = _fact_bits(maj_f, dead_f, one_f)
 
-        # ---- windows through the target field, before and after --------------------------
-        wins = self._field_windows[field]  # (N, K), -1 = padding
-        valid = (wins >= 0)[..., None]  # (N, K, 1)
-        wins_c = np.maximum(wins, 0)
-        wfields = self.windows[wins_c]  # (N, K, 4)
-        packed1 = np.where(
-            wfields == field[:, None, None], packed_f[:, None, None], packed0[row[:, None, None], wfields]
-        )
-        code1 = self._window_codes(packed1)  # (N, K, P)
-        code_old = code0[row[:, None], wins_c]  # (N, K, P)
+        # ---- windows through the target field, before and after: (P, K, N) ---------------
+        widx = row * W1 + self._through[:, field]  # (K, N)
+        code_old = code0.reshape(P, B * W1).take(widx, axis=1)
+        # rewrite the target field's slot: add (new bits - old bits) * 8 ** slot
+        change = bits_f - bits0[:, row, field]  # (P, N)
+        code1 = code_old + change[:, None, :] * self._through_unit[:, field]
+        tab1 = table.take(code1)
+        sum1 = tab1.sum(1)  # (P, N): hot slots, complete windows and shape, kept apart by the bit gaps
+        win_now = (sum1[0] >> _COMPLETE_BIT) & 15 > 0  # (N,)
+        if self._int_shape:
+            old = tab0.reshape(P, B * W1).take(widx, axis=1).sum(1) >> _SHAPE_BIT
+            shape = ((tab0 >> _SHAPE_BIT).sum(-1)[:, row] + (sum1 >> _SHAPE_BIT) - old).T.astype(np.float64)  # (N, P)
+        else:
+            st = self._shape_table
+            shape0 = _sequential_sum(st.take(code0[..., :W]), axis=-1)  # (P, B)
+            shape = (shape0[:, row] + _sequential_sum(st.take(code1) - st.take(code_old), axis=1)).T
+        # immediate-win fields after the move, as 36-bit masks per (seat, placement)
+        q, n = np.nonzero(sum1 & 63)  # (seat, placement) with hot windows after the move (sparse)
+        hs = tab1[q, :, n] & 7  # (C, K)
+        i, k = np.nonzero(hs)
+        new_hot = np.zeros(P * N, dtype=np.int64)
+        np.bitwise_or.at(new_hot, q[i] * N + n[i], self._miss_bits[(field[n[i]] * K + k) * 5 + hs[i, k]])
+        seat_row_n = np.arange(P)[:, None] * B + row  # (P, N)
+        hot = (hot0[seat_row_n] & ~cleared[seat_row_n * NF + field]) | new_hot.reshape(P, N)
+        log_miss = np.zeros((B, NF + 1), dtype=np.float32)  # column 36: no field, 0
+        log_miss[:, :NF] = self._log_miss[numbers]
+        chance = np.ascontiguousarray((1.0 - np.exp(_log_miss_sum(hot, log_miss, row))).T)  # (N, P)
 
-        win_now = (valid[..., 0] & (k_tab[code1[..., 0]] == 4)).any(-1)
-        shape = shape0[row] + (valid * (shape_tab[code1] - shape_tab[code_old])).sum(1)  # (N, P)
-        # immediate-win fields after the move: base counts - old windows + new windows
-        miss1 = np.take_along_axis(wfields, slot_tab[code1], axis=-1)  # (N, K, P)
-        miss_old = miss0[row[:, None], wins_c]
-        base = ((np.arange(N)[:, None, None] * P + seat) * NF).astype(np.int64)
-        idx = np.concatenate([(base + miss_old).ravel(), (base + miss1).ravel()])
-        wgt = np.concatenate([-(valid * hot_tab[code_old]).ravel(), (valid * hot_tab[code1]).ravel()])
-        delta = np.bincount(idx, weights=wgt, minlength=N * P * NF).reshape(N, P, NF)
-        hot = (hot_count0[row] + delta) > 0.5  # (N, P, 36)
-        log_miss = self._log_miss[numbers[row]]  # (N, 36)
-        # a plain masked sum, not einsum/BLAS: its rounding must not depend on the batch size
-        chance = 1.0 - np.exp(np.where(hot, log_miss[:, None, :], 0.0).sum(-1))  # (N, P)
-
-        num_f = numbers[row, field].astype(np.float64)  # (N,)
-        material = material0[row] + (maj_f.astype(np.float64) - maj0[row, field]) * num_f[:, None]
-        secured = secured0[row] + (o_f[:, 0] & ~owner[row, field, 0])
+        num_f = numbers[row, field]  # (N,)
+        material = (material0[:, row] + (maj_f.astype(np.int64) - maj0[:, row, field]) * num_f).T.astype(np.float64)
+        secured = secured0[row] + (o_f[0] & ~owner[0, row, field])
         progress = 1.0 - v["supply"][row, 0]  # (N,) share of our monkeys already used
 
         opp = slice(1, P)
@@ -394,17 +523,23 @@ class GreedyMonkeyFun:
 
     # ------------------------------------------------------------------ hand flexibility
     def _flexibility(self, hand_piece: np.ndarray) -> np.ndarray:
-        """``(B, 15) float``: distinct field numbers the cards kept after each action can reach."""
-        hand = _hand_values(hand_piece)  # (B, 4) values, 0 = empty slot
-        kept = np.where(SUBSET_BITS[None], 0, hand[:, None, :])  # (B, 15, 4) cards left after action a
-        bits = SUBSET_BITS.astype(np.int16)  # (15, 4)
-        sums = kept @ bits.T  # (B, 15, 15): sum of sub-subset s of the kept cards
-        empty = (kept == 0).astype(np.int16) @ bits.T > 0
-        sums = np.where(empty | (sums > 36), 0, sums)
-        reach = np.zeros((*sums.shape[:2], 37), dtype=bool)
-        b, a, _ = np.indices(sums.shape)
-        reach[b, a, sums] = True
-        return reach[..., 1:].sum(-1).astype(np.float64)
+        """``(B, 15) float``: distinct field numbers the cards kept after each action can reach.
+
+        The reachable sums of every subset of the 4 hand slots are 37-bit masks (bit ``n``: some
+        non-empty sub-subset of its cards sums to ``n``), built by OR-ing over subsets; an
+        action's value is the number of set bits 1..36 of the subset of slots it keeps.
+        """
+        hand = _hand_values(hand_piece).astype(np.int64)  # (B, 4) values, 0 = empty slot
+        sums = hand @ _SLOT_SETS  # (B, 16) card sum of every slot subset
+        full = (hand != 0).astype(np.int64) @ (1 << np.arange(4))  # (B,) slots holding a card
+        ok = (np.arange(16)[None, :] & ~full[:, None]) == 0  # the subset holds only cards
+        pos = np.where(ok & (sums <= D.NUM_FIELDS), sums, 0)
+        pos = np.where(pos < 0, pos + D.NUM_FIELDS + 1, pos)  # negative sums index from the end
+        reach = np.where(pos > 0, np.int64(1) << pos, 0)  # (B, 16)
+        for i in range(4):  # OR over sub-subsets: add each subset's reach to its supersets
+            with_i = np.flatnonzero(np.arange(16) >> i & 1)
+            reach[:, with_i] |= reach[:, with_i ^ (1 << i)]
+        return _popcount(reach[:, _KEPT]).astype(np.float64)
 
 
 def _hand_values(piece: np.ndarray) -> np.ndarray:
