@@ -220,6 +220,11 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         self.tiger_start = D.TIGER_START[P]
         self.phase_actions = _phase_actions(P)
         self._build_mask_table()
+        self._tile_stacks = [np.array(D.TILE_STACKS_RECONSTRUCTED[b], dtype=np.int8) for b in D.TILE_BACKS]
+        self._treasure_deck = np.array(D.TREASURE_DECK_RECONSTRUCTED, dtype=np.int8)
+        # setup's random numbers per env: the shuffled stacks, decks, placing order, start bits, chips
+        self._setup_draws = sum(t.size for t in self._tile_stacks) + self.num_cards + self._treasure_deck.size
+        self._setup_draws += P + (P + 1) // 2 + P
         self._face_up0 = np.zeros(_L, dtype=bool)
         self._face_up0[list(D.FACE_UP_AT_START[vis])] = True
         self._rel = np.arange(P)
@@ -430,20 +435,34 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         rng = seed_rng(seeds)
         rows = np.arange(B)
 
+        # All of setup's chance in one draw. The RNG is counter-based (each number depends only on
+        # the row's key and counter), so splitting this draw into the shuffles below gives exactly
+        # the numbers that one shuffle_prefix call per stack (and one bits draw) would have drawn.
+        # Full-length prefixes: each shuffle is a stable argsort of its uniform keys.
+        draws = draw_uint64(rng, rows, self._setup_draws)
+        keys = (draws >> np.uint64(11)).astype(np.float64) / float(2**53)
+        at = 0
+
+        def shuffled(values: np.ndarray) -> np.ndarray:
+            nonlocal at
+            n = values.size
+            order = np.argsort(keys[:, at : at + n], axis=1, kind="stable")
+            at += n
+            return values[order]
+
         # ---- jungle tiles: shuffle each back's stack, one tile removed unseen ---------------
         tiles = np.zeros((B, _L), np.int8)
         removed = np.zeros((B, len(D.TILE_BACKS)), np.int8)
         for i, back in enumerate(D.TILE_BACKS):  # loop over the three backs, not envs
-            stack = np.array(D.TILE_STACKS_RECONSTRUCTED[back], dtype=np.int8)
-            n = stack.size
-            sh = shuffle_prefix(rng, rows, np.broadcast_to(stack, (B, n)).copy(), np.full(B, n))
+            stack = self._tile_stacks[i]
+            sh = shuffled(stack)
             slots = list(D.TILE_SLOTS_RECONSTRUCTED[back])
             tiles[:, slots] = sh[:, : len(slots)]
-            removed[:, i] = sh[:, n - 1]
+            removed[:, i] = sh[:, stack.size - 1]
 
         # ---- movement cards: shuffle, deal 5 each from the top, the rest is the draw pile ---
         N = self.num_cards
-        deck = shuffle_prefix(rng, rows, np.broadcast_to(self.deck, (B, N)).copy(), np.full(B, N))
+        deck = shuffled(self.deck)
         dealt = deck[:, N - P * D.HAND_SIZE :].reshape(B, P, D.HAND_SIZE)
         hands = (dealt[..., None] == np.arange(_K, dtype=np.int8)).sum(2).astype(np.int8)
         pile = np.full((B, D.MAX_CARDS), -1, np.int8)
@@ -451,19 +470,21 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         pile[:, :nd] = deck[:, :nd]
 
         # ---- treasure cards ------------------------------------------------------------------
-        tdeck = np.array(D.TREASURE_DECK_RECONSTRUCTED, dtype=np.int8)
-        tpile = shuffle_prefix(rng, rows, np.broadcast_to(tdeck, (B, tdeck.size)).copy(), np.full(B, tdeck.size))
+        tdeck = self._treasure_deck
+        tpile = shuffled(tdeck)
 
         # ---- start spaces: random placing order; odd placers choose at random, even balance --
-        order = shuffle_prefix(rng, rows, np.broadcast_to(np.arange(P), (B, P)).copy(), np.full(B, P))
-        bits = (draw_uint64(rng, rows, (P + 1) // 2) & np.uint64(1)).astype(np.int8)  # (B, ceil(P/2))
+        order = shuffled(self._rel)
+        bits = (draws[:, at : at + (P + 1) // 2] & np.uint64(1)).astype(np.int8)  # (B, ceil(P/2))
+        at += (P + 1) // 2
         j = np.arange(P)
         space = np.where(j % 2 == 0, bits[:, j // 2], 1 - bits[:, j // 2])  # placer j's start space
         pos = np.zeros((B, P), np.int8)
         pos[rows[:, None], order] = np.where(space == 1, D.FRONT_START, D.REAR_START)
 
         # ---- monkey chips for round 1 ------------------------------------------------------------
-        chips = shuffle_prefix(rng, rows, np.broadcast_to(np.arange(P, dtype=np.int8), (B, P)).copy(), np.full(B, P))
+        chips = shuffled(self._rel.astype(np.int8))
+        assert at == self._setup_draws
 
         supply = D.TOTAL_COCONUTS - P * D.START_COCONUTS - sum(D.BOWL_START)
         s = FunkyMonkeyState(
