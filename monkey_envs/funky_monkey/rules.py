@@ -411,12 +411,15 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         that are left with at most one monkey."""
         if rows.size == 0:
             return
-        out = out & s.alive[rows]
-        s.alive[rows] &= ~out
-        gone = np.where(out[:, :, None], s.hands[rows], 0)
+        alive = s.alive[rows]
+        out = out & alive
+        alive &= ~out
+        s.alive[rows] = alive
+        hands = s.hands[rows]
+        gone = np.where(out[:, :, None], hands, 0)
         s.out_of_play[rows] += gone.sum(1).astype(np.int8)
-        s.hands[rows] -= gone
-        left = s.alive[rows].sum(1)
+        s.hands[rows] = hands - gone
+        left = alive.sum(1)
         one = left == 1
         if one.any():
             self._finish(s, rows[one], s.alive[rows[one]].copy(), END_LAST_MONKEY)
@@ -1006,15 +1009,15 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         cp = s.current_player[r].astype(np.intp)
         seat = r * P + cp
         ph = s.phase[r]
-        hand_bits = np.packbits(np.take(s.hands.reshape(-1, _K), seat, axis=0) > 0, axis=1, bitorder="little")
+        hand_bits = (np.take(s.hands.reshape(-1, _K), seat, axis=0) > 0).view(np.uint8) @ self._bit_weights[:_K]
         tr = np.take(s.treasures.reshape(-1, 3), seat, axis=0) > 0  # (n, 3)
         targets = np.take(s.alive, (r * P)[:, None] + (cp[:, None] + self._targets[None, :]) % P)
         targets &= tr[:, D.T_SCALES, None]
-        target_bits = np.packbits(targets, axis=1, bitorder="little")  # P - 1 <= 6 bits: one byte
+        target_bits = targets.view(np.uint8) @ self._bit_weights[: P - 1]  # P - 1 <= 6 bits: one byte
         var = np.where(
             ph == PH_ACTIVE,
-            hand_bits[:, 0] + 32 * tr[:, D.T_CROWN],
-            np.where(ph == PH_SCALES, target_bits[:, 0], np.where(ph == PH_RESPOND, tr[:, D.T_TELESCOPE], 0)),
+            hand_bits + 32 * tr[:, D.T_CROWN],
+            np.where(ph == PH_SCALES, target_bits, np.where(ph == PH_RESPOND, tr[:, D.T_TELESCOPE], 0)),
         )
         s.legal_action_mask[r] = np.take(self._mask_table, self._mask_key0[ph] + var, axis=0)
 
@@ -1038,6 +1041,7 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
                     cond[A_SCALES_TARGET:] = (var >> np.arange(P - 1)) & 1 > 0
                 rows.append(self.phase_actions[ph] & cond)
         self._mask_key0 = key0
+        self._bit_weights = (1 << np.arange(8)).astype(np.uint8)  # bool columns -> one byte of bits
         self._mask_table = np.array(rows, dtype=bool)
 
     # ================================================================== observation
