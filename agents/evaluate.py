@@ -458,6 +458,33 @@ def build_agents(game: Any, agents: Sequence[Any], seed: int = 0) -> list[Any]:
     return [make_agent(a, game, seed + i) for i, a in enumerate(agents)]
 
 
+#: Joins the agents of a line-up in an opponent spec: ``"honest+skeptic+track"``.
+LINEUP_SEP = "+"
+
+
+def opponent_lineup(spec: str, game: Any, seed: int = 0) -> tuple[list[Any], list[str]]:
+    """The ``P - 1`` opponents an evaluation spec names, with display names.
+
+    ``"greedy"`` puts one greedy agent in every other seat (named ``greedy`` for two players,
+    ``greedy#1 ..`` otherwise); ``"honest+skeptic+track"`` puts one named agent per other seat
+    (exactly ``P - 1`` parts). Agents are built with ``make_agent(name, game, seed)``.
+
+    Raises:
+        ValueError: a line-up of the wrong length, or an unknown agent.
+    """
+    from agents import make_agent
+
+    P = int(game.num_players)
+    parts = spec.split(LINEUP_SEP) if LINEUP_SEP in spec and not spec.startswith("ppo:") else [spec]
+    if len(parts) == 1:
+        agent = make_agent(parts[0], game, seed)
+        return [agent] * (P - 1), [spec if P == 2 else f"{spec}#{k}" for k in range(1, P)]
+    if len(parts) != P - 1:
+        raise ValueError(f"line-up {spec!r} names {len(parts)} agents; {P} players need {P - 1} opponents")
+    agents = [make_agent(name, game, seed + k) for k, name in enumerate(parts)]
+    return agents, [f"{name}#{k}" for k, name in enumerate(parts, start=1)]
+
+
 def play_games(
     game: Any,
     agents: Sequence[Any],

@@ -29,12 +29,21 @@ class PolicyAgent:
         game: the game it plays (to check the observation and action sizes), or ``None``.
         deterministic: take the most likely legal action (``True``) or sample from the policy.
         name: display name.
+        allowed_actions: ``(A,) bool`` actions the policy may take at all (a learner trained with
+            ``learner_actions``, e.g. the honest-only ablation, keeps its restriction), or ``None``.
 
     Raises:
         ValueError: the model's observation or action space does not fit ``game``.
     """
 
-    def __init__(self, model: Any, game: Any = None, deterministic: bool = True, name: str = "ppo") -> None:
+    def __init__(
+        self,
+        model: Any,
+        game: Any = None,
+        deterministic: bool = True,
+        name: str = "ppo",
+        allowed_actions: np.ndarray | None = None,
+    ) -> None:
         if game is not None:
             obs_shape = tuple(getattr(model.observation_space, "shape", ()) or ())
             if obs_shape != (game.obs_dim,):
@@ -48,6 +57,7 @@ class PolicyAgent:
         self.model = model
         self.deterministic = bool(deterministic)
         self.name = name
+        self.allowed_actions = None if allowed_actions is None else np.asarray(allowed_actions, dtype=bool)
 
     def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """``(B,) int64`` actions for ``obs (B, D) float32`` and ``mask (B, A)``.
@@ -56,6 +66,8 @@ class PolicyAgent:
         """
         obs = np.asarray(obs, dtype=np.float32)
         m = np.asarray(mask).astype(bool)
+        if self.allowed_actions is not None:
+            m = m & self.allowed_actions
         if obs.shape[0] == 0:
             return np.zeros(0, dtype=np.int64)
         empty = ~m.any(1)
@@ -87,7 +99,26 @@ def load_policy_agent(path: str | Path, game: Any = None, seed: int = 0, device:
 
     model = MaskablePPO.load(str(p), device=device)
     model.set_random_seed(seed)
-    return PolicyAgent(model, game, deterministic=True, name=f"ppo:{p.parent.name or p.stem}")
+    allowed = None
+    restriction = _learner_actions_of_run(p)
+    if restriction is not None and game is not None:
+        allowed = game.action_filter(restriction)
+    label = p.parent.name if p.stem in ("model", "") else f"{p.parent.parent.name}/{p.stem}"
+    return PolicyAgent(model, game, deterministic=True, name=f"ppo:{label}", allowed_actions=allowed)
+
+
+def _learner_actions_of_run(model_path: Path) -> str | None:
+    """``env.learner_actions`` of the run a model file belongs to (its ``config.yaml`` in the same
+    folder or one above, e.g. ``checkpoints/`` / ``snapshots/``), so a restricted learner stays
+    restricted when loaded; ``None`` when there is no such config."""
+    import yaml
+
+    for folder in (model_path.parent, model_path.parent.parent):
+        cfg = folder / "config.yaml"
+        if cfg.is_file():
+            data = yaml.safe_load(cfg.read_text()) or {}
+            return (data.get("env") or {}).get("learner_actions")
+    return None
 
 
 def make_ppo_agent(spec: str, game: Any, seed: int = 0) -> PolicyAgent:

@@ -54,6 +54,16 @@ def test_yaml_file_overrides_only_the_keys_it_names(tmp_path):
         ({"algo": "dqn"}, r"'algo': must be one of"),
         ({"env": 3}, r"section 'env' must be a mapping"),
         ({"env": {"num_envs": 0}}, r"'env.num_envs': must be >= 1"),
+        ({"env": {"opponent": []}}, r"'env.opponent': must name an agent"),
+        ({"env": {"opponent": 7}}, r"'env.opponent': none of"),
+        ({"env": {"opponent": ["a", "b"], "opponent_weights": [1.0]}}, r"'env.opponent_weights': needs one weight"),
+        ({"env": {"opponent": ["a", "b"], "opponent_weights": [0, 0]}}, r"'env.opponent_weights': must be >= 0"),
+        ({"selfplay": {"sampling": "best"}}, r"'selfplay.sampling': must be one of"),
+        ({"selfplay": {"heuristic_share": 1.0}}, r"'selfplay.heuristic_share': must be in \[0, 1\)"),
+        ({"selfplay": {"window": 0}}, r"'selfplay.window': must be >= 1"),
+        ({"pretrain": {"games": 0}}, r"'pretrain.games': must be >= 1"),
+        ({"eval": {"curve_games": 0}}, r"'eval.curve_games': must be >= 1"),
+        ({"checkpoint_every": -1}, r"'checkpoint_every': must be >= 0"),
     ],
 )
 def test_bad_config_raises_a_clear_error(data, message):
@@ -75,6 +85,9 @@ def test_bad_override_and_missing_file_raise():
         (["--set", "env.game_options={num_players: 9}"], "num_players"),
         (["--set", "eval.opponents=[random, ppo:nowhere.zip]"], "no saved model"),
         (["--set", "ppo.gamma=2"], "ppo.gamma"),
+        (["--set", "env.learner_actions=honest"], "monkey_fun has no action filter 'honest'"),
+        (["--set", "pretrain.teacher=oracle"], "agent 'oracle'"),
+        (["--set", "eval.opponents=[greedy+random]"], "2 players need 1 opponents"),
         (
             ["--set", "env.game=funky_monkey", "--set", "env.opponent=random", "--set", "eval.opponents=[random]"],
             "'ppo.features': 'board' needs",

@@ -42,6 +42,31 @@ def test_smoke_run_names_its_folder_game_algo_seed_time(smoke_run):
     assert {"config.yaml", "model.zip", "eval.json", "progress.csv"} <= {p.name for p in run_dir.iterdir()}
 
 
+def test_smoke_run_writes_every_output_file(smoke_run):
+    """Checkpoints, learning curve (csv + png), TensorBoard events, eval.md -- and their content."""
+    _, run_dir = smoke_run
+    ckpts = sorted(p.name for p in (run_dir / "checkpoints").iterdir())
+    assert ckpts == ["model_1024_steps.zip", "model_512_steps.zip"]  # checkpoint_every: 512
+    assert list((run_dir / "tb").glob("events.out.tfevents.*")), "no TensorBoard event file"
+    assert (run_dir / "curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    from training.outputs import read_curve
+
+    points = read_curve(run_dir / "curve.csv")
+    assert sorted({p["timesteps"] for p in points}) == [0, 512, 1024]  # curve_every: 512
+    assert {p["opponent"] for p in points} == {"random", "greedy"}
+    assert all(p["games"] == 20 for p in points)
+    summary = json.loads((run_dir / "eval.json").read_text())
+    md = (run_dir / "eval.md").read_text()
+    for opponent in ("random", "greedy"):
+        me = summary["evaluation"][opponent]["agents"][0]
+        assert re.search(rf"\| {opponent} \| 100 \| {me['wins']} \| {me['draws']} \| {me['losses']} \|", md), md
+    assert "curve.png" in md
+    # the pretraining step ran on the teacher's recorded decisions
+    pre = summary["pretraining"]
+    assert pre["teacher"] == "greedy" and pre["games"] == 16 and pre["decisions"] > 16
+    assert 0.0 <= pre["accuracy"] <= 1.0
+
+
 def test_smoke_run_saves_the_resolved_config(smoke_run):
     _, run_dir = smoke_run
     saved = yaml.safe_load((run_dir / "config.yaml").read_text())

@@ -42,10 +42,17 @@ class EnvConfig:
     game_options: dict[str, Any] = dataclasses.field(default_factory=lambda: {"num_players": 2})
     #: Games played side by side in the VecEnv (rows of the batched core).
     num_envs: int = 128
-    #: Opponent of every other seat: an agent name (``random``, ``greedy``) or ``ppo:PATH``.
-    opponent: str = "greedy"
+    #: Opponent of every other seat: an agent name (``random``, ``greedy``, ``track``, ...) or
+    #: ``ppo:PATH``; or a list of them -- a mix: every episode, each opponent seat draws one
+    #: (uniformly, or by ``opponent_weights``).
+    opponent: str | list[str] = "greedy"
+    #: Weights of a mix (one per entry of ``opponent``), or ``null`` for uniform.
+    opponent_weights: list[float] | None = None
     #: Fixed learner seat, or ``null`` for a random seat per episode.
     learner_seat: int | None = None
+    #: Restrict the learner to one of the game's action filters (``null``: every legal action).
+    #: Funky Monkey: ``honest`` -- announcements always equal the card (the honest-only ablation).
+    learner_actions: str | None = None
 
 
 @dataclasses.dataclass
@@ -83,6 +90,57 @@ class PPOConfig:
     board_channels: int = 16
 
 
+SAMPLING = ("uniform", "latest", "prioritized")
+
+
+@dataclasses.dataclass
+class SelfPlayConfig:
+    """Self-play: opponents drawn from a pool of frozen snapshots of the learner (and heuristics).
+
+    Every ``snapshot_every`` steps the current policy is frozen, saved to
+    ``<run>/snapshots/snapshot_<steps>.zip`` and added to the pool; each episode, every opponent
+    seat draws a pool member (see ``training/selfplay.py``).
+    """
+
+    #: Turn self-play on (``env.opponent`` then only seeds the pool, see ``keep_opponents``).
+    enabled: bool = False
+    #: Learner steps between snapshots (the first snapshot, of the initial policy, is taken at 0).
+    snapshot_every: int = 50_000
+    #: How snapshots are drawn: ``uniform`` over the window, ``latest`` (always the newest),
+    #: or ``prioritized`` (weight ``(1 - w) ** priority_power`` with ``w`` the learner's smoothed
+    #: win rate against the member: opponents it still loses to come up more often).
+    sampling: str = "uniform"
+    #: Only the newest ``window`` snapshots are drawn (older ones get weight 0).
+    window: int = 10
+    #: Exponent of prioritized sampling.
+    priority_power: float = 2.0
+    #: Keep ``env.opponent`` (heuristics) in the pool, sharing this probability of the draws
+    #: (0 drops them once the first snapshot exists).
+    heuristic_share: float = 0.2
+    #: Snapshots sample their moves (``false``) or take the most likely one (``true``).
+    deterministic: bool = False
+
+
+@dataclasses.dataclass
+class PretrainConfig:
+    """Optional warm start by imitation: behaviour cloning of a teacher agent before RL.
+
+    The teacher plays ``games`` games against itself (or ``env.opponent``); the policy learns its
+    moves by cross-entropy over the legal actions and the value net the discounted outcomes.
+    """
+
+    #: Teacher agent name (e.g. ``greedy``, ``track``), or ``null`` for no pretraining.
+    teacher: str | None = None
+    #: Teacher's games to record.
+    games: int = 2000
+    #: Passes over the recorded decisions.
+    epochs: int = 10
+    #: Minibatch size.
+    batch_size: int = 1024
+    #: Adam step size.
+    learning_rate: float = 1e-3
+
+
 @dataclasses.dataclass
 class EvalConfig:
     """Evaluation after training: batched, seat-balanced games against fixed opponents."""
@@ -95,6 +153,10 @@ class EvalConfig:
     seed: int = 1_000_003
     #: Evaluate the policy's most likely action (``true``) or sample from it.
     deterministic: bool = True
+    #: Learner steps between learning-curve evaluations (``0``: none; ``curve.csv``/``curve.png``).
+    curve_every: int = 50_000
+    #: Games per opponent at each learning-curve point.
+    curve_games: int = 200
 
 
 @dataclasses.dataclass
@@ -115,9 +177,21 @@ class TrainConfig:
     torch_threads: int = 1
     #: Training device for torch (``cpu``, ``cuda``, ``auto``).
     device: str = "cpu"
+    #: Learner steps between checkpoints in ``<run>/checkpoints/`` (``0``: none).
+    checkpoint_every: int = 100_000
+    #: Also write a TensorBoard log to ``<run>/tb/`` (needs the ``tensorboard`` package).
+    tensorboard: bool = True
     env: EnvConfig = dataclasses.field(default_factory=EnvConfig)
     ppo: PPOConfig = dataclasses.field(default_factory=PPOConfig)
+    selfplay: SelfPlayConfig = dataclasses.field(default_factory=SelfPlayConfig)
+    pretrain: PretrainConfig = dataclasses.field(default_factory=PretrainConfig)
     eval: EvalConfig = dataclasses.field(default_factory=EvalConfig)
+
+    @property
+    def opponents(self) -> list[str]:
+        """``env.opponent`` as a list (one entry for a single opponent)."""
+        o = self.env.opponent
+        return [o] if isinstance(o, str) else list(o)
 
     # ------------------------------------------------------------------ checks
     def validate(self) -> TrainConfig:
@@ -133,7 +207,34 @@ class TrainConfig:
         _check(self.device in ("cpu", "cuda", "auto"), "device", f"must be cpu, cuda or auto, got {self.device!r}")
         e = self.env
         _check(e.num_envs >= 1, "env.num_envs", f"must be >= 1, got {e.num_envs}")
-        _check(bool(e.opponent), "env.opponent", "must name an agent")
+        _check(
+            bool(self.opponents) and all(isinstance(o, str) and o for o in self.opponents),
+            "env.opponent",
+            "must name an agent or a non-empty list of agents",
+        )
+        if e.opponent_weights is not None:
+            _check(
+                len(e.opponent_weights) == len(self.opponents),
+                "env.opponent_weights",
+                f"needs one weight per opponent ({len(self.opponents)}), got {len(e.opponent_weights)}",
+            )
+            _check(
+                min(e.opponent_weights) >= 0 and sum(e.opponent_weights) > 0,
+                "env.opponent_weights",
+                f"must be >= 0 with a positive sum, got {e.opponent_weights}",
+            )
+        _check(self.checkpoint_every >= 0, "checkpoint_every", f"must be >= 0, got {self.checkpoint_every}")
+        sp = self.selfplay
+        _check(sp.snapshot_every >= 1, "selfplay.snapshot_every", f"must be >= 1, got {sp.snapshot_every}")
+        _check(sp.sampling in SAMPLING, "selfplay.sampling", f"must be one of {SAMPLING}, got {sp.sampling!r}")
+        _check(sp.window >= 1, "selfplay.window", f"must be >= 1, got {sp.window}")
+        _check(sp.priority_power >= 0, "selfplay.priority_power", f"must be >= 0, got {sp.priority_power}")
+        _check(0 <= sp.heuristic_share < 1, "selfplay.heuristic_share", f"must be in [0, 1), got {sp.heuristic_share}")
+        pt = self.pretrain
+        _check(pt.games >= 1, "pretrain.games", f"must be >= 1, got {pt.games}")
+        _check(pt.epochs >= 1, "pretrain.epochs", f"must be >= 1, got {pt.epochs}")
+        _check(pt.batch_size >= 2, "pretrain.batch_size", f"must be >= 2, got {pt.batch_size}")
+        _check(pt.learning_rate > 0, "pretrain.learning_rate", f"must be > 0, got {pt.learning_rate}")
         p = self.ppo
         _check(p.learning_rate > 0, "ppo.learning_rate", f"must be > 0, got {p.learning_rate}")
         _check(p.n_steps >= 1, "ppo.n_steps", f"must be >= 1, got {p.n_steps}")
@@ -158,6 +259,8 @@ class TrainConfig:
         _check(v.num_games >= 0, "eval.num_games", f"must be >= 0, got {v.num_games}")
         _check(v.seed >= 0, "eval.seed", f"must be >= 0, got {v.seed}")
         _check(all(isinstance(o, str) and o for o in v.opponents), "eval.opponents", "must be agent names")
+        _check(v.curve_every >= 0, "eval.curve_every", f"must be >= 0, got {v.curve_every}")
+        _check(v.curve_games >= 1, "eval.curve_games", f"must be >= 1, got {v.curve_games}")
         return self
 
     def to_dict(self) -> dict[str, Any]:
@@ -204,7 +307,13 @@ def _coerce(value: Any, tp: Any, key: str) -> Any:
         if value is None and type(None) in args:
             return None
         inner = [a for a in args if a is not type(None)]
-        return _coerce(value, inner[0], key)
+        errors = []
+        for tp_i in inner:
+            try:
+                return _coerce(value, tp_i, key)
+            except ValueError as exc:
+                errors.append(str(exc))
+        raise ValueError(errors[0] if len(errors) == 1 else f"config key {key!r}: none of {inner} fits {value!r}")
     if origin is list:
         if not isinstance(value, list):
             raise ValueError(f"config key {key!r} must be a list, got {value!r}")

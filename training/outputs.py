@@ -102,7 +102,7 @@ class CurveCallback(BaseCallback):
         verbose: int = 0,
     ) -> None:
         super().__init__(verbose)
-        from agents import make_agent
+        from agents.evaluate import opponent_lineup
 
         if not opponents:
             raise ValueError("CurveCallback needs at least one opponent")
@@ -112,7 +112,7 @@ class CurveCallback(BaseCallback):
             raise ValueError(f"num_games must be a positive int, got {num_games!r}")
         self.game = game
         self.opponent_names = [str(o) for o in opponents]
-        self.opponents = {name: make_agent(name, game, int(seed) + 1) for name in self.opponent_names}
+        self.opponents = {name: opponent_lineup(name, game, int(seed) + 1) for name in self.opponent_names}
         self.make_policy = make_policy
         self.every = int(every)
         self.num_games = int(num_games)
@@ -145,17 +145,12 @@ class CurveCallback(BaseCallback):
         """Play the evaluation games now (at ``self.num_timesteps``); record and return the new rows."""
         from agents.evaluate import play_games
 
-        P = int(self.game.num_players)
         policy = self.make_policy(self.model)
         rows: list[dict[str, Any]] = []
         for name in self.opponent_names:
-            opponent = self.opponents[name]
+            opponents, labels = self.opponents[name]
             result = play_games(
-                self.game,
-                [policy] + [opponent] * (P - 1),
-                self.num_games,
-                seed=self.seed,
-                names=["trained"] + [name if P == 2 else f"{name}#{k}" for k in range(1, P)],
+                self.game, [policy, *opponents], self.num_games, seed=self.seed, names=["trained", *labels]
             )
             me = result.agents[0]
             rows.append(

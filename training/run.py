@@ -13,12 +13,24 @@ opponents move inside ``step``, the learner's seat is random per episode), then 
 seat-balanced evaluation games against random and greedy with
 :func:`agents.evaluate.play_games` and prints win rates with 95% Wilson intervals.
 
+Opponents: ``env.opponent`` is one agent or a list (a mix: each episode, each opponent seat
+draws one, see :class:`monkey_envs.core.opponents.OpponentPool`); ``selfplay.enabled`` adds
+frozen snapshots of the learner to that pool (:mod:`training.selfplay`); ``pretrain.teacher``
+warm-starts the policy by imitation (:mod:`training.pretrain`); ``env.learner_actions``
+restricts the learner (ablations).
+
 Each run writes ``runs/<game>__<algo>__<seed>__<time>/``:
 
 - ``config.yaml``: the resolved config (rerun it with ``--config``),
 - ``model.zip``: the trained model (``make_agent("ppo:<run>/model.zip", game)`` plays it),
-- ``progress.csv``: SB3's training log (losses, fps, rollout win rate per update),
-- ``eval.json``: training time and speed, and the evaluation per opponent.
+- ``checkpoints/model_<steps>_steps.zip``: every ``checkpoint_every`` steps,
+- ``snapshots/snapshot_<steps>.zip``: self-play snapshots (rate them with ``agents.arena``),
+- ``progress.csv`` and ``tb/`` (TensorBoard): SB3's training log (losses, fps, rollout win
+  rate, learning-curve points, self-play pool facts),
+- ``curve.csv`` / ``curve.png``: win rate (95% Wilson band) vs each evaluation opponent over
+  training steps, every ``eval.curve_every`` steps,
+- ``eval.json`` / ``eval.md``: training time and speed, pretraining, and the final evaluation
+  per opponent (Funky Monkey: with the trained agent's bluff analytics).
 """
 
 from __future__ import annotations
@@ -45,12 +57,31 @@ def check_agents(cfg: TrainConfig, game: Any) -> None:
         ValueError: an unknown agent, an agent for another game, or a missing model file.
     """
     from agents import make_agent
+    from agents.evaluate import opponent_lineup
 
-    for name in [cfg.env.opponent, *cfg.eval.opponents]:
+    for name in [*cfg.opponents, *([cfg.pretrain.teacher] if cfg.pretrain.teacher else [])]:
         try:
             make_agent(name, game, 0)
         except ValueError as exc:
-            raise ValueError(f"config: opponent {name!r}: {exc}") from exc
+            raise ValueError(f"config: agent {name!r}: {exc}") from exc
+    for name in cfg.eval.opponents:
+        try:
+            opponent_lineup(name, game, 0)
+        except ValueError as exc:
+            raise ValueError(f"config: eval opponent {name!r}: {exc}") from exc
+    if cfg.env.learner_actions is not None:
+        try:
+            game.action_filter(cfg.env.learner_actions)
+        except ValueError as exc:
+            raise ValueError(f"config 'env.learner_actions': {exc}") from exc
+    if cfg.tensorboard:
+        try:
+            import tensorboard  # noqa: F401
+        except ImportError:
+            raise ValueError(
+                "config 'tensorboard': the tensorboard package is not installed "
+                "(pip install 'monkey-envs[train]', or set tensorboard: false)"
+            ) from None
 
 
 def make_run_dir(cfg: TrainConfig) -> Path:
@@ -65,6 +96,15 @@ def make_run_dir(cfg: TrainConfig) -> Path:
     return path
 
 
+def build_opponent(cfg: TrainConfig) -> Any:
+    """``env.opponent`` as the driver takes it: a name, or an ``OpponentPool`` for a mix or self-play."""
+    from monkey_envs.core.opponents import OpponentPool
+
+    if isinstance(cfg.env.opponent, str) and not cfg.selfplay.enabled:
+        return cfg.env.opponent
+    return OpponentPool(cfg.opponents, weights=cfg.env.opponent_weights)
+
+
 def build_env(cfg: TrainConfig) -> Any:
     """The training VecEnv (native batched core, opponents inside ``step``), monitored."""
     from stable_baselines3.common.vec_env import VecMonitor
@@ -74,9 +114,10 @@ def build_env(cfg: TrainConfig) -> Any:
     venv = MonkeyVecEnv(
         cfg.env.game,
         num_envs=cfg.env.num_envs,
-        opponent=cfg.env.opponent,
+        opponent=build_opponent(cfg),
         seed=cfg.seed,
         learner_seat=cfg.env.learner_seat,
+        learner_actions=cfg.env.learner_actions,
         **cfg.env.game_options,
     )
     return VecMonitor(venv)
@@ -148,37 +189,51 @@ def win_rate_callback() -> Any:
 # ====================================================================== evaluation
 
 
+def trained_agent(model: Any, cfg: TrainConfig, game: Any) -> Any:
+    """The model as a batched agent named ``trained`` (keeping ``env.learner_actions``)."""
+    from agents.policy import PolicyAgent
+
+    allowed = None if cfg.env.learner_actions is None else game.action_filter(cfg.env.learner_actions)
+    return PolicyAgent(model, game, deterministic=cfg.eval.deterministic, name="trained", allowed_actions=allowed)
+
+
 def evaluate(model: Any, cfg: TrainConfig, game: Any) -> dict[str, Any]:
     """Seat-balanced games of the trained policy against each evaluation opponent.
 
     Returns:
         ``opponent name -> EvalResult.to_dict()``.
     """
-    from agents import make_agent
-    from agents.evaluate import play_games
-    from agents.policy import PolicyAgent
+    from agents.arena import bluff_summary
+    from agents.evaluate import opponent_lineup, play_games
 
-    policy = PolicyAgent(model, game, deterministic=cfg.eval.deterministic, name="trained")
+    policy = trained_agent(model, cfg, game)
     out: dict[str, Any] = {}
-    P = game.num_players
     for name in cfg.eval.opponents:
-        opponent = make_agent(name, game, cfg.eval.seed + 1)
+        opponents, labels = opponent_lineup(name, game, cfg.eval.seed + 1)
         result = play_games(
-            game,
-            [policy] + [opponent] * (P - 1),
-            cfg.eval.num_games,
-            seed=cfg.eval.seed,
-            names=["trained"] + [name if P == 2 else f"{name}#{k}" for k in range(1, P)],
+            game, [policy, *opponents], cfg.eval.num_games, seed=cfg.eval.seed, names=["trained", *labels]
         )
         out[name] = result.to_dict()
         me = result.agents[0]
+        bluff = bluff_summary(me)
+        if bluff is not None:
+            out[name]["bluff"] = {a.name: bluff_summary(a) for a in result.agents}
         print(f"\n--- trained vs {name}: {cfg.eval.num_games} seat-balanced games")
         print(result.table())
+        if bluff is not None:
+            print(
+                f"    trained bluff rate {_pct(bluff['bluff_rate'])} of {bluff['plays_revealed']} revealed plays, "
+                f"bluffs accepted {_pct(bluff['bluffs_accepted_rate'])}, truth bonus used {_pct(bluff['truth_bonus_use'])}"
+            )
         print(
             f"==> win rate vs {name}: {me.win_rate:.3f} (95% CI [{me.ci_low:.3f}, {me.ci_high:.3f}]), "
             f"draws {me.draws}, losses {me.losses}"
         )
     return out
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{100 * x:.1f}%"
 
 
 # ====================================================================== main
@@ -228,13 +283,51 @@ def run(cfg: TrainConfig, game: Any = None) -> Path:
     )
 
     # ---- train -------------------------------------------------------------------------
+    from stable_baselines3.common.callbacks import CallbackList, CheckpointCallback
     from stable_baselines3.common.logger import configure
+
+    from training.outputs import CurveCallback
 
     venv = build_env(cfg)
     model = build_model(cfg, venv)
-    model.set_logger(configure(str(run_dir), ["csv"]))
+    model.set_logger(_tb_logger(run_dir) if cfg.tensorboard else configure(str(run_dir), ["csv"]))
+    pretraining = None
+    if cfg.pretrain.teacher:
+        pretraining = pretrain(model, cfg, game)
+    callbacks: list[Any] = [win_rate_callback()]
+    if cfg.checkpoint_every:
+        callbacks.append(
+            CheckpointCallback(max(cfg.checkpoint_every // cfg.env.num_envs, 1), str(run_dir / "checkpoints"), "model")
+        )
+    if cfg.eval.curve_every and cfg.eval.opponents:
+        callbacks.append(
+            CurveCallback(
+                game,
+                cfg.eval.opponents,
+                lambda m: trained_agent(m, cfg, game),
+                every=cfg.eval.curve_every,
+                num_games=cfg.eval.curve_games,
+                seed=cfg.eval.seed + 7,
+                csv_path=run_dir / "curve.csv",
+            )
+        )
+    if cfg.selfplay.enabled:
+        from training.selfplay import SelfPlayCallback
+
+        callbacks.append(
+            SelfPlayCallback(
+                venv.venv.driver.pool,
+                cfg.selfplay,
+                game,
+                num_heuristics=len(cfg.opponents),
+                snapshot_dir=run_dir / "snapshots",
+                allowed_actions=None
+                if cfg.env.learner_actions is None
+                else game.action_filter(cfg.env.learner_actions),
+            )
+        )
     t0 = time.perf_counter()
-    model.learn(cfg.total_timesteps, callback=win_rate_callback(), progress_bar=cfg.progress_bar)
+    model.learn(cfg.total_timesteps, callback=CallbackList(callbacks), progress_bar=cfg.progress_bar)
     train_seconds = time.perf_counter() - t0
     model.save(run_dir / "model.zip")
     steps = int(model.num_timesteps)
@@ -261,10 +354,68 @@ def run(cfg: TrainConfig, game: Any = None) -> Path:
         "evaluation_seconds": round(eval_seconds, 2),
         "evaluation": evaluation,
     }
+    if pretraining is not None:
+        summary["pretraining"] = pretraining
+    if cfg.selfplay.enabled:
+        pool = venv.venv.driver.pool
+        summary["selfplay"] = {
+            "members": pool.names,
+            "final_weights": pool.weights.round(4).tolist(),
+            "games": pool.games.tolist(),
+            "learner_win_rate": pool.learner_win_rate().round(4).tolist(),
+        }
+    bluff = {name: r["bluff"]["trained"] for name, r in evaluation.items() if r.get("bluff")}
+    if bluff:
+        summary["bluff"] = {
+            name: {k: b[k] for k in ("bluff_rate", "bluffs_accepted_rate", "truth_bonus_use", "telescope_rate")}
+            for name, b in bluff.items()
+        }
+    curve_csv = run_dir / "curve.csv"
+    if curve_csv.is_file():
+        from training.outputs import plot_learning_curve
+
+        plot_learning_curve(
+            curve_csv, run_dir / "curve.png", title=f"{run_dir.name}: win rate", num_players=game.num_players
+        )
+        summary["curve_png"] = "curve.png"
     (run_dir / "eval.json").write_text(json.dumps(summary, indent=2))
+    from training.outputs import write_eval_md
+
+    write_eval_md(summary, run_dir / "eval.md")
     venv.close()
-    print(f"\nsaved {run_dir / 'model.zip'}, {run_dir / 'config.yaml'}, {run_dir / 'eval.json'}")
+    print(f"\nsaved {run_dir / 'model.zip'}, {run_dir / 'config.yaml'}, {run_dir / 'eval.json'}, {run_dir / 'eval.md'}")
     return run_dir
+
+
+def _tb_logger(run_dir: Path) -> Any:
+    """SB3 logger writing ``progress.csv`` to the run folder and TensorBoard events to ``tb/``."""
+    from stable_baselines3.common.logger import CSVOutputFormat, Logger, TensorBoardOutputFormat
+
+    return Logger(
+        str(run_dir),
+        [CSVOutputFormat(str(run_dir / "progress.csv")), TensorBoardOutputFormat(str(run_dir / "tb"))],
+    )
+
+
+def pretrain(model: Any, cfg: TrainConfig, game: Any) -> dict[str, Any]:
+    """Behaviour cloning of ``pretrain.teacher`` (see :mod:`training.pretrain`); returns its report."""
+    from training.pretrain import behaviour_clone, record_teacher_games
+
+    pt = cfg.pretrain
+    t0 = time.perf_counter()
+    data = record_teacher_games(game, pt.teacher, pt.games, seed=cfg.seed + 424_242, gamma=cfg.ppo.gamma)
+    record_seconds = time.perf_counter() - t0
+    print(
+        f"pretraining: recorded {data.actions.size} decisions of {pt.teacher!r} in {pt.games} games ({record_seconds:.1f} s)"
+    )
+    report = behaviour_clone(
+        model, data, pt.epochs, pt.batch_size, pt.learning_rate, vf_coef=cfg.ppo.vf_coef, seed=cfg.seed
+    )
+    report.update({"teacher": pt.teacher, "games": pt.games, "record_seconds": round(record_seconds, 2)})
+    print(
+        f"pretraining: {report['accuracy']:.3f} of the teacher's moves reproduced after {pt.epochs} epochs ({report['seconds']} s)"
+    )
+    return report
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

@@ -1,0 +1,181 @@
+"""Self-play: an opponent pool of frozen snapshots of the learner, mixed with heuristics.
+
+How it works (``selfplay.enabled: true`` in a config)::
+
+    pool = OpponentPool(["greedy"])                 # env.opponent seeds the pool
+    venv = MonkeyVecEnv(game, 128, opponent=pool)   # each episode, each opponent seat draws a member
+    callback = SelfPlayCallback(pool, cfg.selfplay, game, num_heuristics=1, snapshot_dir=run / "snapshots")
+    model.learn(steps, callback=callback)
+
+* **Snapshots.** At the start of training and then every ``snapshot_every`` learner steps the
+  callback deep-copies the current policy network, freezes it (eval mode, no gradients), wraps
+  it as a batched agent and adds it to the pool; the model at that moment is also saved to
+  ``snapshots/snapshot_<steps>.zip`` so the arena can rate the snapshots afterwards
+  (``python -m agents.arena ... --agents ppo:<run>/snapshots/snapshot_*.zip``). Members are
+  never removed (episodes in progress keep their opponents); only the newest ``window``
+  snapshots get a positive weight.
+* **Sampling** (:func:`selfplay_weights`), recomputed after every rollout and snapshot:
+  ``uniform`` over the window, ``latest`` (only the newest snapshot: classic naive self-play),
+  or ``prioritized`` -- prioritised fictitious self-play: weight ``(1 - w) ** priority_power``
+  where ``w`` is the learner's smoothed win rate against that member (the pool's record, kept
+  by the driver), so opponents the learner still loses to come up more often.
+* **Heuristics** from ``env.opponent`` stay in the pool with a total probability of
+  ``heuristic_share`` (split evenly), which keeps the learner honest against fixed styles and
+  guards against forgetting.
+
+Rewards and dones remain the learner's own (the driver credits the learner's seat only; see
+``tests/test_learner_perspective.py``): a snapshot's wins are the learner's losses.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from stable_baselines3.common.callbacks import BaseCallback
+
+from agents.policy import PolicyAgent
+from monkey_envs.core.opponents import OpponentPool
+from training.config import SelfPlayConfig
+
+
+def selfplay_weights(
+    num_heuristics: int,
+    num_snapshots: int,
+    learner_win_rate: np.ndarray,
+    cfg: SelfPlayConfig,
+) -> np.ndarray:
+    """Pool weights for ``num_heuristics`` heuristics followed by ``num_snapshots`` snapshots.
+
+    Args:
+        num_heuristics: members ``0 .. H-1`` are heuristics.
+        num_snapshots: members ``H .. H+S-1`` are snapshots, oldest first.
+        learner_win_rate: ``(H + S,) float64`` learner's smoothed win rate against each member.
+        cfg: the sampling strategy, window, power and heuristic share.
+
+    Returns:
+        ``(H + S,) float64`` non-negative weights summing to 1.
+    """
+    H, S = num_heuristics, num_snapshots
+    w = np.zeros(H + S, dtype=np.float64)
+    if S == 0:
+        w[:H] = 1.0 / H
+        return w
+    lo = H + max(S - cfg.window, 0)
+    window = np.arange(lo, H + S)
+    if cfg.sampling == "latest":
+        snap = np.zeros(window.size)
+        snap[-1] = 1.0
+    elif cfg.sampling == "prioritized":
+        snap = np.clip(1.0 - learner_win_rate[window], 0.0, 1.0) ** cfg.priority_power
+        if snap.sum() <= 0:
+            snap = np.ones(window.size)
+    else:
+        snap = np.ones(window.size)
+    share = cfg.heuristic_share if H > 0 else 0.0
+    w[window] = (1.0 - share) * snap / snap.sum()
+    if H > 0:
+        w[:H] = share / H
+    return w
+
+
+class FrozenPolicy:
+    """A deep copy of an SB3 policy in eval mode: what a snapshot plays with.
+
+    Its ``predict`` is the policy's (``action_masks`` supported), so :class:`PolicyAgent` wraps it.
+    """
+
+    def __init__(self, policy: Any) -> None:
+        self.policy = copy.deepcopy(policy)
+        self.policy.set_training_mode(False)
+        for p in self.policy.parameters():
+            p.requires_grad_(False)
+        self.observation_space = self.policy.observation_space
+        self.action_space = self.policy.action_space
+
+    def predict(self, obs: np.ndarray, action_masks: np.ndarray | None = None, deterministic: bool = False) -> Any:
+        return self.policy.predict(obs, action_masks=action_masks, deterministic=deterministic)
+
+
+class SelfPlayCallback(BaseCallback):
+    """Adds snapshots of the learner to ``pool`` and keeps the pool's weights up to date.
+
+    Args:
+        pool: the VecEnv's opponent pool; its first ``num_heuristics`` members are heuristics.
+        cfg: the ``selfplay`` config section.
+        game: the game (to check the snapshots' sizes).
+        num_heuristics: heuristics at the front of the pool.
+        snapshot_dir: where ``snapshot_<steps>.zip`` files go (``None``: not saved).
+        allowed_actions: ``(A,) bool`` restriction of the learner (ablations) that its
+            snapshots keep, or ``None``.
+    """
+
+    def __init__(
+        self,
+        pool: OpponentPool,
+        cfg: SelfPlayConfig,
+        game: Any,
+        num_heuristics: int,
+        snapshot_dir: Path | None = None,
+        allowed_actions: np.ndarray | None = None,
+    ) -> None:
+        super().__init__()
+        self.pool = pool
+        self.cfg = cfg
+        self.game = game
+        self.num_heuristics = int(num_heuristics)
+        self.snapshot_dir = None if snapshot_dir is None else Path(snapshot_dir)
+        self.allowed_actions = allowed_actions
+        self.snapshot_steps: list[int] = []
+        self._next = 0
+
+    @property
+    def num_snapshots(self) -> int:
+        return len(self.snapshot_steps)
+
+    def take_snapshot(self) -> None:
+        """Freeze the current policy, add it to the pool (and save it), update the weights."""
+        steps = int(self.num_timesteps)
+        name = f"snapshot_{steps}"
+        agent = PolicyAgent(
+            FrozenPolicy(self.model.policy),
+            self.game,
+            deterministic=self.cfg.deterministic,
+            name=name,
+            allowed_actions=self.allowed_actions,
+        )
+        self.pool.add(agent, weight=0.0, name=name)
+        self.snapshot_steps.append(steps)
+        if self.snapshot_dir is not None:
+            self.snapshot_dir.mkdir(parents=True, exist_ok=True)
+            self.model.save(self.snapshot_dir / f"{name}.zip")
+        self.update_weights()
+
+    def update_weights(self) -> None:
+        """Recompute the pool's weights from the strategy and the learner's record."""
+        w = selfplay_weights(self.num_heuristics, self.num_snapshots, self.pool.learner_win_rate(), self.cfg)
+        self.pool.set_weights(w)
+
+    def _on_training_start(self) -> None:
+        self._next = int(self.num_timesteps)
+        self._maybe_snapshot()
+
+    def _maybe_snapshot(self) -> None:
+        if self.num_timesteps >= self._next:
+            self.take_snapshot()
+            while self._next <= self.num_timesteps:
+                self._next += self.cfg.snapshot_every
+
+    def _on_step(self) -> bool:
+        self._maybe_snapshot()
+        return True
+
+    def _on_rollout_end(self) -> None:
+        self.update_weights()
+        wr = self.pool.learner_win_rate()
+        self.logger.record("selfplay/snapshots", self.num_snapshots)
+        if self.num_snapshots:
+            self.logger.record("selfplay/win_rate_vs_latest", float(wr[-1]))
+            self.logger.record("selfplay/games_vs_latest", int(self.pool.games[-1]))
