@@ -370,6 +370,9 @@ def run(cfg: TrainConfig, game: Any = None) -> Path:
             name: {k: b[k] for k in ("bluff_rate", "bluffs_accepted_rate", "truth_bonus_use", "telescope_rate")}
             for name, b in bluff.items()
         }
+    context_md = None
+    if cfg.env.game == "funky_monkey" and evaluation:
+        context_md = bluff_context_report(model, cfg, game, summary)
     curve_csv = run_dir / "curve.csv"
     if curve_csv.is_file():
         from training.outputs import plot_learning_curve
@@ -382,9 +385,30 @@ def run(cfg: TrainConfig, game: Any = None) -> Path:
     from training.outputs import write_eval_md
 
     write_eval_md(summary, run_dir / "eval.md")
+    if context_md:
+        with open(run_dir / "eval.md", "a") as f:
+            f.write("\n## When does the trained agent bluff?\n\n" + context_md + "\n")
     venv.close()
     print(f"\nsaved {run_dir / 'model.zip'}, {run_dir / 'config.yaml'}, {run_dir / 'eval.json'}, {run_dir / 'eval.md'}")
     return run_dir
+
+
+def bluff_context_report(model: Any, cfg: TrainConfig, game: Any, summary: dict[str, Any]) -> str:
+    """Funky Monkey: the trained agent's bluff rate by context against the first evaluation
+    line-up (:mod:`agents.bluff_context`), stored in ``summary["bluff_context"]``; returns Markdown."""
+    from agents.bluff_context import bluff_context, context_markdown
+    from agents.evaluate import opponent_lineup
+
+    name = cfg.eval.opponents[0]
+    opponents, _ = opponent_lineup(name, game, cfg.eval.seed + 1)
+    ctx = bluff_context(
+        game, trained_agent(model, cfg, game), opponents, cfg.eval.num_games, seed=cfg.eval.seed, name="trained"
+    )
+    ctx["opponents"] = name
+    summary["bluff_context"] = ctx
+    text = context_markdown(ctx)
+    print("\n" + text)
+    return f"Against {name}:\n\n" + text
 
 
 def _tb_logger(run_dir: Path) -> Any:
