@@ -185,3 +185,29 @@ def test_honest_filter_with_lose_policy_forfeits_a_bluff():
     j = r.final_rows.tolist().index(rows[0])
     assert r.final_info[j]["illegal_action"] is True
     assert r.reward[rows[0]] == game.spec.reward_range[0]
+
+
+def test_a_saved_restricted_learner_stays_restricted_when_loaded(tmp_path):
+    """A model trained with learner_actions=honest, loaded as ppo:PATH, never bluffs (its run's
+    config.yaml carries the restriction; checkpoints/ and snapshots/ one folder down too)."""
+    sb3_contrib = pytest.importorskip("sb3_contrib")
+    from agents import make_agent
+    from monkey_envs.core.sb3_vec import MonkeyVecEnv
+
+    venv = MonkeyVecEnv("funky_monkey", num_envs=4, opponent="random", seed=0, num_players=3, learner_actions="honest")
+    model = sb3_contrib.MaskablePPO(
+        "MlpPolicy", venv, n_steps=8, batch_size=32, n_epochs=1, policy_kwargs={"net_arch": [8]}
+    )
+    (tmp_path / "snapshots").mkdir()
+    (tmp_path / "config.yaml").write_text("env:\n  learner_actions: honest\n")
+    model.save(tmp_path / "snapshots" / "snapshot_0.zip")
+    game = venv.game
+    agent = make_agent(f"ppo:{tmp_path / 'snapshots' / 'snapshot_0.zip'}", game)
+    np.testing.assert_array_equal(agent.allowed_actions, game.action_filter("honest"))
+    state = game.init(np.arange(64))
+    mask = state.legal_action_mask
+    assert (mask & ~game.action_filter("honest")).any(), "positions with a bluff available"
+    acts = agent.act(game.observe(state, state.current_player), mask)
+    assert game.action_filter("honest")[acts].all()
+    (tmp_path / "config.yaml").unlink()
+    assert make_agent(f"ppo:{tmp_path / 'snapshots' / 'snapshot_0.zip'}", game).allowed_actions is None
