@@ -320,6 +320,13 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         self._pos_col0 = (sl["position"].start + np.arange(P) * _L).astype(np.intp)  # + position of that seat
         self._tile_col0 = (sl["tiles"].start + np.arange(_SLOTS.size) * (D.NUM_TILE_KINDS + 1)).astype(np.intp)
         self._chip_col0 = sl["chips_left"].start
+        chip_seat = np.arange(-1, P)[:, None]  # chips_left: [(seat + 1) * P + observer] -> column
+        self._chip_col = np.where(chip_seat >= 0, self._chip_col0 + (chip_seat - self._rel[None, :]) % P, dump)
+        self._chip_col = self._chip_col.astype(np.intp).ravel()
+        self._tile_nibble = np.array([0] + [1 << (4 * k) for k in range(1, 8)], np.int64)  # face-up kind -> bits
+        self._tile_comp_packed = int((D.TILE_COMPOSITION.astype(np.int64) << (4 * np.arange(1, 8))).sum())
+        self._tile_shift = 4 * np.arange(1, 8, dtype=np.int64)
+        self._card_counts8 = self.card_counts.astype(np.int8)
         self._num_onehot = 11 + P + _SLOTS.size + P  # scattered ones per row
         self._seat_scale = np.repeat(np.array([0.2, 0.25, 1.0, 0.1, 1.0 / _L, 0.2, 0.2], np.float32), P)
         self._seat_block = slice(sl["hand_sizes"].start, sl["bluffs_shown"].stop)
@@ -401,10 +408,31 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         return cand[np.arange(rows.size), ok.argmax(1)]
 
     def _finish(self, s: FunkyMonkeyState, rows: np.ndarray, winners: np.ndarray, reason: Any) -> None:
-        """End games ``rows`` with ``winners (n, P) bool``: rewards, flags, empty mask."""
-        end_games(s, rows, winners, reason, (D.REWARD_WIN, D.REWARD_LOSS, D.REWARD_DRAW))
+        """End games ``rows`` with ``winners (n, P) bool``: rewards, flags, empty mask.
+
+        Inside :meth:`_step` only the phase and stage are written at once (all the rules read);
+        the bookkeeping of every game ended in the step is written by one call at its end.
+        """
         s.phase[rows] = PH_OVER
         s.stage[rows] = ST_DECIDE
+        pending = s.__dict__.get("_ending")
+        if pending is None:
+            end_games(s, rows, winners, reason, (D.REWARD_WIN, D.REWARD_LOSS, D.REWARD_DRAW))
+        else:
+            pending.append((rows, winners, reason))
+
+    def _finish_pending(self, s: FunkyMonkeyState) -> None:
+        """Write the bookkeeping of the games :meth:`_finish` ended during the step (each row ends once)."""
+        pending = s.__dict__.pop("_ending")
+        if not pending:
+            return
+        if len(pending) == 1:
+            rows, winners, reason = pending[0]
+        else:
+            rows = np.concatenate([p[0] for p in pending])
+            winners = np.concatenate([p[1] for p in pending])
+            reason = np.repeat(np.array([p[2] for p in pending], np.int8), [p[0].size for p in pending])
+        end_games(s, rows, winners, reason, (D.REWARD_WIN, D.REWARD_LOSS, D.REWARD_DRAW))
 
     def _eliminate(self, s: FunkyMonkeyState, rows: np.ndarray, out: np.ndarray) -> None:
         """Eliminate seats ``out (n, P) bool`` of rows ``rows`` (live games) and end the games
@@ -428,9 +456,7 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
             self._finish(s, rows[none], np.zeros((int(none.sum()), self.num_players), bool), END_NO_WINNER)
 
     def _eliminate_seat(self, s: FunkyMonkeyState, rows: np.ndarray, seat: np.ndarray) -> None:
-        out = np.zeros((rows.size, self.num_players), dtype=bool)
-        out[np.arange(rows.size), seat] = True
-        self._eliminate(s, rows, out)
+        self._eliminate(s, rows, seat[:, None] == self._rel[None, :])
 
     # ================================================================== init
     def _init(self, seeds: np.ndarray) -> FunkyMonkeyState:
@@ -558,9 +584,13 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
             PH_BONUS: self._do_bonus,
             PH_SCALES: self._do_scales,
         }
-        for code, idx in _groups(ph, NUM_PHASES):
-            handlers[code](s, rows[idx], act[idx])
-        self._advance(s, rows)
+        s.__dict__["_ending"] = []
+        try:
+            for code, idx in _groups(ph, NUM_PHASES):
+                handlers[code](s, rows[idx], act[idx])
+            self._advance(s, rows)
+        finally:
+            self._finish_pending(s)
         self._refresh(s, rows[~s.terminated[rows]])
 
     def _do_play(self, s: FunkyMonkeyState, r: np.ndarray, a: np.ndarray) -> None:
@@ -763,9 +793,14 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         dest = np.asarray(dest, dtype=np.int64)
         s.pos[r, m] = dest
         tg = s.tiger[r]
+        reach = dest >= tg
+        if not reach.any():  # the usual case: nobody reaches the tiger
+            s.face_up[r, dest] |= D.IS_SLOT[dest]
+            s.stage[r] = ST_LAND
+            return
         win = dest == tg
         beyond = dest > tg
-        ok = ~(win | beyond)
+        ok = ~reach
         ro, do = r[ok], dest[ok]
         s.face_up[ro, do] |= D.IS_SLOT[do]
         s.stage[ro] = ST_LAND
@@ -1093,7 +1128,10 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         order = s.chip_order.T.astype(np.intp)  # (P, B)
         later = (self._rel_t >= s.chip_next) & (order >= 0) & live
         later &= np.take(s.alive, arp + np.maximum(order, 0))
-        col[11 + P + nt :] = np.where(later, self._chip_col0 + (order - o) % P, dump)
+        chip = order * P  # (seat + 1) * P + observer indexes _chip_col; 0 (no chip) is the dump column
+        chip += o + P
+        chip *= later
+        col[11 + P + nt :] = np.take(self._chip_col, chip)
         col += ar * W
         obs.reshape(-1)[col.ravel()] = 1.0
 
@@ -1113,9 +1151,10 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
 
         # ---- everything else, one block (also overwrites the dump column) ------------------------------
         hand = np.take(s.hands.reshape(B * P, _K), oi, axis=0)  # (B, 5)
-        face = face.T  # (B, 11)
-        visible = np.bincount(((ar * 8)[:, None] + face).ravel(), minlength=B * 8).reshape(B, 8)[:, 1:]
-        unseen = self.card_counts[None, :] - s.discard - hand
+        # tiles of each kind not face up: one 4-bit count per kind, summed over the slots (counts <= 3)
+        unseen_tiles = self._tile_comp_packed - np.take(self._tile_nibble, face).sum(0)
+        unseen_tiles = (unseen_tiles[:, None] >> self._tile_shift) & 15  # (B, 7)
+        unseen = self._card_counts8 - s.discard - hand
         kn = np.flatnonzero(known)
         unseen[kn, s.offer_card[kn]] -= 1
         dense = np.concatenate(
@@ -1128,7 +1167,7 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
                 s.treasure_size[:, None],
                 s.bowls > 0,
                 s.supply[:, None],
-                D.TILE_COMPOSITION[None, :] - visible,
+                unseen_tiles,
                 s.discard,
                 unseen,
                 s.draw_size[:, None],
@@ -1137,7 +1176,7 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
                 s.in_bonus[:, None],
             ],
             axis=1,
-            dtype=np.float32,
+            dtype=np.int8,  # every count fits; int8 * float32 scale gives the same float32 values
         )
         np.multiply(dense, self._dense_scale, out=obs[:, self._dense_block])
         return obs
