@@ -62,12 +62,22 @@ def core_stepper(game_name: str, batch_size: int, num_players: int, seed: int = 
     game = make_game(game_name, num_players=num_players)
     rng = np.random.default_rng(seed)
     box = {"state": game.init(np.arange(batch_size)), "next_seed": batch_size}
+    row_start = np.arange(batch_size) * game.num_actions
+
+    def random_legal(mask: np.ndarray) -> np.ndarray:
+        # uniform over each row's legal actions: the k-th of its n legal actions, k = floor(u * n)
+        # (one uniform per row and the list of legal (row, action) pairs, instead of a uniform per
+        # action and an argmax; rows without a legal action get 0)
+        n = np.count_nonzero(mask, axis=1)
+        legal = np.flatnonzero(mask)  # row-major: each row's legal actions, in order
+        k = (rng.random(batch_size) * n).astype(np.intp)
+        np.clip(k, 0, np.maximum(n - 1, 0), out=k)
+        at = np.minimum(np.cumsum(n) - n + k, max(legal.size - 1, 0))
+        return np.where(n > 0, legal[at] - row_start, 0) if legal.size else np.zeros(batch_size, np.int64)
 
     def step() -> int:
         state = box["state"]
-        u = rng.random(state.legal_action_mask.shape)
-        u[~state.legal_action_mask] = -1.0
-        state = game.step(state, u.argmax(1))
+        state = game.step(state, random_legal(state.legal_action_mask))
         done = np.flatnonzero(state.terminated | state.truncated)
         if done.size:
             seeds = box["next_seed"] + np.arange(done.size)
