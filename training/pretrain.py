@@ -117,8 +117,11 @@ def behaviour_clone(
     learning_rate: float,
     vf_coef: float = 0.5,
     seed: int = 0,
+    verbose: bool = False,
 ) -> dict[str, Any]:
     """Fit ``model.policy`` (a ``MaskablePPO`` policy) to the teacher's decisions, in place.
+
+    ``verbose`` prints one line per epoch.
 
     Returns:
         ``{"decisions", "epochs", "accuracy", "value_mse", "seconds", "history"}``: the share of
@@ -154,6 +157,12 @@ def behaviour_clone(
             ce_sum += ce.item() * idx.numel()
             vf_sum += vf.item() * idx.numel()
         history.append({"epoch": epoch + 1, "cross_entropy": ce_sum / n, "value_mse": vf_sum / n})
+        if verbose:
+            print(
+                f"  pretraining epoch {epoch + 1}/{epochs}: cross-entropy {ce_sum / n:.4f}, value mse {vf_sum / n:.4f} "
+                f"({time.perf_counter() - t0:.0f} s)",
+                flush=True,
+            )
     policy.set_training_mode(False)
     with torch.no_grad():
         agree = 0

@@ -433,7 +433,7 @@ def pretrain(model: Any, cfg: TrainConfig, game: Any) -> dict[str, Any]:
         f"pretraining: recorded {data.actions.size} decisions of {pt.teacher!r} in {pt.games} games ({record_seconds:.1f} s)"
     )
     report = behaviour_clone(
-        model, data, pt.epochs, pt.batch_size, pt.learning_rate, vf_coef=cfg.ppo.vf_coef, seed=cfg.seed
+        model, data, pt.epochs, pt.batch_size, pt.learning_rate, vf_coef=cfg.ppo.vf_coef, seed=cfg.seed, verbose=True
     )
     report.update({"teacher": pt.teacher, "games": pt.games, "record_seconds": round(record_seconds, 2)})
     print(
