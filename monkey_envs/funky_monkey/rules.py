@@ -230,6 +230,8 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         self._rel = np.arange(P)
         self._targets = np.arange(1, P)  # Scales target offsets (left neighbours)
         self._left = np.arange(1, P + 1)  # offsets of the seats to the left, the seat itself last
+        self._left_of = (self._rel[:, None] + self._left[None, :]) % P  # [seat] -> seats to its left
+        self._targets_of = (self._rel[:, None] + self._targets[None, :]) % P  # [seat] -> Scales targets
 
         # Layout: one-hot pieces first (scattered in one go), then the per-seat counts, then the
         # other counts (each block written in one go) -- see _observe.
@@ -403,7 +405,7 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
     def _next_alive_left(self, s: FunkyMonkeyState, rows: np.ndarray, seat: np.ndarray) -> np.ndarray:
         """``(n,)`` first surviving seat to the left of ``seat`` (``seat`` itself if alone)."""
         P = self.num_players
-        cand = (seat[:, None] + self._left[None, :]) % P
+        cand = np.take(self._left_of, seat, axis=0)  # (n, P) seats to the left, by table
         ok = np.take(s.alive, (rows * P)[:, None] + cand)
         return cand[np.arange(rows.size), ok.argmax(1)]
 
@@ -443,10 +445,8 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         out = out & alive
         alive &= ~out
         s.alive[rows] = alive
-        hands = s.hands[rows]
-        gone = np.where(out[:, :, None], hands, 0)
-        s.out_of_play[rows] += gone.sum(1).astype(np.int8)
-        s.hands[rows] = hands - gone
+        if "_alive0" not in s.__dict__:  # outside _step; inside, _hands_out_of_play moves them once
+            self._hands_out_of_play(s, rows, out)
         left = alive.sum(1)
         one = left == 1
         if one.any():
@@ -454,6 +454,13 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         none = left == 0
         if none.any():
             self._finish(s, rows[none], np.zeros((int(none.sum()), self.num_players), bool), END_NO_WINNER)
+
+    def _hands_out_of_play(self, s: FunkyMonkeyState, rows: np.ndarray, out: np.ndarray) -> None:
+        """The hand cards of eliminated seats ``out (n, P) bool`` of rows ``rows`` leave play unseen."""
+        hands = s.hands[rows]
+        gone = np.where(out[:, :, None], hands, 0)
+        s.out_of_play[rows] += gone.sum(1).astype(np.int8)
+        s.hands[rows] = hands - gone
 
     def _eliminate_seat(self, s: FunkyMonkeyState, rows: np.ndarray, seat: np.ndarray) -> None:
         self._eliminate(s, rows, seat[:, None] == self._rel[None, :])
@@ -584,13 +591,22 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
             PH_BONUS: self._do_bonus,
             PH_SCALES: self._do_scales,
         }
+        # Games ended and seats eliminated during the step are booked once at its end: nothing in
+        # the step reads the rewards / flags of an ended game or the hand of an eliminated seat
+        # (hands change only in the play that opens a turn, before any elimination in that row).
         s.__dict__["_ending"] = []
+        alive0 = s.__dict__["_alive0"] = s.alive.copy()
         try:
             for code, idx in _groups(ph, NUM_PHASES):
                 handlers[code](s, rows[idx], act[idx])
             self._advance(s, rows)
         finally:
+            del s.__dict__["_alive0"]
             self._finish_pending(s)
+        gone = alive0 > s.alive  # seats eliminated in this step
+        if gone.any():
+            out_rows = np.flatnonzero(gone.any(1))
+            self._hands_out_of_play(s, out_rows, gone[out_rows])
         self._refresh(s, rows[~s.terminated[rows]])
 
     def _do_play(self, s: FunkyMonkeyState, r: np.ndarray, a: np.ndarray) -> None:
@@ -962,7 +978,8 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
     # being asked reveals nothing about the types of treasure cards a player holds.
     def _scales_active(self, s: FunkyMonkeyState, r: np.ndarray) -> None:
         a = s.active[r].astype(np.int64)
-        ok = s.alive[r, a] & s.treasures[r, a].any(1)
+        t = s.treasures[r, a]  # counts >= 0: any card <=> the OR of the three is non-zero
+        ok = s.alive[r, a] & ((t[:, 0] | t[:, 1] | t[:, 2]) != 0)
         s.stage[r] = ST_SCALES_ACCEPTER
         if ok.any():
             self._decide(s, r[ok], PH_SCALES, a[ok])
@@ -970,7 +987,8 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
     def _scales_accepter(self, s: FunkyMonkeyState, r: np.ndarray) -> None:
         c = s.accepter[r].astype(np.int64)
         cc = np.maximum(c, 0)
-        ok = (c >= 0) & (c != s.active[r]) & s.alive[r, cc] & s.treasures[r, cc].any(1)
+        t = s.treasures[r, cc]
+        ok = (c >= 0) & (c != s.active[r]) & s.alive[r, cc] & ((t[:, 0] | t[:, 1] | t[:, 2]) != 0)
         s.stage[r] = ST_END_TURN
         if ok.any():
             self._decide(s, r[ok], PH_SCALES, c[ok])
@@ -1046,7 +1064,7 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         ph = s.phase[r]
         hand_bits = (np.take(s.hands.reshape(-1, _K), seat, axis=0) > 0).view(np.uint8) @ self._bit_weights[:_K]
         tr = np.take(s.treasures.reshape(-1, 3), seat, axis=0) > 0  # (n, 3)
-        targets = np.take(s.alive, (r * P)[:, None] + (cp[:, None] + self._targets[None, :]) % P)
+        targets = np.take(s.alive, (r * P)[:, None] + np.take(self._targets_of, cp, axis=0))
         targets &= tr[:, D.T_SCALES, None]
         target_bits = targets.view(np.uint8) @ self._bit_weights[: P - 1]  # P - 1 <= 6 bits: one byte
         var = np.where(
