@@ -229,6 +229,8 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         self._face_up0[list(D.FACE_UP_AT_START[vis])] = True
         self._rel = np.arange(P)
         self._targets = np.arange(1, P)  # Scales target offsets (left neighbours)
+        # phase -> handler group (both respond phases in one call)
+        self._handler_phase = np.array([PH_RESPOND if p == PH_RESPOND_SEEN else p for p in range(NUM_PHASES)], np.intp)
         self._left = np.arange(1, P + 1)  # offsets of the seats to the left, the seat itself last
         self._left_of = (self._rel[:, None] + self._left[None, :]) % P  # [seat] -> seats to its left
         self._targets_of = (self._rel[:, None] + self._targets[None, :]) % P  # [seat] -> Scales targets
@@ -584,7 +586,6 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         handlers = {
             PH_ACTIVE: self._do_play,
             PH_RESPOND: self._do_respond,
-            PH_RESPOND_SEEN: self._do_respond,
             PH_PAY: self._do_pay,
             PH_BOWL: self._do_bowl,
             PH_PYRAMID: self._do_pyramid,
@@ -594,14 +595,30 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         # Games ended and seats eliminated during the step are booked once at its end: nothing in
         # the step reads the rewards / flags of an ended game or the hand of an eliminated seat
         # (hands change only in the play that opens a turn, before any elimination in that row).
-        s.__dict__["_ending"] = []
-        alive0 = s.__dict__["_alive0"] = s.alive.copy()
+        # The decisions' reveals and moves are row-local and each is the last thing a handler does
+        # to its rows, so they are queued and run once for all rows (fewer, larger calls).
+        d = s.__dict__
+        d["_ending"] = []
+        alive0 = d["_alive0"] = s.alive.copy()
+        reveals = d["_reveals"] = []
+        moves = d["_moves"] = []
         try:
-            for code, idx in _groups(ph, NUM_PHASES):
+            for code, idx in _groups(np.take(self._handler_phase, ph), NUM_PHASES):
                 handlers[code](s, rows[idx], act[idx])
+            del d["_reveals"]
+            if reveals:
+                self._reveal(s, reveals[0] if len(reveals) == 1 else np.concatenate(reveals))
+            del d["_moves"]
+            if moves:
+                if len(moves) == 1:
+                    self._move(s, *moves[0])
+                else:
+                    self._move(s, np.concatenate([m[0] for m in moves]), np.concatenate([m[1] for m in moves]))
             self._advance(s, rows)
         finally:
-            del s.__dict__["_alive0"]
+            d.pop("_reveals", None)
+            d.pop("_moves", None)
+            del d["_alive0"]
             self._finish_pending(s)
         gone = alive0 > s.alive  # seats eliminated in this step
         if np.count_nonzero(gone):
@@ -628,7 +645,7 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
             s.treasures[rc, ac, D.T_CROWN] -= 1
             s.treasure_used[rc, D.T_CROWN] += 1
             s.accepter[rc] = ac
-            self._reveal(s, rc)
+            self._queue_reveal(s, rc)
         face_down = ~crown
         if np.count_nonzero(face_down):
             rf = r[face_down]
@@ -649,7 +666,7 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
             bluff = s.offer_card[ra] != s.announce[ra]
             s.stats[ra, act, _S["bluffs_accepted"]] += bluff.astype(np.int16)
             s.accepter[ra] = ha
-            self._reveal(s, ra)
+            self._queue_reveal(s, ra)
         ps = a == A_PASS
         if np.count_nonzero(ps):
             rp, hp = r[ps], h[ps]
@@ -660,7 +677,7 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
             if np.count_nonzero(back):  # it went all the way round: the active player must accept it
                 rb = rp[back]
                 s.accepter[rb] = s.active[rb]
-                self._reveal(s, rb)
+                self._queue_reveal(s, rb)
             on = ~back
             if np.count_nonzero(on):
                 ro = rp[on]
@@ -675,6 +692,22 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
             s.stats[rt, ht, _S["telescopes_used"]] += 1
             s.seen[rt, ht] = True
             s.phase[rt] = PH_RESPOND_SEEN
+
+    def _queue_reveal(self, s: FunkyMonkeyState, r: np.ndarray) -> None:
+        """:meth:`_reveal` rows ``r`` (inside :meth:`_step`: once, after every decision is applied)."""
+        pending = s.__dict__.get("_reveals")
+        if pending is None:
+            self._reveal(s, r)
+        else:
+            pending.append(r)
+
+    def _queue_move(self, s: FunkyMonkeyState, r: np.ndarray, dest: np.ndarray) -> None:
+        """:meth:`_move` rows ``r`` (inside :meth:`_step`: once, after the decisions and reveals)."""
+        pending = s.__dict__.get("_moves")
+        if pending is None:
+            self._move(s, r, dest)
+        elif r.size:
+            pending.append((r, np.asarray(dest, dtype=np.int64)))
 
     def _reveal(self, s: FunkyMonkeyState, r: np.ndarray) -> None:
         """The accepter reveals this turn's card (it goes to the discard at once) and applies it."""
@@ -700,7 +733,7 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         num = ~minus
         if np.count_nonzero(num):
             rn = r[num]
-            self._move(s, rn, s.pos[rn, m[num]].astype(np.int64) + _STEPS[card[num]])
+            self._queue_move(s, rn, s.pos[rn, m[num]].astype(np.int64) + _STEPS[card[num]])
 
     def _do_pay(self, s: FunkyMonkeyState, r: np.ndarray, a: np.ndarray) -> None:
         """Give up one coconut of the chosen kind (the payer holds both kinds)."""
@@ -718,7 +751,7 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
 
     def _do_bowl(self, s: FunkyMonkeyState, r: np.ndarray, a: np.ndarray) -> None:
         """Middle-row nearest-bowl tile: jump to the chosen bowl (a normal landing)."""
-        self._move(s, r, np.where(a == A_BOWL_2, D.BOWL_SPACES[1], D.BOWL_SPACES[0]))
+        self._queue_move(s, r, np.where(a == A_BOWL_2, D.BOWL_SPACES[1], D.BOWL_SPACES[0]))
 
     def _do_pyramid(self, s: FunkyMonkeyState, r: np.ndarray, a: np.ndarray) -> None:
         """Monkey pyramid: move the revealed number forward or backward."""
@@ -726,7 +759,7 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         n = _STEPS[s.pyramid_card[r].astype(np.int64)]
         x = s.pos[r, m].astype(np.int64)
         s.pyramid_card[r] = -1
-        self._move(s, r, np.where(a == A_PYRAMID_BACKWARD, x - n, x + n))
+        self._queue_move(s, r, np.where(a == A_PYRAMID_BACKWARD, x - n, x + n))
 
     def _do_bonus(self, s: FunkyMonkeyState, r: np.ndarray, a: np.ndarray) -> None:
         """Bonus move after a truthful announcement: own monkey, tiger, or decline."""
@@ -737,7 +770,7 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
             s.stats[rm, am, _S["bonus_monkey"]] += 1
             s.in_bonus[rm] = True
             s.mover[rm] = am
-            self._move(s, rm, s.pos[rm, am].astype(np.int64) + 1)
+            self._queue_move(s, rm, s.pos[rm, am].astype(np.int64) + 1)
         dc = a == A_BONUS_DECLINE
         if np.count_nonzero(dc):
             s.stats[r[dc], act[dc], _S["bonus_declined"]] += 1
