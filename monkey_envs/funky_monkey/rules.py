@@ -1075,8 +1075,14 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         if rn.size:
             # new round: the chips of the monkeys still in play, shuffled
             firsts = np.argsort(~cn, axis=1, kind="stable")
-            chips = shuffle_prefix(s.rng, rn, firsts, cn.sum(1))
-            chips = np.where(self._rel[None, :] < cn.sum(1)[:, None], chips, -1)
+            # shuffle_prefix(s.rng, rn, firsts, count) with the same draws, in fewer calls: its keys
+            # (draw >> 11) / 2**53 order exactly like the integers draw >> 11, and the entries past
+            # the prefix (sorted after it, in place) become -1 anyway
+            prefix = self._rel[None, :] < cn.sum(1)[:, None]
+            keys = draw_uint64(s.rng, rn, self.num_players) >> np.uint64(11)
+            keys[~prefix] = np.uint64(1 << 53)
+            chips = np.take_along_axis(firsts, np.argsort(keys, axis=1, kind="stable"), axis=1)
+            chips = np.where(prefix, chips, -1)
             s.chip_order[rn] = chips
             s.chip_next[rn] = 1
             s.round[rn] += 1
@@ -1106,14 +1112,14 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         ph = s.phase[r]
         hand_bits = (np.take(s.hands.reshape(-1, _K), seat, axis=0) > 0).view(np.uint8) @ self._bit_weights[:_K]
         tr = np.take(s.treasures.reshape(-1, 3), seat, axis=0) > 0  # (n, 3)
-        targets = np.take(s.alive, (r * P)[:, None] + np.take(self._targets_of, cp, axis=0))
-        targets &= tr[:, D.T_SCALES, None]
-        target_bits = targets.view(np.uint8) @ self._bit_weights[: P - 1]  # P - 1 <= 6 bits: one byte
         var = np.where(
-            ph == PH_ACTIVE,
-            hand_bits + 32 * tr[:, D.T_CROWN],
-            np.where(ph == PH_SCALES, target_bits, np.where(ph == PH_RESPOND, tr[:, D.T_TELESCOPE], 0)),
+            ph == PH_ACTIVE, hand_bits + 32 * tr[:, D.T_CROWN], np.where(ph == PH_RESPOND, tr[:, D.T_TELESCOPE], 0)
         )
+        sc = np.flatnonzero(ph == PH_SCALES)  # Scales targets only where Scales is asked (a few rows)
+        if sc.size:
+            targets = np.take(s.alive, (r[sc] * P)[:, None] + np.take(self._targets_of, cp[sc], axis=0))
+            targets &= tr[sc, D.T_SCALES, None]
+            var[sc] = targets.view(np.uint8) @ self._bit_weights[: P - 1]  # P - 1 <= 6 bits: one byte
         s.legal_action_mask[r] = np.take(self._mask_table, self._mask_key0[ph] + var, axis=0)
 
     def _build_mask_table(self) -> None:
