@@ -1201,19 +1201,18 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         col += ar * W
         obs.reshape(-1)[col.ravel()] = 1.0
 
-        # ---- per-seat counts: gathered observer-first with one take, scaled straight into obs -----------
+        # ---- per-seat counts: (7, B * P) by absolute seat, gathered observer-first as (7, P, B) -----------
         h, tr = s.hands, s.treasures  # explicit sums: numpy reduces short last axes slowly
-        seat = np.empty((B, P, 7), np.float32)  # absolute seats; each column write is one strided loop
-        seat[:, :, 0] = h[:, :, 0] + h[:, :, 1] + h[:, :, 2] + h[:, :, 3] + h[:, :, 4]
-        seat[:, :, 1] = tr[:, :, 0] + tr[:, :, 1] + tr[:, :, 2]
-        seat[:, :, 2] = s.alive
-        seat[:, :, 3] = s.coconuts
-        seat[:, :, 4] = (s.tiger[:, None] - s.pos) * s.alive
-        seat[:, :, 5] = s.stats[:, :, _S["truthful"]]  # counted at the reveal: public
-        seat[:, :, 6] = s.stats[:, :, _S["bluffs"]]
-        gather = np.take(self._seat_perm, o, axis=0)  # (B, 7P) observer-first order within a row of ``seat``
-        gather += (ar * (7 * P))[:, None]
-        np.multiply(np.take(seat, gather), self._seat_scale, out=obs[:, self._seat_block])
+        seat = np.empty((7, B, P), np.int16)  # int16 * float32 scale: the same float32 values
+        seat[0] = h[:, :, 0] + h[:, :, 1] + h[:, :, 2] + h[:, :, 3] + h[:, :, 4]
+        seat[1] = tr[:, :, 0] + tr[:, :, 1] + tr[:, :, 2]
+        seat[2] = s.alive
+        seat[3] = s.coconuts
+        seat[4] = (s.tiger[:, None] - s.pos) * s.alive
+        seat[5] = s.stats[:, :, _S["truthful"]]  # counted at the reveal: public
+        seat[6] = s.stats[:, :, _S["bluffs"]]
+        rot = np.take(seat.reshape(7, B * P), frot, axis=1).reshape(7 * P, B)  # [count * P + rel seat, row]
+        np.multiply(rot, self._seat_scale[:, None], out=obs[:, self._seat_block].T)
 
         # ---- everything else, one block (also overwrites the dump column) ------------------------------
         hand = np.take(s.hands.reshape(B * P, _K), oi, axis=0)  # (B, 5)
