@@ -349,9 +349,7 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         self._kind_off_t = self._kind_off[:, None]
         self._pos_col0_t = self._pos_col0[:, None]
         self._tile_col0_t = self._tile_col0[:, None]
-        # seat_perm[o, k * P + j]: where count k of the seat j places left of observer o lies in a (P, 7) row
-        rot = (self._rel[:, None] + self._rel[None, :]) % P  # [o, j]
-        self._seat_perm = (rot[:, None, :] * 7 + np.arange(7)[None, :, None]).reshape(P, 7 * P).astype(np.intp)
+        self._rot_t = (self._rel[:, None] + self._rel[None, :]) % P  # [j, o]: the seat j places left of o
 
     # ================================================================== helpers
     def action_filters(self) -> dict[str, np.ndarray]:
@@ -1157,8 +1155,7 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         dump = self._dump_col
         arp = ar * P
         oi = arp + o  # flat (B * P) index of the observer's seat
-        frot = o + self._rel_t  # (P, B) absolute seat of each observer-relative slot ...
-        frot %= P
+        frot = np.take(self._rot_t, o, axis=1)  # (P, B) absolute seat of each observer-relative slot ...
         frot += arp  # ... as a flat (B * P) index
         live = s.phase >= 0
         known = (s.offer_card >= 0) & (s.revealed < 0) & np.take(s.seen, oi)
