@@ -630,13 +630,14 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         k = np.where(crown, a - A_CROWN, a // 5)
         ann = np.where(crown, -1, a % 5)
         act = s.active[r].astype(np.int64)
-        s.hands[r, act, k] -= 1
+        seat = r * self.num_players + act  # flat (B * P) seat: one index instead of two per write
+        s.hands.reshape(-1, copy=False)[seat * _K + k] -= 1
         s.offer_card[r] = k
         s.announce[r] = ann
-        s.seen[r, act] = True
+        s.seen.reshape(-1, copy=False)[seat] = True
         s.crown_play[r] = crown
         st = s.stats
-        st[r, act, _S["turns_active"]] += 1
+        st.reshape(-1, copy=False)[seat * NUM_STATS + _S["turns_active"]] += 1
         if np.count_nonzero(crown):
             rc, ac = r[crown], act[crown]
             st[rc, ac, _S["crown_plays"]] += 1
@@ -660,15 +661,17 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         if np.count_nonzero(acc):
             ra, ha = r[acc], h[acc]
             act = s.active[ra].astype(np.int64)
-            s.stats[ra, ha, _S["accepted"]] += 1
+            st = s.stats.reshape(-1, copy=False)
+            base = ra * (self.num_players * NUM_STATS)
+            st[base + ha * NUM_STATS + _S["accepted"]] += 1
             bluff = s.offer_card[ra] != s.announce[ra]
-            s.stats[ra, act, _S["bluffs_accepted"]] += bluff.astype(np.int16)
+            st[base + act * NUM_STATS + _S["bluffs_accepted"]] += bluff.astype(np.int16)
             s.accepter[ra] = ha
             self._queue_reveal(s, ra)
         ps = a == A_PASS
         if np.count_nonzero(ps):
             rp, hp = r[ps], h[ps]
-            s.stats[rp, hp, _S["cards_passed"]] += 1
+            s.stats.reshape(-1, copy=False)[(rp * self.num_players + hp) * NUM_STATS + _S["cards_passed"]] += 1
             s.passes[rp] += 1
             nxt = self._next_alive_left(s, rp, hp)
             back = nxt == s.active[rp]
@@ -717,8 +720,10 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         fd = ~s.crown_play[r]
         act = s.active[r].astype(np.int64)
         truth = card == s.announce[r]
-        s.stats[r, act, _S["truthful"]] += (fd & truth).astype(np.int16)
-        s.stats[r, act, _S["bluffs"]] += (fd & ~truth).astype(np.int16)
+        # a face-down play counts once: as truthful or as a bluff (one write for both columns)
+        col = np.where(truth, _S["truthful"], _S["bluffs"])
+        col += (r * self.num_players + act) * NUM_STATS
+        s.stats.reshape(-1, copy=False)[col] += fd.astype(np.int16)
         s.holder[r] = -1
         s.mover[r] = m
         s.in_bonus[r] = False
