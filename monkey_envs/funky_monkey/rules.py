@@ -150,6 +150,13 @@ def _groups(codes: np.ndarray, num_codes: int) -> list[tuple[int, np.ndarray]]:
     return [(int(c), order[ends[c] - counts[c] : ends[c]]) for c in present]
 
 
+def _flat(a: np.ndarray) -> np.ndarray:
+    """1-D view of a C-contiguous array, so that writes through it land in ``a``."""
+    if not a.flags.c_contiguous:  # pragma: no cover - step works on its own contiguous clone
+        raise ValueError("Funky Monkey rules expect C-contiguous state arrays")
+    return a.reshape(-1)
+
+
 def _as_card(c: Any) -> int:
     """Card value as written by a user (1..4, ``"M"``/``"MiNuss"``/-1) -> kind 0..4."""
     if isinstance(c, str):
@@ -631,13 +638,13 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         ann = np.where(crown, -1, a % 5)
         act = s.active[r].astype(np.int64)
         seat = r * self.num_players + act  # flat (B * P) seat: one index instead of two per write
-        s.hands.reshape(-1, copy=False)[seat * _K + k] -= 1
+        _flat(s.hands)[seat * _K + k] -= 1
         s.offer_card[r] = k
         s.announce[r] = ann
-        s.seen.reshape(-1, copy=False)[seat] = True
+        _flat(s.seen)[seat] = True
         s.crown_play[r] = crown
         st = s.stats
-        st.reshape(-1, copy=False)[seat * NUM_STATS + _S["turns_active"]] += 1
+        _flat(st)[seat * NUM_STATS + _S["turns_active"]] += 1
         if np.count_nonzero(crown):
             rc, ac = r[crown], act[crown]
             st[rc, ac, _S["crown_plays"]] += 1
@@ -661,7 +668,7 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         if np.count_nonzero(acc):
             ra, ha = r[acc], h[acc]
             act = s.active[ra].astype(np.int64)
-            st = s.stats.reshape(-1, copy=False)
+            st = _flat(s.stats)
             base = ra * (self.num_players * NUM_STATS)
             st[base + ha * NUM_STATS + _S["accepted"]] += 1
             bluff = s.offer_card[ra] != s.announce[ra]
@@ -671,7 +678,7 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         ps = a == A_PASS
         if np.count_nonzero(ps):
             rp, hp = r[ps], h[ps]
-            s.stats.reshape(-1, copy=False)[(rp * self.num_players + hp) * NUM_STATS + _S["cards_passed"]] += 1
+            _flat(s.stats)[(rp * self.num_players + hp) * NUM_STATS + _S["cards_passed"]] += 1
             s.passes[rp] += 1
             nxt = self._next_alive_left(s, rp, hp)
             back = nxt == s.active[rp]
@@ -723,7 +730,7 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         # a face-down play counts once: as truthful or as a bluff (one write for both columns)
         col = np.where(truth, _S["truthful"], _S["bluffs"])
         col += (r * self.num_players + act) * NUM_STATS
-        s.stats.reshape(-1, copy=False)[col] += fd.astype(np.int16)
+        _flat(s.stats)[col] += fd.astype(np.int16)
         s.holder[r] = -1
         s.mover[r] = m
         s.in_bonus[r] = False
