@@ -360,6 +360,30 @@ def eval_markdown(summary: dict[str, Any]) -> str:
     else:
         lines += ["No evaluation games were played.", ""]
 
+    pre = summary.get("pretraining")
+    if pre:
+        lines += ["## Pretraining (imitation)", ""]
+        lines += [
+            f"- teacher: {_fmt(pre.get('teacher'))}, {_fmt_int(pre.get('games'))} games, "
+            f"{_fmt_int(pre.get('decisions'))} decisions, {_fmt(pre.get('epochs'))} epochs",
+            f"- teacher's moves reproduced: {_fmt(pre.get('accuracy'))}",
+            f"- time: recording {_fmt_seconds(pre.get('record_seconds'))}, fitting {_fmt_seconds(pre.get('seconds'))}",
+            "",
+        ]
+    sp = summary.get("selfplay")
+    if sp and sp.get("members"):
+        lines += [
+            "## Self-play pool",
+            "",
+            "| member | final weight | episodes | learner's win rate (smoothed) |",
+            "|---|---:|---:|---:|",
+        ]
+        for name, w, g, wr in zip(
+            sp["members"], sp["final_weights"], sp["games"], sp["learner_win_rate"], strict=False
+        ):
+            lines.append(f"| {_md_cell(name)} | {w:.3f} | {g} | {wr:.3f} |")
+        lines.append("")
+
     bluff = summary.get("bluff")
     if bluff:
         lines += ["## Bluff statistics", ""]

@@ -349,7 +349,7 @@ def run(cfg: TrainConfig, game: Any = None) -> Path:
             "timesteps": steps,
             "seconds": round(train_seconds, 2),
             "steps_per_second": round(steps / max(train_seconds, 1e-9), 1),
-            "opponent": cfg.env.opponent,
+            "opponent": cfg.env.opponent if not cfg.selfplay.enabled else f"self-play snapshots + {cfg.env.opponent}",
         },
         "evaluation_seconds": round(eval_seconds, 2),
         "evaluation": evaluation,
