@@ -148,3 +148,25 @@ def test_shipped_configs_cover_the_issue_list():
     ablation.env.learner_actions = None
     assert ablation.to_dict() == main.to_dict()
     assert by_name["monkey_fun_2p_selfplay"].selfplay.enabled and by_name["funky_monkey_4p_selfplay"].selfplay.enabled
+
+
+def test_init_model_starts_from_saved_weights_and_rejects_a_misfit(tmp_path):
+    """``init_model`` loads a saved model's weights into the configured model; a model of another
+    network shape is a clear error, and a missing file fails before training."""
+    pytest.importorskip("sb3_contrib")
+    torch = pytest.importorskip("torch")
+    from training.run import build_env, build_model, load_initial_weights, main
+
+    cfg = load_config(None, ["env.num_envs=4", "ppo.n_steps=8", "ppo.batch_size=32", "ppo.net_arch=[16]"])
+    venv = build_env(cfg)
+    saved = build_model(cfg, venv)
+    saved.learn(64)
+    saved.save(tmp_path / "m.zip")
+    fresh = build_model(cfg, venv)
+    load_initial_weights(fresh, str(tmp_path / "m.zip"))
+    for (n, p), (_, q) in zip(saved.policy.named_parameters(), fresh.policy.named_parameters(), strict=True):
+        assert torch.equal(p, q), n
+    other = build_model(load_config(None, ["env.num_envs=4", "ppo.n_steps=8", "ppo.batch_size=32"]), venv)
+    with pytest.raises(ValueError, match="does not fit"):
+        load_initial_weights(other, str(tmp_path / "m.zip"))
+    assert main(["--set", f"init_model={tmp_path / 'nope.zip'}", "--set", f"runs_dir={tmp_path / 'runs'}"]) == 2

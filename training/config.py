@@ -177,6 +177,9 @@ class TrainConfig:
     torch_threads: int = 1
     #: Training device for torch (``cpu``, ``cuda``, ``auto``).
     device: str = "cpu"
+    #: Start from the weights of a saved MaskablePPO ``.zip`` (same game, sizes and network) instead
+    #: of a fresh policy -- to resume from a checkpoint or fine-tune a model (``null``: fresh).
+    init_model: str | None = None
     #: Learner steps between checkpoints in ``<run>/checkpoints/`` (``0``: none).
     checkpoint_every: int = 100_000
     #: Also write a TensorBoard log to ``<run>/tb/`` (needs the ``tensorboard`` package).

@@ -74,6 +74,8 @@ def check_agents(cfg: TrainConfig, game: Any) -> None:
             game.action_filter(cfg.env.learner_actions)
         except ValueError as exc:
             raise ValueError(f"config 'env.learner_actions': {exc}") from exc
+    if cfg.init_model is not None and not Path(cfg.init_model).is_file():
+        raise ValueError(f"config 'init_model': no saved model at {cfg.init_model!r}")
     if cfg.tensorboard:
         try:
             import tensorboard  # noqa: F401
@@ -162,6 +164,21 @@ def build_model(cfg: TrainConfig, venv: Any) -> Any:
         device=cfg.device,
         verbose=0,
     )
+
+
+def load_initial_weights(model: Any, path: str) -> None:
+    """Load a saved model's policy (and optimizer) weights into ``model`` (``init_model``).
+
+    Raises:
+        ValueError: the saved network does not have the same shapes as the configured one.
+    """
+    try:
+        model.set_parameters(path, exact_match=True, device=model.device)
+    except (RuntimeError, ValueError, KeyError) as exc:
+        raise ValueError(
+            f"config 'init_model': {path!r} does not fit the configured game and network "
+            f"(ppo.net_arch, ppo.features, game options): {exc}"
+        ) from exc
 
 
 def win_rate_callback() -> Any:
@@ -290,6 +307,9 @@ def run(cfg: TrainConfig, game: Any = None) -> Path:
 
     venv = build_env(cfg)
     model = build_model(cfg, venv)
+    if cfg.init_model is not None:
+        load_initial_weights(model, cfg.init_model)
+        print(f"starting from the weights of {cfg.init_model}")
     model.set_logger(_tb_logger(run_dir) if cfg.tensorboard else configure(str(run_dir), ["csv"]))
     pretraining = None
     if cfg.pretrain.teacher:
