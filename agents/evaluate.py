@@ -467,7 +467,8 @@ def opponent_lineup(spec: str, game: Any, seed: int = 0) -> tuple[list[Any], lis
 
     ``"greedy"`` puts one greedy agent in every other seat (named ``greedy`` for two players,
     ``greedy#1 ..`` otherwise); ``"honest+skeptic+track"`` puts one named agent per other seat
-    (exactly ``P - 1`` parts). Agents are built with ``make_agent(name, game, seed)``.
+    (exactly ``P - 1`` parts; ``ppo:PATH`` parts too, so paths must not contain ``+``). Agents are
+    built with ``make_agent(name, game, seed + k)`` for the ``k``-th part.
 
     Raises:
         ValueError: a line-up of the wrong length, or an unknown agent.
@@ -475,7 +476,7 @@ def opponent_lineup(spec: str, game: Any, seed: int = 0) -> tuple[list[Any], lis
     from agents import make_agent
 
     P = int(game.num_players)
-    parts = spec.split(LINEUP_SEP) if LINEUP_SEP in spec and not spec.startswith("ppo:") else [spec]
+    parts = spec.split(LINEUP_SEP)
     if len(parts) == 1:
         agent = make_agent(parts[0], game, seed)
         return [agent] * (P - 1), [spec if P == 2 else f"{spec}#{k}" for k in range(1, P)]

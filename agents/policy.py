@@ -67,7 +67,9 @@ class PolicyAgent:
         obs = np.asarray(obs, dtype=np.float32)
         m = np.asarray(mask).astype(bool)
         if self.allowed_actions is not None:
-            m = m & self.allowed_actions
+            restricted = m & self.allowed_actions
+            # a row whose legal moves are all outside the restriction keeps its legal moves
+            m = np.where(restricted.any(1, keepdims=True), restricted, m)
         if obs.shape[0] == 0:
             return np.zeros(0, dtype=np.int64)
         empty = ~m.any(1)
@@ -97,14 +99,35 @@ def load_policy_agent(path: str | Path, game: Any = None, seed: int = 0, device:
         raise ValueError(f"no saved model at {str(p)!r}")
     from sb3_contrib import MaskablePPO  # lazy: torch is only needed here
 
-    model = MaskablePPO.load(str(p), device=device)
-    model.set_random_seed(seed)
+    with _global_rng_kept():  # loading reseeds python/numpy/torch globally; a caller's training must not feel it
+        model = MaskablePPO.load(str(p), device=device)
+        model.set_random_seed(seed)
     allowed = None
     restriction = _learner_actions_of_run(p)
     if restriction is not None and game is not None:
         allowed = game.action_filter(restriction)
     label = p.parent.name if p.stem in ("model", "") else f"{p.parent.parent.name}/{p.stem}"
     return PolicyAgent(model, game, deterministic=True, name=f"ppo:{label}", allowed_actions=allowed)
+
+
+class _global_rng_kept:
+    """Context manager restoring the global ``random``, numpy and torch generators on exit."""
+
+    def __enter__(self) -> None:
+        import random
+
+        import torch
+
+        self._states = (random.getstate(), np.random.get_state(), torch.get_rng_state())  # noqa: NPY002 (SB3 seeds it)
+
+    def __exit__(self, *exc: object) -> None:
+        import random
+
+        import torch
+
+        random.setstate(self._states[0])
+        np.random.set_state(self._states[1])  # noqa: NPY002
+        torch.set_rng_state(self._states[2])
 
 
 def _learner_actions_of_run(model_path: Path) -> str | None:
@@ -117,7 +140,8 @@ def _learner_actions_of_run(model_path: Path) -> str | None:
         cfg = folder / "config.yaml"
         if cfg.is_file():
             data = yaml.safe_load(cfg.read_text()) or {}
-            return (data.get("env") or {}).get("learner_actions")
+            env = data.get("env") if isinstance(data, dict) else None
+            return env.get("learner_actions") if isinstance(env, dict) else None
     return None
 
 

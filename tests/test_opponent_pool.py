@@ -211,3 +211,29 @@ def test_a_saved_restricted_learner_stays_restricted_when_loaded(tmp_path):
     assert game.action_filter("honest")[acts].all()
     (tmp_path / "config.yaml").unlink()
     assert make_agent(f"ppo:{tmp_path / 'snapshots' / 'snapshot_0.zip'}", game).allowed_actions is None
+
+
+def test_switching_to_a_pool_redraws_episodes_in_progress():
+    game = make_game("monkey_fun", num_players=2)
+    d = SingleAgentDriver(game, 8, opponent="random")
+    d.reset(np.arange(8))
+    d.set_opponent(OpponentPool(["greedy", "random"], weights=[0.0, 1.0]))
+    assert all(d.seat_agents(r).count("random") == 1 for r in range(8))
+    d.set_opponent(OpponentPool(["greedy", "random"], weights=[1.0, 0.0]))
+    assert all(d.seat_agents(r).count("greedy") == 1 for r in range(8))
+
+
+def test_a_restricted_policy_whose_restriction_leaves_nothing_plays_a_legal_move():
+    from agents.policy import PolicyAgent
+
+    class Uniform:
+        observation_space = None
+        action_space = None
+
+        def predict(self, obs, action_masks, deterministic):
+            return np.asarray(action_masks).argmax(1), None
+
+    allowed = np.array([True, False, False])
+    agent = PolicyAgent(Uniform(), allowed_actions=allowed)
+    mask = np.array([[1, 1, 0], [0, 1, 1]], dtype=bool)
+    np.testing.assert_array_equal(agent.act(np.zeros((2, 1), np.float32), mask), [0, 1])

@@ -112,3 +112,32 @@ def test_learner_reward_against_its_own_snapshot_is_the_learners():
             assert rewards[i] == expected
             outcomes.append(expected)
     assert 1.0 in outcomes and -1.0 in outcomes
+
+
+def test_prioritized_counts_the_fair_share_as_even_with_more_players():
+    """With 4 players a learner winning 25% against a snapshot is even with it (weight as 50% in 2p)."""
+    cfg = SelfPlayConfig(sampling="prioritized", priority_power=1.0, heuristic_share=0.0)
+    w4 = selfplay_weights(0, 2, np.array([0.25, 0.625]), cfg, fair_share=0.25)
+    w2 = selfplay_weights(0, 2, np.array([0.5, 0.75]), cfg, fair_share=0.5)
+    np.testing.assert_allclose(w4, w2)
+    np.testing.assert_allclose(w2, np.array([0.5, 0.25]) / 0.75)
+
+
+def test_heuristic_share_follows_the_opponent_weights():
+    cfg = SelfPlayConfig(sampling="uniform", heuristic_share=0.4)
+    w = selfplay_weights(3, 2, np.full(5, 0.5), cfg, heuristic_weights=np.array([1.0, 0.0, 3.0]))
+    np.testing.assert_allclose(w, [0.1, 0.0, 0.3, 0.3, 0.3])
+    np.testing.assert_allclose(selfplay_weights(3, 0, np.full(3, 0.5), cfg, np.array([1.0, 0.0, 3.0])), [0.25, 0, 0.75])
+
+
+def test_imitation_of_a_bluffer_keeps_only_moves_the_restricted_learner_can_make():
+    from monkey_envs.funky_monkey.rules import FunkyMonkey
+    from training.pretrain import record_teacher_games
+
+    game = FunkyMonkey(num_players=3)
+    honest = game.action_filter("honest")
+    free = record_teacher_games(game, "skeptic", 6, seed=0, gamma=0.99)
+    assert not honest[free.actions].all(), "skeptic bluffs"
+    kept = record_teacher_games(game, "skeptic", 6, seed=0, gamma=0.99, allowed_actions=honest)
+    assert honest[kept.actions].all() and not (kept.mask & ~honest).any()
+    assert 0 < kept.actions.size < free.actions.size

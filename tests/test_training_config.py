@@ -64,6 +64,11 @@ def test_yaml_file_overrides_only_the_keys_it_names(tmp_path):
         ({"pretrain": {"games": 0}}, r"'pretrain.games': must be >= 1"),
         ({"eval": {"curve_games": 0}}, r"'eval.curve_games': must be >= 1"),
         ({"checkpoint_every": -1}, r"'checkpoint_every': must be >= 0"),
+        ({"env": {"opponent": ["greedy", "greedy"]}}, r"'env.opponent': lists an agent twice"),
+        (
+            {"env": {"opponent": ["a", "b"], "opponent_weights": [float("inf"), 1]}},
+            r"'env.opponent_weights': must be >= 0",
+        ),
     ],
 )
 def test_bad_config_raises_a_clear_error(data, message):
@@ -87,6 +92,7 @@ def test_bad_override_and_missing_file_raise():
         (["--set", "ppo.gamma=2"], "ppo.gamma"),
         (["--set", "env.learner_actions=honest"], "monkey_fun has no action filter 'honest'"),
         (["--set", "pretrain.teacher=oracle"], "agent 'oracle'"),
+        (["--set", "env.learner_seat=5"], "'env.learner_seat': must be in [0, 2)"),
         (["--set", "eval.opponents=[greedy+random]"], "2 players need 1 opponents"),
         (
             ["--set", "env.game=funky_monkey", "--set", "env.opponent=random", "--set", "eval.opponents=[random]"],

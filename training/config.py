@@ -102,13 +102,14 @@ class SelfPlayConfig:
     seat draws a pool member (see ``training/selfplay.py``).
     """
 
-    #: Turn self-play on (``env.opponent`` then only seeds the pool, see ``keep_opponents``).
+    #: Turn self-play on (``env.opponent`` then only seeds the pool, see ``heuristic_share``).
     enabled: bool = False
     #: Learner steps between snapshots (the first snapshot, of the initial policy, is taken at 0).
     snapshot_every: int = 50_000
     #: How snapshots are drawn: ``uniform`` over the window, ``latest`` (always the newest),
     #: or ``prioritized`` (weight ``(1 - w) ** priority_power`` with ``w`` the learner's smoothed
-    #: win rate against the member: opponents it still loses to come up more often).
+    #: win rate against the member, rescaled so the fair share ``1 / P`` counts as 0.5: opponents
+    #: it still loses to come up more often).
     sampling: str = "uniform"
     #: Only the newest ``window`` snapshots are drawn (older ones get weight 0).
     window: int = 10
@@ -125,7 +126,7 @@ class SelfPlayConfig:
 class PretrainConfig:
     """Optional warm start by imitation: behaviour cloning of a teacher agent before RL.
 
-    The teacher plays ``games`` games against itself (or ``env.opponent``); the policy learns its
+    The teacher plays ``games`` games against itself (every seat); the policy learns its
     moves by cross-entropy over the legal actions and the value net the discounted outcomes.
     """
 
@@ -145,7 +146,8 @@ class PretrainConfig:
 class EvalConfig:
     """Evaluation after training: batched, seat-balanced games against fixed opponents."""
 
-    #: Opponent agents (names or ``ppo:PATH``); each plays every other seat.
+    #: Opponents: a name or ``ppo:PATH`` (plays every other seat), or a line-up of ``P - 1``
+    #: joined by ``+`` (``honest+skeptic+track``: one agent per other seat; paths must not hold ``+``).
     opponents: list[str] = dataclasses.field(default_factory=lambda: ["random", "greedy"])
     #: Games per opponent (>= 500 for a tight interval; a multiple of the player count).
     num_games: int = 1000
@@ -215,6 +217,11 @@ class TrainConfig:
             "env.opponent",
             "must name an agent or a non-empty list of agents",
         )
+        _check(
+            len(set(self.opponents)) == len(self.opponents),
+            "env.opponent",
+            f"lists an agent twice ({self.opponents}); give it a larger share with env.opponent_weights instead",
+        )
         if e.opponent_weights is not None:
             _check(
                 len(e.opponent_weights) == len(self.opponents),
@@ -222,7 +229,7 @@ class TrainConfig:
                 f"needs one weight per opponent ({len(self.opponents)}), got {len(e.opponent_weights)}",
             )
             _check(
-                min(e.opponent_weights) >= 0 and sum(e.opponent_weights) > 0,
+                all(0 <= w < float("inf") for w in e.opponent_weights) and sum(e.opponent_weights) > 0,
                 "env.opponent_weights",
                 f"must be >= 0 with a positive sum, got {e.opponent_weights}",
             )

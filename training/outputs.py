@@ -57,8 +57,9 @@ class CurveCallback(BaseCallback):
     multiple of ``every`` (checked after every VecEnv step, which advances ``num_timesteps`` by
     ``num_envs``, so a point may land a little past the multiple), and when training ends (unless
     that timestep was just evaluated). Each evaluation plays
-    ``play_games(game, [policy] + [opponent] * (P - 1), num_games, seed=seed)`` against every
-    opponent -- the same deals every time, so points are comparable -- and
+    ``play_games(game, [policy, *line_up], num_games, seed=seed)`` against every opponent's
+    line-up (:func:`agents.evaluate.opponent_lineup`) -- the same deals every time, so points are
+    comparable -- and
 
     - appends one row per opponent to ``csv_path`` (columns :data:`CURVE_COLUMNS`; the header is
       written when the file is new or empty; the file is closed after each evaluation, so it can
@@ -69,8 +70,8 @@ class CurveCallback(BaseCallback):
 
     Args:
         game: the built core game the policy plays (``P = game.num_players`` seats).
-        opponents: agent names for ``agents.make_agent`` (each plays every other seat); built
-            once here with ``make_agent(name, game, seed + 1)``.
+        opponents: agent names (each plays every other seat) or line-ups ``a+b+c`` (one agent
+            per other seat); built once here with ``opponent_lineup(name, game, seed + 1)``.
         make_policy: turns the model being trained into a batched agent (an object with
             ``act(obs (B, D) float32, mask (B, A) bool) -> (B,) int64``), e.g.
             ``lambda m: PolicyAgent(m, game, deterministic=True)``; called at every evaluation.
@@ -291,9 +292,10 @@ def write_eval_md(summary: dict[str, Any], path: str | Path) -> Path:
             (``{"name": ..., **game.config}``), ``algo``, ``seed``, ``training`` (``timesteps``,
             ``seconds``, ``steps_per_second``, ``opponent``), ``evaluation_seconds`` and
             ``evaluation`` (``opponent -> EvalResult.to_dict()``, the trained agent first in
-            ``agents``). Optional: ``bluff`` (a dict of statistics, listed as given) and
-            ``curve_png`` (a file name, linked as an image relative to the report). Missing
-            keys are left out or shown as ``-``.
+            ``agents``). Optional: ``pretraining`` (``training.run.pretrain``'s report),
+            ``selfplay`` (``members``, ``final_weights``, ``games``, ``learner_win_rate``),
+            ``bluff`` (a dict of statistics, listed as given) and ``curve_png`` (a file name,
+            linked as an image relative to the report). Missing keys are left out or shown as ``-``.
         path: where to write (e.g. ``<run_dir>/eval.md``; the folder is created if missing).
 
     Returns:

@@ -48,7 +48,9 @@ class TeacherData:
     teacher_win_rate: float
 
 
-def record_teacher_games(game: Any, teacher: str, games: int, seed: int, gamma: float) -> TeacherData:
+def record_teacher_games(
+    game: Any, teacher: str, games: int, seed: int, gamma: float, allowed_actions: np.ndarray | None = None
+) -> TeacherData:
     """Play ``games`` teacher-vs-teacher games side by side and record every decision.
 
     Args:
@@ -57,6 +59,9 @@ def record_teacher_games(game: Any, teacher: str, games: int, seed: int, gamma: 
         games: number of games (the batch size of the recording).
         seed: game seeds are ``seed .. seed + games - 1``; the teacher is built with ``seed``.
         gamma: discount per decision of the acting seat.
+        allowed_actions: ``(A,) bool`` restriction of the learner (``env.learner_actions``):
+            recorded masks are restricted to it and decisions whose teacher action it forbids
+            are dropped (they still happen in the games), or ``None``.
 
     Returns:
         A :class:`TeacherData`.
@@ -99,11 +104,17 @@ def record_teacher_games(game: Any, teacher: str, games: int, seed: int, gamma: 
     remaining = np.bincount(key, minlength=games * P)[key] - 1 - rank
     returns = (gamma**remaining) * total[rows, seats]
     winners = game.winners(state)
+    mask = np.concatenate(mask_l).astype(bool)
+    actions = np.concatenate(act_l)
+    keep = slice(None)
+    if allowed_actions is not None:
+        mask &= np.asarray(allowed_actions, dtype=bool)
+        keep = np.flatnonzero(mask[np.arange(actions.size), actions])
     return TeacherData(
-        obs=np.concatenate(obs_l).astype(np.float32),
-        mask=np.concatenate(mask_l).astype(bool),
-        actions=np.concatenate(act_l),
-        returns=returns.astype(np.float32),
+        obs=np.concatenate(obs_l).astype(np.float32)[keep],
+        mask=mask[keep],
+        actions=actions[keep],
+        returns=returns.astype(np.float32)[keep],
         games=games,
         teacher_win_rate=float(np.asarray(winners)[:, 0].mean()),
     )

@@ -25,7 +25,7 @@ Each run writes ``runs/<game>__<algo>__<seed>__<time>/``:
 - ``model.zip``: the trained model (``make_agent("ppo:<run>/model.zip", game)`` plays it),
 - ``checkpoints/model_<steps>_steps.zip``: every ``checkpoint_every`` steps,
 - ``snapshots/snapshot_<steps>.zip``: self-play snapshots (rate them with ``agents.arena``),
-- ``progress.csv`` and ``tb/`` (TensorBoard): SB3's training log (losses, fps, rollout win
+- ``progress.csv`` and (``tensorboard: true``, the default) ``tb/``: SB3's training log (losses, fps, rollout win
   rate, learning-curve points, self-play pool facts),
 - ``curve.csv`` / ``curve.png``: win rate (95% Wilson band) vs each evaluation opponent over
   training steps, every ``eval.curve_every`` steps,
@@ -76,6 +76,9 @@ def check_agents(cfg: TrainConfig, game: Any) -> None:
             raise ValueError(f"config 'env.learner_actions': {exc}") from exc
     if cfg.init_model is not None and not Path(cfg.init_model).is_file():
         raise ValueError(f"config 'init_model': no saved model at {cfg.init_model!r}")
+    seat = cfg.env.learner_seat
+    if seat is not None and not 0 <= seat < game.num_players:
+        raise ValueError(f"config 'env.learner_seat': must be in [0, {game.num_players}) or null, got {seat}")
     if cfg.tensorboard:
         try:
             import tensorboard  # noqa: F401
@@ -291,6 +294,12 @@ def run(cfg: TrainConfig, game: Any = None) -> Path:
     if cfg.torch_threads:
         torch.set_num_threads(cfg.torch_threads)
 
+    # env and model first: a bad game option, opponent or init_model fails before a folder exists
+    venv = build_env(cfg)
+    model = build_model(cfg, venv)
+    if cfg.init_model is not None:
+        load_initial_weights(model, cfg.init_model)
+
     run_dir = make_run_dir(cfg)
     (run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
     print(f"run folder: {run_dir}")
@@ -298,6 +307,8 @@ def run(cfg: TrainConfig, game: Any = None) -> Path:
         f"training {cfg.algo} on {cfg.env.game} {cfg.env.game_options} vs {cfg.env.opponent!r}: "
         f"{cfg.total_timesteps} steps, {cfg.env.num_envs} envs, seed {cfg.seed}"
     )
+    if cfg.init_model is not None:
+        print(f"starting from the weights of {cfg.init_model}")
 
     # ---- train -------------------------------------------------------------------------
     from stable_baselines3.common.callbacks import CallbackList, CheckpointCallback
@@ -305,11 +316,6 @@ def run(cfg: TrainConfig, game: Any = None) -> Path:
 
     from training.outputs import CurveCallback
 
-    venv = build_env(cfg)
-    model = build_model(cfg, venv)
-    if cfg.init_model is not None:
-        load_initial_weights(model, cfg.init_model)
-        print(f"starting from the weights of {cfg.init_model}")
     model.set_logger(_tb_logger(run_dir) if cfg.tensorboard else configure(str(run_dir), ["csv"]))
     pretraining = None
     if cfg.pretrain.teacher:
@@ -344,6 +350,7 @@ def run(cfg: TrainConfig, game: Any = None) -> Path:
                 allowed_actions=None
                 if cfg.env.learner_actions is None
                 else game.action_filter(cfg.env.learner_actions),
+                heuristic_weights=cfg.env.opponent_weights,
             )
         )
     t0 = time.perf_counter()
@@ -447,7 +454,10 @@ def pretrain(model: Any, cfg: TrainConfig, game: Any) -> dict[str, Any]:
 
     pt = cfg.pretrain
     t0 = time.perf_counter()
-    data = record_teacher_games(game, pt.teacher, pt.games, seed=cfg.seed + 424_242, gamma=cfg.ppo.gamma)
+    allowed = None if cfg.env.learner_actions is None else game.action_filter(cfg.env.learner_actions)
+    data = record_teacher_games(
+        game, pt.teacher, pt.games, seed=cfg.seed + 424_242, gamma=cfg.ppo.gamma, allowed_actions=allowed
+    )
     record_seconds = time.perf_counter() - t0
     print(
         f"pretraining: recorded {data.actions.size} decisions of {pt.teacher!r} in {pt.games} games ({record_seconds:.1f} s)"
@@ -496,7 +506,11 @@ def main(argv: list[str] | None = None) -> int:
 
         print(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
         return 0
-    run(cfg, game)
+    try:
+        run(cfg, game)
+    except ValueError as exc:  # raised while building the env / model, before any folder exists
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     return 0
 
 

@@ -46,6 +46,8 @@ def selfplay_weights(
     num_snapshots: int,
     learner_win_rate: np.ndarray,
     cfg: SelfPlayConfig,
+    heuristic_weights: np.ndarray | None = None,
+    fair_share: float = 0.5,
 ) -> np.ndarray:
     """Pool weights for ``num_heuristics`` heuristics followed by ``num_snapshots`` snapshots.
 
@@ -54,14 +56,21 @@ def selfplay_weights(
         num_snapshots: members ``H .. H+S-1`` are snapshots, oldest first.
         learner_win_rate: ``(H + S,) float64`` learner's smoothed win rate against each member.
         cfg: the sampling strategy, window, power and heuristic share.
+        heuristic_weights: ``(H,)`` relative weights of the heuristics (``env.opponent_weights``),
+            ``None`` for equal.
+        fair_share: the learner's expected win rate against an equal opponent (``1 / P``);
+            prioritized weights are ``(1 - w) ** power`` with ``w`` rescaled so that
+            ``fair_share`` maps to 0.5 (an opponent as strong as the learner).
 
     Returns:
         ``(H + S,) float64`` non-negative weights summing to 1.
     """
     H, S = num_heuristics, num_snapshots
     w = np.zeros(H + S, dtype=np.float64)
+    hw = np.ones(H) if heuristic_weights is None else np.asarray(heuristic_weights, dtype=np.float64)
+    hw = hw / hw.sum() if H else hw
     if S == 0:
-        w[:H] = 1.0 / H
+        w[:H] = hw
         return w
     lo = H + max(S - cfg.window, 0)
     window = np.arange(lo, H + S)
@@ -69,7 +78,10 @@ def selfplay_weights(
         snap = np.zeros(window.size)
         snap[-1] = 1.0
     elif cfg.sampling == "prioritized":
-        snap = np.clip(1.0 - learner_win_rate[window], 0.0, 1.0) ** cfg.priority_power
+        wr = learner_win_rate[window]
+        # piecewise-linear rescale: 0 -> 0, fair_share -> 0.5, 1 -> 1
+        scaled = np.where(wr <= fair_share, 0.5 * wr / fair_share, 0.5 + 0.5 * (wr - fair_share) / (1 - fair_share))
+        snap = np.clip(1.0 - scaled, 0.0, 1.0) ** cfg.priority_power
         if snap.sum() <= 0:
             snap = np.ones(window.size)
     else:
@@ -77,7 +89,7 @@ def selfplay_weights(
     share = cfg.heuristic_share if H > 0 else 0.0
     w[window] = (1.0 - share) * snap / snap.sum()
     if H > 0:
-        w[:H] = share / H
+        w[:H] = share * hw
     return w
 
 
@@ -120,8 +132,11 @@ class SelfPlayCallback(BaseCallback):
         num_heuristics: int,
         snapshot_dir: Path | None = None,
         allowed_actions: np.ndarray | None = None,
+        heuristic_weights: list[float] | None = None,
     ) -> None:
         super().__init__()
+        self.heuristic_weights = None if heuristic_weights is None else np.asarray(heuristic_weights, np.float64)
+        self.fair_share = 1.0 / max(int(game.num_players), 2)
         self.pool = pool
         self.cfg = cfg
         self.game = game
@@ -155,7 +170,14 @@ class SelfPlayCallback(BaseCallback):
 
     def update_weights(self) -> None:
         """Recompute the pool's weights from the strategy and the learner's record."""
-        w = selfplay_weights(self.num_heuristics, self.num_snapshots, self.pool.learner_win_rate(), self.cfg)
+        w = selfplay_weights(
+            self.num_heuristics,
+            self.num_snapshots,
+            self.pool.learner_win_rate(prior_rate=self.fair_share),
+            self.cfg,
+            heuristic_weights=self.heuristic_weights,
+            fair_share=self.fair_share,
+        )
         self.pool.set_weights(w)
 
     def _on_training_start(self) -> None:
@@ -174,7 +196,7 @@ class SelfPlayCallback(BaseCallback):
 
     def _on_rollout_end(self) -> None:
         self.update_weights()
-        wr = self.pool.learner_win_rate()
+        wr = self.pool.learner_win_rate(prior_rate=self.fair_share)
         self.logger.record("selfplay/snapshots", self.num_snapshots)
         if self.num_snapshots:
             self.logger.record("selfplay/win_rate_vs_latest", float(wr[-1]))

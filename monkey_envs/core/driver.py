@@ -268,15 +268,16 @@ class SingleAgentDriver:
         """Replace the opponent(s) from now on (e.g. a newer policy in self-play).
 
         Fixed opponents take effect at the next opponent move (episodes in progress continue
-        with them); a pool is drawn from at each row's next episode start. Accepts the same
-        forms as the constructor's ``opponent``.
+        with them); with a pool, every row draws its members at once (episodes in progress
+        continue against them) and again at each episode start. Accepts the same forms as the
+        constructor's ``opponent``.
         """
         self._normalize_opponents(opponent)
         self._build_agents()
         if self._pool is None:
             self._choice[:] = self._fixed
-        else:
-            self._choice[:] = np.minimum(self._choice, len(self._members) - 1)
+        elif self.state is not None:  # episodes in progress continue against freshly drawn members
+            self._choose_opponents(np.arange(self.num_envs))
 
     @property
     def pool(self) -> OpponentPool | None:

@@ -148,9 +148,10 @@ class OpponentPool:
         self.games += present.sum(0)
         self.learner_score += (present * s[:, None]).sum(0)
 
-    def learner_win_rate(self, prior_games: float = 2.0) -> np.ndarray:
+    def learner_win_rate(self, prior_games: float = 2.0, prior_rate: float = 0.5) -> np.ndarray:
         """``(M,) float64`` the learner's smoothed win rate against each member.
 
-        ``(score + prior_games / 2) / (games + prior_games)``: 0.5 for an unplayed member.
+        ``(score + prior_games * prior_rate) / (games + prior_games)``: ``prior_rate`` for an
+        unplayed member (use the fair share ``1 / P`` for ``P`` players).
         """
-        return (self.learner_score + prior_games / 2) / (self.games + prior_games)
+        return (self.learner_score + prior_games * prior_rate) / (self.games + prior_games)
