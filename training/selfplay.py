@@ -100,7 +100,12 @@ class FrozenPolicy:
     """
 
     def __init__(self, policy: Any) -> None:
-        self.policy = copy.deepcopy(policy)
+        optimizer = getattr(policy, "optimizer", None)
+        policy.optimizer = None  # a snapshot only predicts: do not copy the Adam state (2x the weights)
+        try:
+            self.policy = copy.deepcopy(policy)
+        finally:
+            policy.optimizer = optimizer
         self.policy.set_training_mode(False)
         for p in self.policy.parameters():
             p.requires_grad_(False)
@@ -108,6 +113,7 @@ class FrozenPolicy:
         self.action_space = self.policy.action_space
 
     def predict(self, obs: np.ndarray, action_masks: np.ndarray | None = None, deterministic: bool = False) -> Any:
+        """``(actions (B,) int64, None)`` for ``obs (B, D) float32`` and ``action_masks (B, A) bool``."""
         return self.policy.predict(obs, action_masks=action_masks, deterministic=deterministic)
 
 
