@@ -137,7 +137,7 @@ def test_greedy_matches_the_per_row_reference_bit_for_bit(config):
         np.testing.assert_array_equal(agent.act(obs, mask), expected)
         rows, fields = (np.array(x, dtype=np.int64) for x in zip(*field_scores, strict=True))
         numbers = np.rint(agent.layout.unflatten(obs)["field_value"] * 36).astype(np.int64)
-        got = agent._scores(agent.layout.unflatten(obs), rows, fields, numbers)
+        got, _ = agent._scores(agent.layout.unflatten(obs), rows, fields, numbers)
         np.testing.assert_array_equal(got, np.array([field_scores[k] for k in field_scores]))
         checked += obs.shape[0]
     assert checked > 15

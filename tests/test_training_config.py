@@ -64,6 +64,8 @@ def test_yaml_file_overrides_only_the_keys_it_names(tmp_path):
         ({"pretrain": {"games": 0}}, r"'pretrain.games': must be >= 1"),
         ({"eval": {"curve_games": 0}}, r"'eval.curve_games': must be >= 1"),
         ({"checkpoint_every": -1}, r"'checkpoint_every': must be >= 0"),
+        ({"ppo": {"head": "attention"}}, r"'ppo.head': must be one of"),
+        ({"ppo": {"head": "scorer", "features": "mlp"}}, r"'ppo.head': 'scorer' needs per-action features"),
         ({"env": {"opponent": ["greedy", "greedy"]}}, r"'env.opponent': lists an agent twice"),
         (
             {"env": {"opponent": ["a", "b"], "opponent_weights": [float("inf"), 1]}},
@@ -97,6 +99,17 @@ def test_bad_override_and_missing_file_raise():
         (
             ["--set", "env.game=funky_monkey", "--set", "env.opponent=random", "--set", "eval.opponents=[random]"],
             "'ppo.features': 'board' needs",
+        ),
+        (
+            [
+                "--set",
+                "env.game_options={num_players: 1}",
+                "--set",
+                "ppo.features=greedy",
+                "--set",
+                "eval.opponents=[]",
+            ],
+            "'ppo.features': 'greedy' needs Monkey Fun's normal or quick game",
         ),
     ],
 )

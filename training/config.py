@@ -29,7 +29,9 @@ from typing import Any
 ALGOS = ("maskable_ppo",)
 ACTIVATIONS = ("tanh", "relu")
 #: Feature extractors (see :mod:`training.policies`).
-FEATURES = ("mlp", "board")
+FEATURES = ("mlp", "board", "greedy")
+#: Policy heads (see :mod:`training.policies`).
+HEADS = ("linear", "scorer")
 
 
 @dataclasses.dataclass
@@ -84,8 +86,14 @@ class PPOConfig:
     #: Hidden activation: ``tanh`` or ``relu``.
     activation: str = "relu"
     #: Feature extractor: ``mlp`` (flatten the observation) or ``board`` (per-action target-field
-    #: features from a convolution over the board; Monkey Fun; see ``training.policies``).
+    #: features from a convolution over the board; Monkey Fun; see ``training.policies``) or
+    #: ``greedy`` (``board`` plus the greedy heuristic's evaluation terms of each action; Monkey
+    #: Fun normal/quick game).
     features: str = "board"
+    #: Policy head: ``linear`` (SB3's MLP then a linear layer over all actions) or ``scorer``
+    #: (one network shared by every subset action scores it from its block; needs ``board`` or
+    #: ``greedy`` features; ``net_arch`` sets its hidden sizes).
+    head: str = "linear"
     #: Convolution channels of the ``board`` extractor.
     board_channels: int = 16
 
@@ -264,6 +272,12 @@ class TrainConfig:
         _check(len(p.net_arch) >= 1 and min(p.net_arch) >= 1, "ppo.net_arch", f"needs positive sizes, got {p.net_arch}")
         _check(p.activation in ACTIVATIONS, "ppo.activation", f"must be one of {ACTIVATIONS}, got {p.activation!r}")
         _check(p.features in FEATURES, "ppo.features", f"must be one of {FEATURES}, got {p.features!r}")
+        _check(p.head in HEADS, "ppo.head", f"must be one of {HEADS}, got {p.head!r}")
+        _check(
+            p.head != "scorer" or p.features != "mlp",
+            "ppo.head",
+            "'scorer' needs per-action features: set ppo.features to 'board' or 'greedy'",
+        )
         _check(p.board_channels >= 1, "ppo.board_channels", f"must be >= 1, got {p.board_channels}")
         v = self.eval
         _check(v.num_games >= 0, "eval.num_games", f"must be >= 0, got {v.num_games}")

@@ -13,14 +13,31 @@ field" actions:
    board embedding averaged over fields are appended.
 
 The policy and value MLPs (``ppo.net_arch``) and SB3's linear action head follow unchanged.
+
+``ppo.features: greedy`` (:class:`GreedyActionExtractor`) adds to each action's block the terms
+of the greedy heuristic's one-ply evaluation of that action
+(:meth:`agents.heuristics.monkey_fun.GreedyMonkeyFun.action_features`: legal, the greedy choice,
+win now, the opponents' danger and our threat afterwards, shape, secured fields, material, hand
+flexibility, cards played, and the gap to the best greedy score). They are computed in numpy
+from the observation alone (no hidden information), inside the extractor, so the environment,
+saved models and every agent wrapper stay unchanged.
+
+``ppo.head: scorer`` (:class:`ActionScorerPolicy`) replaces the flat MLP + linear head by one
+scoring network shared by the 15 subset actions: the logit of action ``a`` is
+``MLP([block_a, context])`` with ``context`` an MLP embedding of the rest of the observation
+(the discard action's logit is a linear function of the context). The same weights score every
+action, so what is learned about one subset carries over to all (an equivariant head, as in
+action-conditioned policies); the value network reads the whole feature vector.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import torch
 from gymnasium import spaces
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
@@ -69,6 +86,8 @@ class BoardActionExtractor(BaseFeaturesExtractor):
         other_size = sum(s.stop - s.start for s in other_idx)
         features = self.num_actions_with_field * (channels + in_ch) + (channels + in_ch) + other_size
         super().__init__(observation_space, features_dim=features)
+        #: size of each action's block (target-field embedding and raw board channels)
+        self.block_dim = channels + in_ch
         self.side = round(num_fields**0.5)
         self._af = layout.slices["action_field"]
         self._board = board_idx
@@ -96,5 +115,164 @@ class BoardActionExtractor(BaseFeaturesExtractor):
         return torch.cat([per_action.reshape(B, -1), fields.mean(1), *rest], dim=1)
 
 
+class GreedyActionExtractor(BoardActionExtractor):
+    """:class:`BoardActionExtractor` plus the greedy heuristic's evaluation terms per action.
+
+    Output: ``(B, 15 * (E + C0 + G) + rest)`` -- the 15 per-action blocks first (board
+    embedding of the target field, then the ``G = 12`` greedy terms of
+    :meth:`~agents.heuristics.monkey_fun.GreedyMonkeyFun.action_features`), then the board
+    average and the rest of the observation, as in :class:`BoardActionExtractor`. The greedy terms
+    of the discard action (legal, chosen) are appended to the rest.
+
+    The legal mask the terms need is rebuilt from the observation (a subset is legal when its
+    sum is a field nobody else secured -- or also not one we secured, when the game forbids
+    placing there), which is the rule of the normal and quick games.
+
+    Raises:
+        ValueError: not Monkey Fun, or the solo variant (no greedy terms there).
+    """
+
+    def __init__(
+        self,
+        observation_space: spaces.Box,
+        game: str = "monkey_fun",
+        game_options: dict[str, Any] | None = None,
+        channels: int = 32,
+    ) -> None:
+        from agents.heuristics.monkey_fun import NUM_ACTION_FEATURES, GreedyMonkeyFun
+
+        g = make_game(game, **(game_options or {}))
+        if g.spec.name != "monkey_fun" or g.variant == "solo":
+            raise ValueError(f"greedy features need Monkey Fun's normal or quick game, got {g!r}")
+        super().__init__(observation_space, game, game_options, channels)
+        self.greedy = GreedyMonkeyFun(g)
+        self.num_greedy = NUM_ACTION_FEATURES
+        self._owner = g.obs_layout.slices["owner"]
+        self._own_ok = bool(g.place_on_own_secured)
+        self._features_dim += self.num_actions_with_field * self.num_greedy + 2
+
+    def legal_mask(self, obs: np.ndarray) -> np.ndarray:
+        """``(B, 16) bool`` legal actions of observations ``(B, D)`` (normal and quick game rules)."""
+        B = obs.shape[0]
+        af = obs[:, self._af].reshape(B, self.num_actions_with_field, -1) > 0.5
+        owner = obs[:, self._owner].reshape(B, af.shape[2], self.num_players) > 0.5
+        blocked = owner[:, :, 1:].any(2)
+        if not self._own_ok:
+            blocked |= owner[:, :, 0]
+        ok = (af & ~blocked[:, None, :]).any(2)  # the one-hot target field is not blocked
+        mask = np.zeros((B, self.num_actions_with_field + 1), dtype=bool)
+        mask[:, :-1] = ok
+        mask[:, -1] = ~ok.any(1)
+        return mask
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        B = obs.shape[0]
+        n = self.num_actions_with_field
+        base = super().forward(obs)
+        o = obs.detach().cpu().numpy().astype(np.float32, copy=False)
+        terms = self.greedy.action_features(o, self.legal_mask(o))  # (B, 16, G)
+        t = torch.as_tensor(terms, device=obs.device)
+        blocks = base[:, : n * (self.block_dim)].reshape(B, n, self.block_dim)
+        per_action = torch.cat([blocks, t[:, :n]], dim=2).reshape(B, -1)
+        return torch.cat([per_action, base[:, n * self.block_dim :], t[:, n, :2]], dim=1)
+
+
+class ScorerHead(nn.Module):
+    """Shared per-action scoring network (the ``mlp_extractor`` of :class:`ActionScorerPolicy`).
+
+    Args:
+        num_scored: actions with a block (15), scored by the shared network.
+        block_dim: size of each action's block.
+        context_dim: size of the rest of the feature vector.
+        num_actions: all actions (the ones after ``num_scored`` get logits from the context).
+        hidden: hidden sizes of the context, scorer and value MLPs.
+        activation: hidden activation class.
+
+    ``forward(features)`` returns ``(logits (B, num_actions), value latent (B, hidden[-1]))``.
+    """
+
+    def __init__(
+        self,
+        num_scored: int,
+        block_dim: int,
+        context_dim: int,
+        num_actions: int,
+        hidden: list[int],
+        activation: type[nn.Module],
+    ) -> None:
+        super().__init__()
+        self.num_scored = num_scored
+        self.block_dim = block_dim
+        self.latent_dim_pi = num_actions
+        self.latent_dim_vf = hidden[-1]
+
+        def mlp(inp: int) -> nn.Sequential:
+            layers: list[nn.Module] = []
+            for h in hidden:
+                layers += [nn.Linear(inp, h), activation()]
+                inp = h
+            return nn.Sequential(*layers)
+
+        self.context = mlp(context_dim)
+        self.scorer = nn.Sequential(mlp(block_dim + hidden[-1]), nn.Linear(hidden[-1], 1))
+        self.others = nn.Linear(hidden[-1], num_actions - num_scored)
+        self.value = mlp(num_scored * block_dim + context_dim)
+
+    def forward_actor(self, features: torch.Tensor) -> torch.Tensor:
+        B = features.shape[0]
+        n, d = self.num_scored, self.block_dim
+        blocks = features[:, : n * d].reshape(B, n, d)
+        ctx = self.context(features[:, n * d :])
+        joined = torch.cat([blocks, ctx[:, None, :].expand(B, n, ctx.shape[1])], dim=2)
+        scores = self.scorer(joined).squeeze(-1)  # (B, n): one network, every action
+        return torch.cat([scores, self.others(ctx)], dim=1)
+
+    def forward_critic(self, features: torch.Tensor) -> torch.Tensor:
+        return self.value(features)
+
+    def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.forward_actor(features), self.forward_critic(features)
+
+
+class ActionScorerPolicy(MaskableActorCriticPolicy):
+    """MaskablePPO policy whose action logits come from a :class:`ScorerHead`.
+
+    Needs a features extractor with per-action blocks (``board`` or ``greedy``): it reads
+    ``num_actions_with_field`` and the block size from it. ``net_arch["pi"]`` gives the hidden
+    sizes of the head's networks. The logits are the head's output (SB3's linear action layer is
+    replaced by the identity).
+    """
+
+    def _build_mlp_extractor(self) -> None:
+        fe = self.features_extractor
+        n = getattr(fe, "num_actions_with_field", None)
+        if n is None:
+            raise ValueError("ppo.head 'scorer' needs ppo.features 'board' or 'greedy' (per-action blocks)")
+        block = fe.block_dim + getattr(fe, "num_greedy", 0)
+        hidden = list(self.net_arch["pi"] if isinstance(self.net_arch, dict) else self.net_arch) or [64]
+        self.mlp_extractor = ScorerHead(
+            num_scored=n,
+            block_dim=block,
+            context_dim=fe.features_dim - n * block,
+            num_actions=int(self.action_space.n),
+            hidden=hidden,
+            activation=self.activation_fn,
+        )
+
+    def _build(self, lr_schedule: Any) -> None:
+        super()._build(lr_schedule)
+        self.action_net = nn.Identity()  # the head's output already is the logits
+        with torch.no_grad():  # small last layers: a near-uniform policy to start with
+            self.mlp_extractor.scorer[-1].weight.mul_(0.01)
+            self.mlp_extractor.others.weight.mul_(0.01)
+        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
+
+
 #: ``ppo.features`` name -> extractor class (``None``: SB3's flatten).
-EXTRACTORS: dict[str, type[BaseFeaturesExtractor] | None] = {"mlp": None, "board": BoardActionExtractor}
+EXTRACTORS: dict[str, type[BaseFeaturesExtractor] | None] = {
+    "mlp": None,
+    "board": BoardActionExtractor,
+    "greedy": GreedyActionExtractor,
+}
+#: ``ppo.head`` name -> policy class (``None``: SB3's MLP + linear head).
+HEADS: dict[str, type | None] = {"linear": None, "scorer": ActionScorerPolicy}

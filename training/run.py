@@ -133,7 +133,7 @@ def build_model(cfg: TrainConfig, venv: Any) -> Any:
     import torch
     from sb3_contrib import MaskablePPO
 
-    from training.policies import EXTRACTORS
+    from training.policies import EXTRACTORS, HEADS
 
     p = cfg.ppo
     activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[p.activation]
@@ -150,7 +150,7 @@ def build_model(cfg: TrainConfig, venv: Any) -> Any:
             "channels": p.board_channels,
         }
     return MaskablePPO(
-        "MlpPolicy",
+        HEADS[p.head] or "MlpPolicy",
         venv,
         learning_rate=p.learning_rate,
         n_steps=p.n_steps,
@@ -272,7 +272,11 @@ def prepare(cfg: TrainConfig) -> Any:
     except (TypeError, ValueError) as exc:
         raise ValueError(f"config 'env.game' / 'env.game_options': {exc}") from exc
     check_agents(cfg, game)
-    if cfg.ppo.features == "board":
+    if cfg.ppo.features == "greedy" and (cfg.env.game != "monkey_fun" or getattr(game, "variant", None) == "solo"):
+        raise ValueError(
+            f"config 'ppo.features': 'greedy' needs Monkey Fun's normal or quick game, got {game!r} -- use 'board'"
+        )
+    if cfg.ppo.features in ("board", "greedy"):
         from training.policies import BOARD_PIECES
 
         missing = BOARD_PIECES - set(game.obs_layout.slices)

@@ -225,6 +225,10 @@ _BIT_INDEX[0] = D.NUM_FIELDS
 _SLOT_SETS = ((np.arange(16)[None, :] >> np.arange(4)[:, None]) & 1).astype(np.int64)  # (4, 16)
 #: per subset action, the slot subset it keeps in the hand
 _KEPT = 15 ^ (SUBSET_BITS.astype(np.int64) @ (1 << np.arange(4)))  # (15,)
+#: terms of :meth:`GreedyMonkeyFun._scores` reported by :meth:`GreedyMonkeyFun.action_features`
+_TERMS = ("win", "danger", "threat", "shape", "opp_shape", "secured", "material")
+#: columns of :meth:`GreedyMonkeyFun.action_features`
+NUM_ACTION_FEATURES = 12
 _POP16 = ((np.arange(1 << 16)[:, None] >> np.arange(16)) & 1).sum(1).astype(np.int64)
 
 
@@ -351,6 +355,65 @@ class GreedyMonkeyFun:
         Returns:
             ``(B,) int64`` legal actions (0 for rows without a legal action).
         """
+        full, m, _ = self._evaluate(obs, mask, parts=False)
+        return argmax_legal(full, m)
+
+    def action_features(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """The terms of the greedy evaluation of every action, as features for a learned policy.
+
+        Normal and quick game only (the solo strategy has other terms). Columns, per action
+        ``a < 15`` that places on a field (legal or not: only ``mask``'s legal placements are
+        evaluated, the others get zeros and ``legal = 0``); the discard action 15 gets zeros but
+        its ``legal`` and ``choice`` columns:
+
+        ====  ==============================================================================
+        0     ``legal``: 1 if the action is legal
+        1     ``choice``: 1 for the action this greedy agent would take
+        2     ``win``: the placement completes a winning window
+        3     ``danger``: chance that some opponent wins with their next placement afterwards
+        4     ``threat``: our own chance to win with our next placement afterwards
+        5     ``shape``: our shape value after the move / 50
+        6     ``opp_shape``: the best opponent's shape value after the move / 50
+        7     ``secured``: fields we own after the move / 8
+        8     ``material``: our kept field numbers minus the best opponent's, after the move / 100
+        9     ``flex``: distinct field numbers the kept cards reach / 10
+        10    ``cards``: cards played / 4
+        11    ``gap``: ``log1p`` of how far the greedy score falls short of the best legal one, / 10
+        ====  ==============================================================================
+
+        Args:
+            obs: ``(B, obs_dim) float32`` observations from the acting seat's view.
+            mask: ``(B, 16)`` legal actions.
+
+        Returns:
+            ``(B, 16, 12) float32``.
+
+        Raises:
+            ValueError: wrong shapes, or the solo variant.
+        """
+        if self.solo:
+            raise ValueError("greedy action features are defined for the normal and quick games, not solo")
+        full, m, parts = self._evaluate(obs, mask, parts=True)
+        B = full.shape[0]
+        out = np.zeros((B, self.game.num_actions, NUM_ACTION_FEATURES), dtype=np.float32)
+        out[:, :, 0] = m
+        choice = argmax_legal(full, m)
+        out[np.arange(B), choice, 1] = m.any(1)
+        feats = out[:, :NUM_SUBSETS]
+        for k, name in enumerate(("win", "danger", "threat", "shape", "opp_shape", "secured", "material"), start=2):
+            feats[:, :, k] = parts[name]
+        feats[:, :, 9] = parts["flex"] / 10.0
+        feats[:, :, 10] = self._ncards[None, :] / 4.0
+        best = np.where(m, full, -np.inf).max(1, keepdims=True)
+        gap = np.where(m, np.log1p(np.maximum(best - full, 0.0)) / 10.0, 0.0)
+        out[:, :, 11] = np.where(np.isfinite(gap), gap, 0.0)
+        out[:, :NUM_SUBSETS, 2:11] *= m[:, :NUM_SUBSETS, None]
+        return out
+
+    def _evaluate(
+        self, obs: np.ndarray, mask: np.ndarray, parts: bool
+    ) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray] | None]:
+        """``(scores (B, 16) float64, legal mask (B, 16) bool, terms or None)`` of every action."""
         obs = np.asarray(obs, dtype=np.float32)
         if obs.ndim != 2 or obs.shape[1] != self.layout.size:
             raise ValueError(f"obs must have shape (B, {self.layout.size}), got {obs.shape}")
@@ -363,6 +426,7 @@ class GreedyMonkeyFun:
         field = af.argmax(2)  # (B, 15); meaningless where ~has (masked out anyway)
         numbers = np.rint(v["field_value"] * 36).astype(np.int64)  # (B, 36)
         w = self.weights
+        terms: dict[str, np.ndarray] | None = None
         if self.solo:
             score = self._solo_scores(v, field, numbers)
         else:
@@ -376,16 +440,26 @@ class GreedyMonkeyFun:
             position = np.zeros(seen.size, dtype=np.int64)
             position[keys] = np.arange(keys.size)
             score = np.zeros(field.shape, dtype=np.float64)
+            if parts:
+                terms = {k: np.zeros(field.shape, dtype=np.float32) for k in _TERMS}
             if keys.size:
-                s = self._scores(v, keys // D.NUM_FIELDS, keys % D.NUM_FIELDS, numbers)
+                s, t = self._scores(v, keys // D.NUM_FIELDS, keys % D.NUM_FIELDS, numbers)
                 score[rows, acts] = s[position[key]]
-            score += w.flex * self._flexibility(v["hand"]) + w.cards * self._ncards[None, :]
+                if terms is not None:
+                    for k, arr in t.items():
+                        terms[k][rows, acts] = arr[position[key]]
+            flex = self._flexibility(v["hand"])
+            score += w.flex * flex + w.cards * self._ncards[None, :]
+            if terms is not None:
+                terms["flex"] = flex.astype(np.float32)
         full = np.zeros(m.shape, dtype=np.float64)
         full[:, :NUM_SUBSETS] = score
-        return argmax_legal(full, m)
+        return full, m, terms
 
     # ------------------------------------------------------------------ normal / quick game
-    def _scores(self, v: dict[str, np.ndarray], row: np.ndarray, field: np.ndarray, numbers: np.ndarray) -> np.ndarray:
+    def _scores(
+        self, v: dict[str, np.ndarray], row: np.ndarray, field: np.ndarray, numbers: np.ndarray
+    ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         """Value of the board after placing one of our monkeys, for ``N`` (row, field) pairs.
 
         Only the target field changes, so the board facts are computed once per row and each
@@ -401,7 +475,8 @@ class GreedyMonkeyFun:
             numbers: ``(B, 36) int64`` field numbers.
 
         Returns:
-            ``(N,) float64`` scores.
+            ``(N,) float64`` scores, and their scaled terms (``(N,)`` arrays named as in
+            :meth:`action_features`).
         """
         w = self.weights
         P = self.num_players
@@ -491,17 +566,28 @@ class GreedyMonkeyFun:
         progress = 1.0 - v["supply"][row, 0]  # (N,) share of our monkeys already used
 
         opp = slice(1, P)
-        danger = 1.0 - np.prod(1.0 - chance[:, opp], axis=-1) if P > 1 else 0.0
+        danger = 1.0 - np.prod(1.0 - chance[:, opp], axis=-1) if P > 1 else np.zeros(N)
+        opp_shape = shape[:, opp].max(-1) if P > 1 else np.zeros(N)
+        opp_material = material[:, opp].max(-1) if P > 1 else np.zeros(N)
         score = (
             w.win * win_now
             - w.block * danger
             + w.threat * chance[:, 0]
             + shape[:, 0]
-            - w.opp_shape * (shape[:, opp].max(-1) if P > 1 else 0.0)
+            - w.opp_shape * opp_shape
             + w.secure * secured
-            + w.material * progress * (material[:, 0] - (material[:, opp].max(-1) if P > 1 else 0.0))
+            + w.material * progress * (material[:, 0] - opp_material)
         )
-        return np.asarray(score, dtype=np.float64)
+        terms = {
+            "win": win_now,
+            "danger": danger,
+            "threat": chance[:, 0],
+            "shape": shape[:, 0] / 50.0,
+            "opp_shape": opp_shape / 50.0,
+            "secured": secured / 8.0,
+            "material": (material[:, 0] - opp_material) / 100.0,
+        }
+        return np.asarray(score, dtype=np.float64), terms
 
     # ------------------------------------------------------------------ solo variant
     def _solo_scores(self, v: dict[str, np.ndarray], field: np.ndarray, numbers: np.ndarray) -> np.ndarray:
