@@ -56,6 +56,26 @@ def batch_arange(n: int) -> np.ndarray:
     return _ARANGE[:n]
 
 
+def as_actions(state: BatchState, actions: Any) -> np.ndarray:
+    """``actions`` as a new ``(B,) int64`` array for ``state`` (a scalar is accepted when ``B == 1``).
+
+    Raises:
+        ValueError: wrong shape or a non-integer dtype (bool included).
+    """
+    b = state.batch_size
+    arr = actions if type(actions) is np.ndarray else np.asarray(actions)
+    if arr.shape != (b,):
+        if arr.shape == () and b == 1:
+            arr = arr.reshape(1)
+        else:
+            raise ValueError(f"actions must have shape ({b},) -- one per env -- got {arr.shape}")
+    if arr.dtype.kind not in "iu":  # bool is kind "b": rejected too
+        if np.issubdtype(arr.dtype, np.floating) and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr)):
+            raise ValueError(f"actions must be integers, got dtype {arr.dtype} (cast with .astype(int))")
+        raise ValueError(f"actions must be integers, got dtype {arr.dtype}")
+    return arr.astype(np.int64)
+
+
 def check_actions(state: BatchState, actions: Any, num_actions: int, done: np.ndarray | None = None) -> np.ndarray:
     """Validate a batch of actions against ``state``; return them as ``(B,) int64``.
 
@@ -70,17 +90,7 @@ def check_actions(state: BatchState, actions: Any, num_actions: int, done: np.nd
             or illegal (masked out) in a live row. The message names the offending rows.
     """
     b = state.batch_size
-    arr = actions if type(actions) is np.ndarray else np.asarray(actions)
-    if arr.shape != (b,):
-        if arr.shape == () and b == 1:
-            arr = arr.reshape(1)
-        else:
-            raise ValueError(f"actions must have shape ({b},) -- one per env -- got {arr.shape}")
-    if arr.dtype.kind not in "iu":  # bool is kind "b": rejected too
-        if np.issubdtype(arr.dtype, np.floating) and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr)):
-            raise ValueError(f"actions must be integers, got dtype {arr.dtype} (cast with .astype(int))")
-        raise ValueError(f"actions must be integers, got dtype {arr.dtype}")
-    arr = arr.astype(np.int64)
+    arr = as_actions(state, actions)
     if done is None:
         done = state.terminated | state.truncated
     # fast path: everything in range and legal (or in a finished row); negatives wrap to huge
@@ -145,6 +155,9 @@ class Game(abc.ABC, Generic[S]):
 
     spec: ClassVar[GameSpec]
     state_class: ClassVar[type[BatchState]]
+    #: True for a game that implements :meth:`_step_fused` (validation and the step of every
+    #: running row in one compiled call) instead of :meth:`_step`.
+    fused_step: ClassVar[bool] = False
     num_players: int
     num_actions: int
     obs_layout: ObsLayout
@@ -200,6 +213,13 @@ class Game(abc.ABC, Generic[S]):
         if not isinstance(state, self.state_class):
             raise ValueError(f"state must be a {self.state_class.__name__}, got {type(state).__name__}")
         self._check_state_shape(state)
+        if self.fused_step:
+            acts = as_actions(state, actions)
+            new = state.clone()
+            if self._step_fused(new, acts):
+                return new
+            check_actions(state, acts, self.num_actions)  # raises the ValueError naming the rows
+            raise RuntimeError("_step_fused rejected actions that check_actions accepts")
         done = state.terminated | state.truncated
         acts = check_actions(state, actions, self.num_actions, done)
         new = state.clone()
@@ -263,13 +283,24 @@ class Game(abc.ABC, Generic[S]):
     @abc.abstractmethod
     def _init(self, seeds: np.ndarray) -> S: ...
 
-    @abc.abstractmethod
     def _step(self, state: S, actions: np.ndarray, live: np.ndarray) -> None:
         """Advance ``state`` in place (actions already validated).
 
         ``step`` hands the rules only running games: ``live`` is all True and kept so rules
-        may assert it; finished rows are cut out before and put back after.
+        may assert it; finished rows are cut out before and put back after. Every game
+        implements this or, with :attr:`fused_step`, :meth:`_step_fused`.
         """
+        raise NotImplementedError(f"{type(self).__name__} implements neither _step nor _step_fused")
+
+    def _step_fused(self, state: S, actions: np.ndarray) -> bool:
+        """Validate and apply ``actions (B,) int64`` to ``state`` (a fresh clone) in place.
+
+        For games with :attr:`fused_step`. When an action of a running row is out of range or
+        illegal, return False having changed nothing (``step`` then raises the
+        ``ValueError``). Otherwise zero every row's ``rewards``, advance ``step_count`` and the
+        game in the running rows only (finished rows ignore their action), and return True.
+        """
+        raise NotImplementedError(f"{type(self).__name__} has no fused step")
 
     @abc.abstractmethod
     def _observe(self, state: S, player: np.ndarray) -> np.ndarray: ...

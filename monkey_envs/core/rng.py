@@ -6,29 +6,118 @@ Every env of a batch owns one RNG row ``rng (B, 2) uint64 = [key, counter]``. A 
 stream never depends on the other rows of the batch, and env ``i`` of a batch seeded with
 ``s`` replays exactly like a single env seeded with ``s``, at any batch size and after
 partial resets (the SplitMix64 generator of Steele, Lea & Flood, 2014).
+
+The generator is written once, as numba-compiled scalar functions (:func:`mix64`,
+:func:`next_uint64`, :func:`next_uniform`, :func:`shuffle_prefix_row`) that compiled game
+kernels call per row; the array functions below (:func:`seed_rng`, :func:`draw_uint64`, ...)
+are compiled loops over the selected rows built from them.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 _GAMMA = np.uint64(0x9E3779B97F4A7C15)
+_SEED_SALT = np.uint64(0x632BE59BD9B4E019)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
 _S30 = np.uint64(30)
 _S27 = np.uint64(27)
 _S31 = np.uint64(31)
 _S11 = np.uint64(11)
+_ONE = np.uint64(1)
 _TWO53 = float(2**53)
 
 
-def _mix(z: np.ndarray) -> np.ndarray:
-    """SplitMix64 finaliser on a uint64 array (wrapping arithmetic)."""
+# ====================================================================== compiled scalars
+@njit(cache=True, inline="always")
+def mix64(z: np.uint64) -> np.uint64:
+    """SplitMix64 finaliser of one ``uint64`` (wrapping arithmetic)."""
     z = (z ^ (z >> _S30)) * _M1
     z = (z ^ (z >> _S27)) * _M2
     return z ^ (z >> _S31)
 
 
+@njit(cache=True, inline="always")
+def next_uint64(rng: np.ndarray, row: int) -> np.uint64:
+    """Draw one ``uint64`` for row ``row`` of ``rng (B, 2) uint64`` and advance its counter."""
+    ctr = rng[row, 1]
+    rng[row, 1] = ctr + _ONE
+    return mix64(rng[row, 0] + (ctr + _ONE) * _GAMMA)
+
+
+@njit(cache=True, inline="always")
+def next_uniform(rng: np.ndarray, row: int) -> float:
+    """Draw one ``float64`` in ``[0, 1)`` (53 random bits) for row ``row``, advancing its counter."""
+    return float(next_uint64(rng, row) >> _S11) / _TWO53
+
+
+@njit(cache=True)
+def shuffle_prefix_row(rng: np.ndarray, row: int, values: np.ndarray, length: int) -> None:
+    """Shuffle ``values[:length]`` (1-D) in place with row ``row``'s stream.
+
+    Draws ``values.size`` uniform keys (the row's counter advances by the full width, whatever
+    ``length`` is) and puts the prefix in the order of a stable sort of its keys; entries past
+    the prefix stay put. The sort is a bucket pass (keys are uniform in ``[0, 1)``, so bucket
+    ``floor(key * n)`` orders them) followed by an insertion sort of the nearly sorted result:
+    the same order as a stable argsort, in expected linear time.
+    """
+    width = values.size
+    n = min(max(length, 0), width)
+    if n < 2:  # nothing to reorder: only the counter moves
+        rng[row, 1] += np.uint64(width)
+        return
+    keys = np.empty(n, np.float64)  # keys past the prefix are drawn but not needed
+    key, ctr = rng[row, 0], rng[row, 1]
+    for j in range(n):
+        keys[j] = float(mix64(key + (ctr + np.uint64(j + 1)) * _GAMMA) >> _S11) / _TWO53
+    rng[row, 1] = ctr + np.uint64(width)
+    start = np.zeros(n + 1, np.intp)
+    for i in range(n):
+        start[min(int(keys[i] * n), n - 1) + 1] += 1  # min: key * n may round up to n
+    for k in range(n):
+        start[k + 1] += start[k]
+    order = np.empty(n, np.intp)
+    for i in range(n):  # index order within a bucket: stable
+        k = min(int(keys[i] * n), n - 1)
+        order[start[k]] = i
+        start[k] += 1
+    for i in range(1, n):  # buckets are ordered, so this only sorts within each bucket
+        o = order[i]
+        key = keys[o]
+        j = i - 1
+        while j >= 0 and keys[order[j]] > key:
+            order[j + 1] = order[j]
+            j -= 1
+        order[j + 1] = o
+    head = values[:n].copy()
+    for i in range(n):
+        values[i] = head[order[i]]
+
+
+# ====================================================================== compiled row loops
+@njit(cache=True)
+def _seed_rows(seeds: np.ndarray, out: np.ndarray) -> None:
+    for b in range(seeds.size):
+        out[b, 0] = mix64(np.uint64(seeds[b]) * _GAMMA + _SEED_SALT)
+        out[b, 1] = 0
+
+
+@njit(cache=True)
+def _draw_rows(rng: np.ndarray, rows: np.ndarray, out: np.ndarray) -> None:
+    for i in range(rows.size):
+        for j in range(out.shape[1]):
+            out[i, j] = next_uint64(rng, rows[i])
+
+
+@njit(cache=True)
+def _shuffle_rows(rng: np.ndarray, rows: np.ndarray, values: np.ndarray, lengths: np.ndarray) -> None:
+    for i in range(rows.size):
+        shuffle_prefix_row(rng, rows[i], values[i], lengths[i])
+
+
+# ====================================================================== array API
 def seed_rng(seeds: np.ndarray) -> np.ndarray:
     """Make RNG rows from seeds.
 
@@ -45,10 +134,13 @@ def seed_rng(seeds: np.ndarray) -> np.ndarray:
         raise ValueError(f"seeds must be integers, got dtype {seeds.dtype}")
     if seeds.size and (seeds < 0).any():
         raise ValueError(f"seeds must be non-negative, got {seeds[seeds < 0][:5].tolist()}")
-    rng = np.zeros((seeds.shape[0], 2), dtype=np.uint64)
-    with np.errstate(over="ignore"):
-        rng[:, 0] = _mix(seeds.astype(np.uint64) * _GAMMA + np.uint64(0x632BE59BD9B4E019))
+    rng = np.empty((seeds.shape[0], 2), dtype=np.uint64)
+    _seed_rows(seeds.astype(np.uint64), rng)
     return rng
+
+
+def _row_index(rows: np.ndarray) -> np.ndarray:
+    return np.asarray(rows).astype(np.intp, copy=False).reshape(-1)
 
 
 def draw_uint64(rng: np.ndarray, rows: np.ndarray, n: int) -> np.ndarray:
@@ -62,11 +154,9 @@ def draw_uint64(rng: np.ndarray, rows: np.ndarray, n: int) -> np.ndarray:
     Returns:
         ``(R, n) uint64``.
     """
-    key = rng[rows, 0][:, None]
-    ctr = rng[rows, 1][:, None] + np.arange(n, dtype=np.uint64)[None, :]
-    with np.errstate(over="ignore"):
-        out = _mix(key + (ctr + np.uint64(1)) * _GAMMA)
-        rng[rows, 1] += np.uint64(n)
+    rows = _row_index(rows)
+    out = np.empty((rows.size, n), dtype=np.uint64)
+    _draw_rows(rng, rows, out)
     return out
 
 
@@ -93,9 +183,6 @@ def shuffle_prefix(rng: np.ndarray, rows: np.ndarray, values: np.ndarray, length
     Returns:
         ``(R, L)`` array of the same dtype.
     """
-    width = values.shape[1]
-    keys = draw_uniform(rng, rows, width)
-    keys[np.arange(width)[None, :] >= lengths[:, None]] = 2.0  # tail keeps its order
-    keys += np.arange(width)[None, :] * 1e-12 * (keys > 1.0)
-    order = np.argsort(keys, axis=1, kind="stable")
-    return np.take_along_axis(values, order, axis=1)
+    out = np.array(values, copy=True, order="C")
+    _shuffle_rows(rng, _row_index(rows), out, np.asarray(lengths).astype(np.int64).reshape(-1))
+    return out

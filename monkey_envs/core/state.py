@@ -72,7 +72,9 @@ class BatchState:
     def clone(self: S) -> S:
         """Deep copy of every array."""
         d = self.__dict__
-        return type(self)(**{k: d[k].copy() for k in self._field_tuple()})
+        new = object.__new__(type(self))  # the fields are all there is: skip __init__ (hot path)
+        new.__dict__.update({k: d[k].copy() for k in self._field_tuple()})
+        return new
 
     def take(self: S, indices: Any) -> S:
         """Rows ``indices`` (int array, slice or bool mask) as a new state (copies)."""

@@ -1,0 +1,647 @@
+"""Monkey Fun rules as numba-compiled kernels over a batch of games.
+
+Each kernel takes the state's numpy arrays (leading batch axis ``B``, dtypes as in
+:class:`~monkey_envs.monkey_fun.state.MonkeyFunState`) and the game's lookup tables, and runs a
+compiled loop over the rows: no Python code runs per row, so a step's cost grows with ``B``
+only through that loop's work. Kernels are compiled on first use and cached on disk
+(``cache=True``), so later processes load the machine code instead of compiling again.
+
+Notation: ``b`` a row, ``cp`` the seat to move, ``f`` a field index (``row * 6 + col``), ``a``
+an action (``a < 15`` plays the hand slots of bitmask ``a + 1``; 15 discards the hand).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from monkey_envs.core.rng import next_uniform, shuffle_prefix_row
+from monkey_envs.monkey_fun import data as D
+from monkey_envs.monkey_fun.state import (
+    END_LINE,
+    END_SOLO_COMPLETE,
+    END_SOLO_ROUNDS,
+    END_SOLO_STUCK,
+    END_SUPPLIES,
+)
+
+NUM_SUBSETS = 15
+DISCARD_ACTION = 15
+NUM_ACTIONS = 16
+HAND = D.HAND_SIZE
+FIELDS = D.NUM_FIELDS
+CARDS = D.NUM_CARDS
+MAX_CARD = D.MAX_CARD
+MONKEYS = D.MONKEYS_PER_PLAYER
+MARGIN = D.SECURE_MARGIN
+SOLO_MAX_TOWERS = D.SOLO_MAX_TOWERS
+SOLO_MAX_PER_FIELD = D.SOLO_MAX_PER_FIELD
+REWARD_WIN = np.float32(D.REWARD_WIN)
+REWARD_LOSS = np.float32(D.REWARD_LOSS)
+REWARD_DRAW = np.float32(D.REWARD_DRAW)
+#: A value no card has: a subset using an empty slot sums to more than any field number.
+EMPTY_SLOT_VALUE = HAND * MAX_CARD + 1
+#: ``(36,) bool`` inner 4x4 square (solo).
+INNER_MASK = np.zeros(FIELDS, dtype=np.bool_)
+INNER_MASK[list(D.INNER_FIELDS)] = True
+INNER_IDX = np.array(D.INNER_FIELDS, dtype=np.intp)
+#: ``(55,) int8`` the deck, sorted.
+DECK = np.array(D.DECK, dtype=np.int8)
+#: Observation pieces in layout order (:func:`observe` writes them back to back, every cell).
+OBS_PIECES = (
+    "hand",
+    "action_field",
+    "counts",
+    "owner",
+    "field_value",
+    "supply",
+    "box",
+    "discard",
+    "draw_size",
+    "to_move",
+    "solo",
+)
+_F025 = np.float32(0.25)
+_F_CARD = np.float32(1 / MAX_CARD)
+_F_MONKEY = np.float32(1 / MONKEYS)
+_F_PILE = np.float32(1 / CARDS)
+_F_ROUNDS = np.float32(1 / D.SOLO_ROUNDS)
+_ONE_F = np.float32(1.0)
+
+
+# ====================================================================== per-row helpers
+@njit(cache=True)
+def sort4(hand: np.ndarray) -> None:
+    """Sort a hand ``(4,)`` ascending in place (insertion sort)."""
+    for i in range(1, HAND):
+        v = hand[i]
+        j = i - 1
+        while j >= 0 and hand[j] > v:
+            hand[j + 1] = hand[j]
+            j -= 1
+        hand[j + 1] = v
+
+
+@njit(cache=True)
+def subset_fields(hand: np.ndarray, field_of_sum: np.ndarray, out: np.ndarray) -> None:
+    """Field each subset action of one sorted hand ``(4,) int8`` places on, into ``out (15,) intp``.
+
+    -1 when the subset's sum is no field number or the subset uses an empty slot (its sum then
+    exceeds 76: ``field_of_sum`` is -1 there).
+    """
+    v0 = hand[0] if hand[0] != 0 else EMPTY_SLOT_VALUE
+    v1 = hand[1] if hand[1] != 0 else EMPTY_SLOT_VALUE
+    v2 = hand[2] if hand[2] != 0 else EMPTY_SLOT_VALUE
+    v3 = hand[3] if hand[3] != 0 else EMPTY_SLOT_VALUE
+    s01 = v0 + v1
+    s23 = v2 + v3
+    # action a plays the slots of bitmask a + 1
+    out[0] = field_of_sum[v0]
+    out[1] = field_of_sum[v1]
+    out[2] = field_of_sum[s01]
+    out[3] = field_of_sum[v2]
+    out[4] = field_of_sum[v0 + v2]
+    out[5] = field_of_sum[v1 + v2]
+    out[6] = field_of_sum[s01 + v2]
+    out[7] = field_of_sum[v3]
+    out[8] = field_of_sum[v0 + v3]
+    out[9] = field_of_sum[v1 + v3]
+    out[10] = field_of_sum[s01 + v3]
+    out[11] = field_of_sum[s23]
+    out[12] = field_of_sum[v0 + s23]
+    out[13] = field_of_sum[v1 + s23]
+    out[14] = field_of_sum[s01 + s23]
+
+
+@njit(cache=True)
+def legal_row(
+    b: int,
+    cp: int,
+    hands: np.ndarray,
+    owner: np.ndarray,
+    counts: np.ndarray,
+    mask: np.ndarray,
+    field_of_sum: np.ndarray,
+    solo: bool,
+    own_ok: bool,
+    scratch: np.ndarray,
+) -> bool:
+    """Write row ``b``'s legal mask for seat ``cp``; return True when a solo player is stuck.
+
+    Normal game: a subset is legal when its sum is a field that nobody secured (or that ``cp``
+    secured, with ``own_ok``); action 15 is legal only when no subset is. Solo: free inner
+    fields first; only with none, a minus tower on an occupied inner field (at most 5 monkeys,
+    at most 4 towers). Outside solo nobody is stuck (action 15 discards).
+    """
+    subset_fields(hands[b, cp], field_of_sum, scratch)
+    any_ok = False
+    if not solo:
+        for a in range(NUM_SUBSETS):
+            f = scratch[a]
+            ok = False
+            if f >= 0:
+                o = owner[b, f]
+                ok = o == -1 or (own_ok and o == cp)
+            mask[b, a] = ok
+            any_ok |= ok
+        mask[b, DISCARD_ACTION] = not any_ok
+        return False
+    towers = 0
+    for f in range(FIELDS):
+        if INNER_MASK[f] and counts[b, f, 0] >= 2:
+            towers += 1
+    any_free = False
+    for a in range(NUM_SUBSETS):
+        f = scratch[a]
+        if f >= 0 and INNER_MASK[f] and counts[b, f, 0] == 0:
+            any_free = True
+    for a in range(NUM_SUBSETS):
+        f = scratch[a]
+        ok = False
+        if f >= 0 and INNER_MASK[f]:
+            c = counts[b, f, 0]
+            if any_free:
+                ok = c == 0
+            else:
+                ok = c >= 1 and c < SOLO_MAX_PER_FIELD and (c >= 2 or towers < SOLO_MAX_TOWERS)
+        mask[b, a] = ok
+        any_ok |= ok
+    mask[b, DISCARD_ACTION] = False
+    return not any_ok
+
+
+@njit(cache=True)
+def finish_row(
+    b: int,
+    winners: np.ndarray,
+    reason: int,
+    rewards: np.ndarray,
+    winners_mask: np.ndarray,
+    terminated: np.ndarray,
+    end_reason: np.ndarray,
+    mask: np.ndarray,
+    current_player: np.ndarray,
+) -> None:
+    """End game ``b`` with ``winners (P,) bool``: +1 each winner, -1 the others, 0 each if all share."""
+    P = winners.size
+    everyone = P > 1
+    for p in range(P):
+        everyone &= winners[p]
+    for p in range(P):
+        if everyone:
+            rewards[b, p] = REWARD_DRAW
+        elif winners[p]:
+            rewards[b, p] = REWARD_WIN
+        else:
+            rewards[b, p] = REWARD_LOSS
+        winners_mask[b, p] = winners[p]
+    terminated[b] = True
+    end_reason[b] = reason
+    mask[b, :] = False
+    current_player[b] = -1
+
+
+@njit(cache=True)
+def final_scores_row(counts: np.ndarray, field_number: np.ndarray, scores: np.ndarray, winners: np.ndarray) -> None:
+    """Score one board ``counts (36, P)`` into ``scores (P,)`` and ``winners (P,) bool``.
+
+    Per field the unique highest count keeps it (a tie voids it); a seat scores the numbers of
+    its kept fields. Winners: the highest score, ties broken by the highest kept field (a seat
+    keeping nothing has 0); all-zero ties stay shared.
+    """
+    P = counts.shape[1]
+    best = np.zeros(P, np.int64)
+    total = np.zeros(P, np.int64)
+    for f in range(FIELDS):
+        top = 0
+        n_top = 0
+        seat = -1
+        for p in range(P):
+            c = counts[f, p]
+            if c > top:
+                top = c
+                n_top = 1
+                seat = p
+            elif c == top and c > 0:
+                n_top += 1
+        if top > 0 and n_top == 1:
+            num = field_number[f]
+            total[seat] += num
+            best[seat] = max(best[seat], num)
+    top_key = np.int64(-1)
+    for p in range(P):
+        top_key = max(top_key, total[p] * 64 + best[p])
+    for p in range(P):
+        scores[p] = total[p]
+        winners[p] = total[p] * 64 + best[p] == top_key
+
+
+@njit(cache=True)
+def has_line(b: int, cp: int, counts: np.ndarray, owner: np.ndarray, window_bits: np.ndarray) -> bool:
+    """Does seat ``cp`` hold the majority on every field of some window of row ``b``?
+
+    A majority field is one where the seat's count beats every other seat's, or one it secured.
+    """
+    P = counts.shape[2]
+    c = counts[b]
+    o = owner[b]
+    maj = np.uint64(0)
+    if P == 2:  # the common case, without the loop over the other seats
+        other = 1 - cp
+        for f in range(FIELDS):
+            hit = (c[f, cp] > c[f, other]) | (o[f] == cp)
+            maj |= np.uint64(hit) << np.uint64(f)
+    else:
+        for f in range(FIELDS):
+            best = 0
+            for k in range(P):
+                best = max(best, c[f, k] if k != cp else 0)
+            hit = (c[f, cp] > best) | (o[f] == cp)
+            maj |= np.uint64(hit) << np.uint64(f)
+    for w in range(window_bits.size):
+        if (maj & window_bits[w]) == window_bits[w]:
+            return True
+    return False
+
+
+@njit(cache=True)
+def reshuffle_row(b: int, rng: np.ndarray, draw_pile: np.ndarray, draw_size: np.ndarray, discard: np.ndarray) -> None:
+    """Shuffle row ``b``'s discard pile under the cards left in its draw pile (drawn first).
+
+    The discard counts are laid out in ascending value order and shuffled with the row's stream
+    (:func:`~monkey_envs.core.rng.shuffle_prefix_row` over all 55 slots); the old pile's cards
+    keep their order on top.
+    """
+    values = np.zeros(CARDS, np.int8)
+    nd = 0
+    for v in range(MAX_CARD + 1):
+        for _ in range(discard[b, v]):
+            if nd < CARDS:
+                values[nd] = v
+            nd += 1
+    shuffle_prefix_row(rng, b, values, nd)
+    left = np.int64(draw_size[b])
+    pile = draw_pile[b]
+    for k in range(CARDS - 1, -1, -1):  # top down: the old cards move up by nd, in place
+        if k >= nd + left:
+            pile[k] = 0
+        elif k >= nd:
+            pile[k] = pile[min(k - nd, CARDS - 1)]
+        else:
+            pile[k] = values[k]
+    draw_size[b] = nd + left
+    discard[b, :] = 0
+
+
+@njit(cache=True)
+def draw_row(
+    b: int,
+    cp: int,
+    rest: np.ndarray,
+    pattern: int,
+    rng: np.ndarray,
+    hands: np.ndarray,
+    draw_pile: np.ndarray,
+    draw_size: np.ndarray,
+    discard: np.ndarray,
+) -> None:
+    """Refill seat ``cp``'s hand ``rest (4,)`` in the slots of bitmask ``pattern`` from row ``b``'s pile.
+
+    The k-th slot to fill takes the k-th card from the top; the hand is stored sorted. When the
+    pile runs short, the discard pile (with the cards just played) is shuffled in under it first.
+    The pile is cleared above its new top.
+    """
+    need = 0
+    for j in range(HAND):
+        need += (pattern >> j) & 1
+    if draw_size[b] < need:
+        reshuffle_row(b, rng, draw_pile, draw_size, discard)
+    size = np.int64(draw_size[b])
+    depth = 0
+    for j in range(HAND):
+        if (pattern >> j) & 1:
+            depth += 1
+            pos = size - depth
+            if pos < 0:
+                pos += CARDS
+            rest[j] = draw_pile[b, pos]
+    sort4(rest)
+    for j in range(HAND):
+        hands[b, cp, j] = rest[j]
+    new_size = size - need
+    draw_size[b] = new_size
+    for k in range(max(new_size, 0), CARDS):
+        draw_pile[b, k] = 0
+
+
+# ====================================================================== batch kernels
+@njit(cache=True)
+def refresh(
+    current_player: np.ndarray,
+    rewards: np.ndarray,
+    terminated: np.ndarray,
+    mask: np.ndarray,
+    hands: np.ndarray,
+    owner: np.ndarray,
+    counts: np.ndarray,
+    winners_mask: np.ndarray,
+    end_reason: np.ndarray,
+    field_of_sum: np.ndarray,
+    solo: bool,
+    own_ok: bool,
+) -> None:
+    """Recompute every row's legal mask for its current player; a stuck solo player loses."""
+    P = rewards.shape[1]
+    scratch = np.empty(NUM_SUBSETS, np.intp)
+    nobody = np.zeros(P, np.bool_)
+    for b in range(mask.shape[0]):
+        cp = current_player[b]
+        if legal_row(b, cp, hands, owner, counts, mask, field_of_sum, solo, own_ok, scratch):
+            finish_row(b, nobody, END_SOLO_STUCK, rewards, winners_mask, terminated, end_reason, mask, current_player)
+
+
+@njit(cache=True)
+def init(
+    seeds: np.ndarray,
+    num_players: int,
+    rng: np.ndarray,
+    current_player: np.ndarray,
+    hands: np.ndarray,
+    draw_pile: np.ndarray,
+    draw_size: np.ndarray,
+) -> None:
+    """Deal new games into freshly seeded rows (``rng`` already seeded from ``seeds``).
+
+    Per row: shuffle the 55-card deck, deal 4 cards to each seat from the top (stored sorted),
+    leave the rest as the draw pile, then draw the starting seat. The caller computes the masks.
+    """
+    pile = np.empty(CARDS, np.int8)
+    for b in range(seeds.size):
+        pile[:] = DECK
+        shuffle_prefix_row(rng, b, pile, CARDS)
+        top = CARDS
+        for p in range(num_players):
+            hand = hands[b, p]
+            for j in range(HAND):
+                hand[j] = pile[top - HAND + j]
+            sort4(hand)
+            top -= HAND
+        for k in range(CARDS):
+            draw_pile[b, k] = pile[k] if k < top else 0
+        draw_size[b] = top
+        u = next_uniform(rng, b)
+        current_player[b] = min(np.int64(u * num_players), num_players - 1)
+
+
+@njit(cache=True)
+def step(
+    actions: np.ndarray,
+    current_player: np.ndarray,
+    rewards: np.ndarray,
+    terminated: np.ndarray,
+    truncated: np.ndarray,
+    mask: np.ndarray,
+    step_count: np.ndarray,
+    rng: np.ndarray,
+    counts: np.ndarray,
+    owner: np.ndarray,
+    supply: np.ndarray,
+    box: np.ndarray,
+    hands: np.ndarray,
+    draw_pile: np.ndarray,
+    draw_size: np.ndarray,
+    discard: np.ndarray,
+    scores: np.ndarray,
+    winners_mask: np.ndarray,
+    end_reason: np.ndarray,
+    last_field: np.ndarray,
+    field_of_sum: np.ndarray,
+    field_number: np.ndarray,
+    window_bits: np.ndarray,
+    next_seat: np.ndarray,
+    solo: bool,
+    own_ok: bool,
+) -> bool:
+    """Validate ``actions (B,) int64`` and apply them to the running rows; False if one is invalid.
+
+    First every running row's action is checked (in ``[0, 16)`` and legal); if one is not,
+    nothing is changed and False is returned. Otherwise every row's rewards are zeroed and each
+    running row (not terminated nor truncated) advances its ``step_count`` and the game:
+    play the subset's cards (or discard the hand) onto the discard pile, place one
+    monkey on the field of their sum (a discard boxes it), secure the field (count >= every
+    other + 2: the others' monkeys there go to the box), check a line (normal/quick) or the full
+    inner square (solo), draw back up to 4 (not after a win), pass to the next seat with monkeys
+    left and compute its mask, and end the game when it is over. Finished rows ignore their
+    action and stay as they are.
+    """
+    B, P = rewards.shape
+    for b in range(B):
+        if not (terminated[b] or truncated[b]):
+            a = actions[b]
+            if a < 0 or a >= NUM_ACTIONS or not mask[b, a]:
+                return False
+    rewards[:] = 0.0
+    scratch = np.empty(NUM_SUBSETS, np.intp)
+    hand = np.empty(HAND, np.int8)
+    winners = np.zeros(P, np.bool_)
+    fscores = np.zeros(P, np.int64)
+    for b in range(B):
+        if terminated[b] or truncated[b]:
+            continue
+        step_count[b] += 1
+        a = actions[b]
+        cp = np.int64(current_player[b])
+
+        # ---- 1. play cards (or discard the whole hand: action 15 plays all four slots) -------
+        bits = a + 1 if a < NUM_SUBSETS else 15
+        total = 0
+        for j in range(HAND):
+            v = hands[b, cp, j]
+            if (bits >> j) & 1:
+                hand[j] = 0
+                total += v
+                if v != 0:
+                    discard[b, v] += 1
+            else:
+                hand[j] = v
+        supply[b, cp] -= 1
+
+        # ---- 2. place one monkey ------------------------------------------------------------
+        place = a != DISCARD_ACTION
+        field = field_of_sum[total] if place else -1
+        last_field[b] = field
+        if not place:
+            box[b, cp] += 1
+        won = False
+        if place:
+            counts[b, field, cp] += 1
+            if not solo:
+                # securing: count >= every other count + 2 (the others' monkeys go to the box)
+                mine = counts[b, field, cp]
+                sec = owner[b, field] == -1
+                for k in range(P):
+                    if k != cp and counts[b, field, k] + MARGIN > mine:
+                        sec = False
+                if sec:
+                    for k in range(P):
+                        if k != cp:
+                            box[b, k] += counts[b, field, k]
+                            counts[b, field, k] = 0
+                    owner[b, field] = cp
+                won = has_line(b, cp, counts, owner, window_bits)
+            else:
+                won = True
+                for i in range(INNER_IDX.size):
+                    if counts[b, INNER_IDX[i], 0] < 1:
+                        won = False
+                if won:
+                    minus = 0
+                    for i in range(INNER_IDX.size):
+                        f = INNER_IDX[i]
+                        if counts[b, f, 0] >= 2:
+                            minus += field_number[f]
+                    scores[b, 0] = field_number[field] - minus
+
+        # ---- 3. draw back up to 4 (nobody draws after a win) ----------------------------------
+        draw_row(b, cp, hand, 0 if won else bits, rng, hands, draw_pile, draw_size, discard)
+
+        # ---- end of game / next player ----------------------------------------------------------
+        if solo:
+            if legal_row(b, cp, hands, owner, counts, mask, field_of_sum, solo, own_ok, scratch):
+                winners[0] = False
+                finish_row(
+                    b, winners, END_SOLO_STUCK, rewards, winners_mask, terminated, end_reason, mask, current_player
+                )
+            if not won and supply[b, 0] == 0:
+                winners[0] = False
+                finish_row(
+                    b, winners, END_SOLO_ROUNDS, rewards, winners_mask, terminated, end_reason, mask, current_player
+                )
+            if won:
+                winners[0] = True
+                finish_row(
+                    b, winners, END_SOLO_COMPLETE, rewards, winners_mask, terminated, end_reason, mask, current_player
+                )
+        else:
+            key = 0
+            for k in range(P):
+                if supply[b, k] > 0:
+                    key |= 1 << k
+            nxt = next_seat[cp, key]
+            current_player[b] = nxt
+            legal_row(b, nxt, hands, owner, counts, mask, field_of_sum, solo, own_ok, scratch)
+            if key == 0 and not won:
+                final_scores_row(counts[b], field_number, fscores, winners)
+                for k in range(P):
+                    scores[b, k] = fscores[k]
+                finish_row(
+                    b, winners, END_SUPPLIES, rewards, winners_mask, terminated, end_reason, mask, current_player
+                )
+            if won:
+                for k in range(P):
+                    winners[k] = k == cp
+                finish_row(b, winners, END_LINE, rewards, winners_mask, terminated, end_reason, mask, current_player)
+    return True
+
+
+@njit(cache=True)
+def final_scores(counts: np.ndarray, field_number: np.ndarray, scores: np.ndarray, winners: np.ndarray) -> None:
+    """:func:`final_scores_row` of every board of ``counts (n, 36, P)`` into ``scores (n, P)``, ``winners (n, P)``."""
+    for i in range(counts.shape[0]):
+        final_scores_row(counts[i], field_number, scores[i], winners[i])
+
+
+@njit(cache=True)
+def observe(
+    player: np.ndarray,
+    obs: np.ndarray,
+    current_player: np.ndarray,
+    counts: np.ndarray,
+    owner: np.ndarray,
+    supply: np.ndarray,
+    box: np.ndarray,
+    hands: np.ndarray,
+    draw_size: np.ndarray,
+    discard: np.ndarray,
+    field_of_sum: np.ndarray,
+    field_value: np.ndarray,
+    offsets: np.ndarray,
+    solo: bool,
+) -> None:
+    """Write every row's observation for seat ``player[b]`` into ``obs (B, D) float32`` (all of it).
+
+    ``offsets (11,) int64`` holds the start of each piece of :data:`OBS_PIECES` (the layout of
+    :class:`~monkey_envs.monkey_fun.rules.MonkeyFun`, pieces back to back). Seats are listed
+    observer-first (slot ``r`` is seat ``(player + r) % P``); ``player (B,) int64`` in ``[0, P)``.
+    """
+    P = supply.shape[1]
+    o_hand, o_af, o_counts, o_owner, o_fv, o_supply, o_box, o_disc, o_draw, o_move, o_solo = (
+        offsets[0],
+        offsets[1],
+        offsets[2],
+        offsets[3],
+        offsets[4],
+        offsets[5],
+        offsets[6],
+        offsets[7],
+        offsets[8],
+        offsets[9],
+        offsets[10],
+    )
+    scratch = np.empty(NUM_SUBSETS, np.intp)
+    rot = np.empty(P, np.intp)  # absolute seat of each observer-first slot
+    rel = np.empty(P, np.intp)  # observer-first slot of each absolute seat
+    dim = obs.shape[1]
+    for b in range(obs.shape[0]):
+        row = obs[b]
+        p = player[b]
+        for r in range(P):
+            seat = p + r
+            if seat >= P:
+                seat -= P
+            rot[r] = seat
+            rel[seat] = r
+        hand = hands[b, p]
+        for j in range(HAND):
+            row[o_hand + j] = np.float32(hand[j]) * _F_CARD
+        row[o_af:o_counts] = 0.0
+        subset_fields(hand, field_of_sum, scratch)
+        for a in range(NUM_SUBSETS):
+            f = scratch[a]
+            if f >= 0:
+                row[o_af + a * FIELDS + f] = _ONE_F
+        c = counts[b]
+        if P == 2:
+            s0 = rot[0]
+            s1 = rot[1]
+            for f in range(FIELDS):
+                row[o_counts + 2 * f] = np.float32(c[f, s0]) * _F025
+                row[o_counts + 2 * f + 1] = np.float32(c[f, s1]) * _F025
+        else:
+            for r in range(P):
+                seat = rot[r]
+                for f in range(FIELDS):
+                    row[o_counts + f * P + r] = np.float32(c[f, seat]) * _F025
+        row[o_owner:o_fv] = 0.0
+        for f in range(FIELDS):
+            o = owner[b, f]
+            if o >= 0:
+                row[o_owner + f * P + rel[o]] = _ONE_F
+            row[o_fv + f] = field_value[f]
+        cp = current_player[b]
+        for r in range(P):
+            seat = rot[r]
+            row[o_supply + r] = np.float32(supply[b, seat]) * _F_MONKEY
+            row[o_box + r] = np.float32(box[b, seat]) * _F_MONKEY
+            row[o_move + r] = _ONE_F if cp == seat else np.float32(0.0)
+        for v in range(MAX_CARD):
+            row[o_disc + v] = np.float32(discard[b, v + 1]) * _F025
+        row[o_draw] = np.float32(draw_size[b]) * _F_PILE
+        row[o_solo:dim] = 0.0
+        if solo:
+            towers = 0
+            for f in range(FIELDS):
+                if INNER_MASK[f] and c[f, 0] >= 2:
+                    towers += 1
+            row[o_solo] = np.float32(towers * 0.25)
+            row[o_solo + 1] = np.float32(MONKEYS - supply[b, 0]) * _F_ROUNDS
