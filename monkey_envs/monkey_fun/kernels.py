@@ -182,7 +182,11 @@ def finish_row(
     mask: np.ndarray,
     current_player: np.ndarray,
 ) -> None:
-    """End game ``b`` with ``winners (P,) bool``: +1 each winner, -1 the others, 0 each if all share."""
+    """End game ``b`` with ``winners (P,) bool``: +1 each winner, -1 the others, 0 each if all share.
+
+    Callers pass ``reason`` (an ``END_*`` code) as ``np.int64``, not as the bare constant (which
+    numba types as a literal), so one compiled version serves every code.
+    """
     P = winners.size
     everyone = P > 1
     for p in range(P):
@@ -355,9 +359,11 @@ def refresh(
     scratch = np.empty(NUM_SUBSETS, np.intp)
     nobody = np.zeros(P, np.bool_)
     for b in range(mask.shape[0]):
-        cp = current_player[b]
+        cp = np.int64(current_player[b])
         if legal_row(b, cp, hands, owner, counts, mask, field_of_sum, solo, own_ok, scratch):
-            finish_row(b, nobody, END_SOLO_STUCK, rewards, winners_mask, terminated, end_reason, mask, current_player)
+            finish_row(
+                b, nobody, np.int64(END_SOLO_STUCK), rewards, winners_mask, terminated, end_reason, mask, current_player
+            )
 
 
 @njit(cache=True)
@@ -510,24 +516,48 @@ def step(
             if legal_row(b, cp, hands, owner, counts, mask, field_of_sum, solo, own_ok, scratch):
                 winners[0] = False
                 finish_row(
-                    b, winners, END_SOLO_STUCK, rewards, winners_mask, terminated, end_reason, mask, current_player
+                    b,
+                    winners,
+                    np.int64(END_SOLO_STUCK),
+                    rewards,
+                    winners_mask,
+                    terminated,
+                    end_reason,
+                    mask,
+                    current_player,
                 )
             if not won and supply[b, 0] == 0:
                 winners[0] = False
                 finish_row(
-                    b, winners, END_SOLO_ROUNDS, rewards, winners_mask, terminated, end_reason, mask, current_player
+                    b,
+                    winners,
+                    np.int64(END_SOLO_ROUNDS),
+                    rewards,
+                    winners_mask,
+                    terminated,
+                    end_reason,
+                    mask,
+                    current_player,
                 )
             if won:
                 winners[0] = True
                 finish_row(
-                    b, winners, END_SOLO_COMPLETE, rewards, winners_mask, terminated, end_reason, mask, current_player
+                    b,
+                    winners,
+                    np.int64(END_SOLO_COMPLETE),
+                    rewards,
+                    winners_mask,
+                    terminated,
+                    end_reason,
+                    mask,
+                    current_player,
                 )
         else:
             key = 0
             for k in range(P):
                 if supply[b, k] > 0:
                     key |= 1 << k
-            nxt = next_seat[cp, key]
+            nxt = np.int64(next_seat[cp, key])
             current_player[b] = nxt
             legal_row(b, nxt, hands, owner, counts, mask, field_of_sum, solo, own_ok, scratch)
             if key == 0 and not won:
@@ -535,12 +565,22 @@ def step(
                 for k in range(P):
                     scores[b, k] = fscores[k]
                 finish_row(
-                    b, winners, END_SUPPLIES, rewards, winners_mask, terminated, end_reason, mask, current_player
+                    b,
+                    winners,
+                    np.int64(END_SUPPLIES),
+                    rewards,
+                    winners_mask,
+                    terminated,
+                    end_reason,
+                    mask,
+                    current_player,
                 )
             if won:
                 for k in range(P):
                     winners[k] = k == cp
-                finish_row(b, winners, END_LINE, rewards, winners_mask, terminated, end_reason, mask, current_player)
+                finish_row(
+                    b, winners, np.int64(END_LINE), rewards, winners_mask, terminated, end_reason, mask, current_player
+                )
     return True
 
 
