@@ -65,6 +65,10 @@ def test_yaml_file_overrides_only_the_keys_it_names(tmp_path):
         ({"eval": {"curve_games": 0}}, r"'eval.curve_games': must be >= 1"),
         ({"checkpoint_every": -1}, r"'checkpoint_every': must be >= 0"),
         ({"ppo": {"head": "attention"}}, r"'ppo.head': must be one of"),
+        ({"pretrain": {"objective": "dagger"}}, r"'pretrain.objective': must be one of"),
+        ({"pretrain": {"probe_prob": 0.0}}, r"'pretrain.probe_prob': must be in \(0, 1\]"),
+        ({"total_timesteps": 0}, r"'total_timesteps': 0 \(no reinforcement learning\) needs pretraining"),
+        ({"total_timesteps": -5}, r"'total_timesteps': must be >= 0"),
         ({"ppo": {"head": "scorer", "features": "mlp"}}, r"'ppo.head': 'scorer' needs per-action features"),
         ({"env": {"opponent": ["greedy", "greedy"]}}, r"'env.opponent': lists an agent twice"),
         (

@@ -99,6 +99,7 @@ class PPOConfig:
 
 
 SAMPLING = ("uniform", "latest", "prioritized")
+PRETRAIN_OBJECTIVES = ("imitation", "rollout_q")
 
 
 @dataclasses.dataclass
@@ -132,10 +133,15 @@ class SelfPlayConfig:
 
 @dataclasses.dataclass
 class PretrainConfig:
-    """Optional warm start by imitation: behaviour cloning of a teacher agent before RL.
+    """Optional training from a teacher agent before RL (``objective``).
 
-    The teacher plays ``games`` games against itself (every seat); the policy learns its
-    moves by cross-entropy over the legal actions and the value net the discounted outcomes.
+    ``imitation``: the teacher plays ``games`` games against itself (every seat); the policy
+    learns its moves by cross-entropy over the legal actions and the value net the discounted
+    outcomes (``training/pretrain.py``).
+    ``rollout_q``: positions of those games (each decision with ``probe_prob``) are played out
+    once per legal action with the teacher continuing every seat; the policy's logits learn
+    those action values, so its most likely move improves on the teacher's
+    (``training/rollout_q.py``).
     """
 
     #: Teacher agent name (e.g. ``greedy``, ``track``), or ``null`` for no pretraining.
@@ -148,6 +154,10 @@ class PretrainConfig:
     batch_size: int = 1024
     #: Adam step size.
     learning_rate: float = 1e-3
+    #: ``imitation`` (behaviour cloning) or ``rollout_q`` (fit the teacher's action values).
+    objective: str = "imitation"
+    #: ``rollout_q``: chance that a decision of the teacher's games becomes a probe state.
+    probe_prob: float = 0.1
 
 
 @dataclasses.dataclass
@@ -214,7 +224,12 @@ class TrainConfig:
             ValueError: the first problem found, naming the key.
         """
         _check(self.algo in ALGOS, "algo", f"must be one of {ALGOS}, got {self.algo!r}")
-        _check(self.total_timesteps >= 1, "total_timesteps", f"must be >= 1, got {self.total_timesteps}")
+        _check(self.total_timesteps >= 0, "total_timesteps", f"must be >= 0, got {self.total_timesteps}")
+        _check(
+            self.total_timesteps > 0 or self.pretrain.teacher is not None,
+            "total_timesteps",
+            "0 (no reinforcement learning) needs pretraining (pretrain.teacher)",
+        )
         _check(self.seed >= 0, "seed", f"must be >= 0, got {self.seed}")
         _check(self.torch_threads >= 0, "torch_threads", f"must be >= 0, got {self.torch_threads}")
         _check(self.device in ("cpu", "cuda", "auto"), "device", f"must be cpu, cuda or auto, got {self.device!r}")
@@ -253,6 +268,12 @@ class TrainConfig:
         _check(pt.epochs >= 1, "pretrain.epochs", f"must be >= 1, got {pt.epochs}")
         _check(pt.batch_size >= 2, "pretrain.batch_size", f"must be >= 2, got {pt.batch_size}")
         _check(pt.learning_rate > 0, "pretrain.learning_rate", f"must be > 0, got {pt.learning_rate}")
+        _check(
+            pt.objective in PRETRAIN_OBJECTIVES,
+            "pretrain.objective",
+            f"must be one of {PRETRAIN_OBJECTIVES}, got {pt.objective!r}",
+        )
+        _check(0 < pt.probe_prob <= 1, "pretrain.probe_prob", f"must be in (0, 1], got {pt.probe_prob}")
         p = self.ppo
         _check(p.learning_rate > 0, "ppo.learning_rate", f"must be > 0, got {p.learning_rate}")
         _check(p.n_steps >= 1, "ppo.n_steps", f"must be >= 1, got {p.n_steps}")

@@ -363,7 +363,20 @@ def eval_markdown(summary: dict[str, Any]) -> str:
         lines += ["No evaluation games were played.", ""]
 
     pre = summary.get("pretraining")
-    if pre:
+    if pre and pre.get("objective") == "rollout_q":
+        h = pre.get("holdout") or {}
+        lines += ["## Pretraining (teacher's action values, rollout_q)", ""]
+        lines += [
+            f"- teacher: {_fmt(pre.get('teacher'))}, {_fmt_int(pre.get('games'))} games, "
+            f"{_fmt_int(pre.get('states'))} positions played out once per legal action "
+            f"({_fmt_int(pre.get('rollouts'))} games), {_fmt(pre.get('epochs'))} epochs",
+            f"- held-out positions: {_fmt_int(h.get('states'))}; the policy's choice is the teacher's in "
+            f"{_fmt(h.get('agreement_with_teacher'))}; sampled value of its choice {_fmt(h.get('q_of_choice'))} "
+            f"vs the teacher's choice {_fmt(h.get('q_of_teacher_choice'))}",
+            f"- time: play-outs {_fmt_seconds(pre.get('record_seconds'))}, fitting {_fmt_seconds(pre.get('seconds'))}",
+            "",
+        ]
+    elif pre:
         lines += ["## Pretraining (imitation)", ""]
         lines += [
             f"- teacher: {_fmt(pre.get('teacher'))}, {_fmt_int(pre.get('games'))} games, "

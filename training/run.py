@@ -453,10 +453,13 @@ def _tb_logger(run_dir: Path) -> Any:
 
 
 def pretrain(model: Any, cfg: TrainConfig, game: Any) -> dict[str, Any]:
-    """Behaviour cloning of ``pretrain.teacher`` (see :mod:`training.pretrain`); returns its report."""
+    """Train from ``pretrain.teacher`` before RL, by imitation (:mod:`training.pretrain`) or by its
+    action values (:mod:`training.rollout_q`); returns the report."""
+    pt = cfg.pretrain
+    if pt.objective == "rollout_q":
+        return _pretrain_rollout_q(model, cfg, game)
     from training.pretrain import behaviour_clone, record_teacher_games
 
-    pt = cfg.pretrain
     t0 = time.perf_counter()
     allowed = None if cfg.env.learner_actions is None else game.action_filter(cfg.env.learner_actions)
     data = record_teacher_games(
@@ -469,10 +472,48 @@ def pretrain(model: Any, cfg: TrainConfig, game: Any) -> dict[str, Any]:
     report = behaviour_clone(
         model, data, pt.epochs, pt.batch_size, pt.learning_rate, vf_coef=cfg.ppo.vf_coef, seed=cfg.seed, verbose=True
     )
-    report.update({"teacher": pt.teacher, "games": pt.games, "record_seconds": round(record_seconds, 2)})
+    report.update(
+        {"objective": "imitation", "teacher": pt.teacher, "games": pt.games, "record_seconds": round(record_seconds, 2)}
+    )
     print(
         f"pretraining: {report['accuracy']:.3f} of the teacher's moves reproduced after {pt.epochs} epochs ({report['seconds']} s)"
     )
+    return report
+
+
+def _pretrain_rollout_q(model: Any, cfg: TrainConfig, game: Any) -> dict[str, Any]:
+    from training.rollout_q import fit_action_values, record_action_values
+
+    pt = cfg.pretrain
+    t0 = time.perf_counter()
+    allowed = None if cfg.env.learner_actions is None else game.action_filter(cfg.env.learner_actions)
+    data = record_action_values(
+        game, pt.teacher, pt.games, seed=cfg.seed + 424_242, probe_prob=pt.probe_prob, allowed_actions=allowed
+    )
+    record_seconds = time.perf_counter() - t0
+    print(
+        f"pretraining: {data.obs.shape[0]} positions of {pt.games} {pt.teacher!r} games played out once per legal "
+        f"action ({data.rollouts} games, {record_seconds:.1f} s)"
+    )
+    report = fit_action_values(
+        model, data, pt.epochs, pt.batch_size, pt.learning_rate, vf_coef=cfg.ppo.vf_coef, seed=cfg.seed, verbose=True
+    )
+    report.update(
+        {
+            "objective": "rollout_q",
+            "teacher": pt.teacher,
+            "games": pt.games,
+            "rollouts": data.rollouts,
+            "record_seconds": round(record_seconds, 2),
+        }
+    )
+    h = report["holdout"]
+    if h:
+        print(
+            f"pretraining: on {h['states']} held-out positions the policy's choice is the teacher's in "
+            f"{h['agreement_with_teacher']:.3f}; sampled value of its choice {h['q_of_choice']:.3f} vs the "
+            f"teacher's {h['q_of_teacher_choice']:.3f} ({report['seconds']} s)"
+        )
     return report
 
 

@@ -1,0 +1,142 @@
+"""Rollout policy improvement (``pretrain.objective: rollout_q``): action values and their fit."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents.heuristics.monkey_fun import GreedyMonkeyFun
+from monkey_envs.monkey_fun import MonkeyFun
+from training.rollout_q import ActionValueData, probe_states, rollout_action_values
+
+
+@pytest.fixture(scope="module")
+def sampled():
+    game = MonkeyFun(num_players=2)
+    greedy = GreedyMonkeyFun(game)
+    states = probe_states(game, greedy, games=60, seed=5, probe_prob=0.15)
+    return game, greedy, states, rollout_action_values(game, greedy, states, chunk=40)
+
+
+def test_every_legal_action_of_every_probe_state_gets_one_outcome(sampled):
+    game, _, states, data = sampled
+    n = states.batch_size
+    assert n > 50 and data.obs.shape == (n, game.obs_dim)
+    np.testing.assert_array_equal(data.mask, states.legal_action_mask)
+    assert np.isnan(data.q[~data.mask]).all()
+    assert set(np.unique(data.q[data.mask])) <= {0.0, 0.5, 1.0}  # win, draw, loss of the acting seat
+    assert data.rollouts == int(data.mask.sum())
+    np.testing.assert_array_equal(data.obs, game.observe(states, states.current_player))
+
+
+def test_actions_with_the_same_effect_get_the_same_outcome(sampled):
+    """Common random numbers: every action of a state continues from the same cards and draws,
+    so two subsets of equal cards (same field, same hand left) must end the same way."""
+    _, _, states, data = sampled
+    pairs = 0
+    for i in range(states.batch_size):
+        hand = states.hands[i, states.current_player[i]]
+        for j in range(3):
+            if hand[j] == hand[j + 1] and hand[j] > 0:  # slots j and j+1 hold equal cards
+                a, b = (1 << j) - 1, (1 << (j + 1)) - 1  # play slot j alone / slot j+1 alone
+                if data.mask[i, a]:
+                    assert data.q[i, a] == data.q[i, b]
+                    pairs += 1
+    assert pairs > 0
+
+
+def test_a_winning_placement_is_worth_a_sure_win():
+    game = MonkeyFun(num_players=2)
+    greedy = GreedyMonkeyFun(game)
+    # seat 0 holds the first three fields of the top row (23, 1, 34); the fourth is 29 = 1 + 9 + 19
+    state = game.position(hands=[[1, 2, 9, 19], [5, 6, 7, 8]], board={23: [1, 0], 1: [1, 0], 34: [1, 0]})
+    data = rollout_action_values(game, greedy, state)
+    hand = [1, 2, 9, 19]
+    win = [a for a in range(15) if sum(h for j, h in enumerate(hand) if (a + 1) >> j & 1) == 29]
+    assert win and all(data.q[0, a] == 1.0 for a in win)
+    assert data.teacher_actions[0] in win
+
+
+def test_a_restricted_learner_samples_only_its_allowed_actions():
+    game = MonkeyFun(num_players=2)
+    greedy = GreedyMonkeyFun(game)
+    states = probe_states(game, greedy, games=20, seed=1, probe_prob=0.2)
+    allowed = np.zeros(16, dtype=bool)
+    allowed[[0, 1, 2, 15]] = True
+    data = rollout_action_values(game, greedy, states, allowed_actions=allowed)
+    keeps = (states.legal_action_mask & allowed).any(1)
+    assert (data.mask[keeps] <= allowed).all()
+    np.testing.assert_array_equal(data.mask[~keeps], states.legal_action_mask[~keeps])
+
+
+def test_no_probe_state_is_a_clear_error():
+    game = MonkeyFun(num_players=2)
+    with pytest.raises(ValueError, match="no state was probed"):
+        probe_states(game, GreedyMonkeyFun(game), games=1, seed=0, probe_prob=1e-9)
+
+
+def test_the_fit_makes_the_best_sampled_action_the_policys_choice():
+    pytest.importorskip("sb3_contrib")
+    from training.config import TrainConfig
+    from training.rollout_q import fit_action_values
+    from training.run import build_env, build_model
+
+    cfg = TrainConfig()
+    cfg.env.num_envs = 2
+    cfg.ppo.features = "greedy"
+    cfg.ppo.head = "scorer"
+    cfg.ppo.net_arch = [32]
+    cfg.ppo.board_channels = 4
+    model = build_model(cfg, build_env(cfg))
+    game = MonkeyFun(num_players=2)
+    greedy = GreedyMonkeyFun(game)
+    states = probe_states(game, greedy, games=40, seed=3, probe_prob=0.3)
+    mask = states.legal_action_mask.copy()
+    obs = game.observe(states, states.current_player)
+    # synthetic values: the action playing the fewest cards (lowest index among those) wins,
+    # every other legal action loses -- the policy starts uniform and must learn it
+    cards = np.array([bin(a + 1).count("1") for a in range(15)] + [9])
+    best = np.argmin(np.where(mask, cards * 16 + np.arange(16), 999), axis=1)
+    q = np.where(mask, 0.0, np.nan).astype(np.float32)
+    q[np.arange(len(q)), best] = 1.0
+    data = ActionValueData(obs, mask, q, greedy.act(obs, mask), games=40, rollouts=int(mask.sum()))
+    report = fit_action_values(model, data, epochs=40, batch_size=64, learning_rate=3e-3, seed=0)
+    h = report["holdout"]
+    assert report["states"] == len(q) and report["samples"] == int(mask.sum())
+    assert h["states"] == round(len(q) * 0.1)
+    assert h["q_of_choice"] > 0.9  # held-out positions: it picks the winning action
+    actions, _ = model.predict(obs, action_masks=mask, deterministic=True)
+    assert (actions == best).mean() > 0.9
+
+
+def test_a_rollout_q_run_without_reinforcement_learning_writes_its_report(tmp_path):
+    pytest.importorskip("sb3_contrib")
+    import json
+
+    from training.config import from_dict
+    from training.run import run
+
+    cfg = from_dict(
+        {
+            "total_timesteps": 0,
+            "runs_dir": str(tmp_path),
+            "progress_bar": False,
+            "tensorboard": False,
+            "checkpoint_every": 0,
+            "env": {"num_envs": 4},
+            "pretrain": {"teacher": "greedy", "objective": "rollout_q", "games": 30, "epochs": 1, "batch_size": 64},
+            "ppo": {"features": "greedy", "head": "scorer", "net_arch": [16], "board_channels": 4, "batch_size": 64},
+            "eval": {"opponents": ["greedy"], "num_games": 20, "curve_every": 0},
+        }
+    )
+    cfg.validate()
+    run_dir = run(cfg)
+    summary = json.loads((run_dir / "eval.json").read_text())
+    pre = summary["pretraining"]
+    assert pre["objective"] == "rollout_q" and pre["teacher"] == "greedy" and pre["games"] == 30
+    assert pre["rollouts"] >= pre["states"] > 0 and set(pre["holdout"]) >= {"agreement_with_teacher", "q_of_choice"}
+    assert summary["training"]["timesteps"] == 0
+    assert summary["evaluation"]["greedy"]["num_games"] == 20
+    md = (run_dir / "eval.md").read_text()
+    assert "Pretraining (teacher's action values, rollout_q)" in md and "played out once per legal action" in md
+    assert (run_dir / "model.zip").is_file()

@@ -1,0 +1,281 @@
+"""Rollout policy improvement: fit the policy's logits to Monte Carlo action values of a teacher.
+
+``pretrain.objective: rollout_q`` in a config makes ``training.run`` train the fresh
+``MaskablePPO`` policy by one step of (approximate) policy iteration over the teacher, instead of
+by imitation:
+
+1. :func:`probe_states` plays ``pretrain.games`` teacher-vs-teacher games side by side on the
+   batched core and keeps each decision's full game state with probability
+   ``pretrain.probe_prob`` (the positions the teacher's own play reaches).
+2. :func:`rollout_action_values` plays, from every probe state and for **every** legal action,
+   that action and then the teacher in every seat to the end of the game, and records the
+   acting seat's result as ``q = (return - lo) / (hi - lo)`` in ``[0, 1]`` (1 a win, 0 a loss,
+   0.5 a draw for Monkey Fun's +-1 rewards). All actions of one state continue from the same
+   state -- same hidden cards, same draw pile, same random generator -- so their results differ
+   only through the actions (common random numbers: far less noise in the differences that
+   decide which action is best). Each ``q`` is one sample of ``Q_teacher(s, a)``, the chance to
+   win by playing ``a`` and then as the teacher would.
+3. :func:`fit_action_values` fits the policy's logits to those samples by binary cross-entropy
+   (``sigmoid(logit_a)`` estimates ``Q(s, a)``; only legal actions count) and the value head to
+   the teacher's own action value, on 90% of the probe states, and reports on the held-out 10%.
+
+The policy's most likely action is then ``argmax_a Q(s, a)``: by the policy improvement theorem a
+policy greedy in the teacher's action values is at least as good as the teacher, to the extent
+that the network estimates them well; it learns *where* the teacher's move is not the best one.
+The observation alone feeds the network (the hidden cards only shape the sampled outcomes), so
+the trained agent plays from what its seat sees, like any other.
+
+Cost: a probe state costs one teacher game from there per legal action (~15 in Monkey Fun); the
+rollouts are batched on the core (``chunk`` probe states at a time).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from typing import Any
+
+import numpy as np
+
+
+@dataclasses.dataclass
+class ActionValueData:
+    """Monte Carlo action values at probe states (``N`` states, ``D`` obs size, ``A`` actions).
+
+    Attributes:
+        obs: ``(N, D) float32`` the acting seat's observation.
+        mask: ``(N, A) bool`` the actions whose value was sampled (legal, within any restriction).
+        q: ``(N, A) float32`` one sampled outcome in ``[0, 1]`` per action in ``mask``; NaN elsewhere.
+        teacher_actions: ``(N,) int64`` the teacher's own choice.
+        games: teacher games played to find the states.
+        rollouts: games played out from the probe states (one per sampled action).
+        reward_range: ``(lo, hi)`` of the game's rewards (``q = 0`` is ``lo``, ``q = 1`` is ``hi``).
+    """
+
+    obs: np.ndarray
+    mask: np.ndarray
+    q: np.ndarray
+    teacher_actions: np.ndarray
+    games: int
+    rollouts: int
+    reward_range: tuple[float, float] = (-1.0, 1.0)
+
+
+def probe_states(game: Any, agent: Any, games: int, seed: int, probe_prob: float) -> Any:
+    """States of ``games`` teacher-vs-teacher games, each decision kept with ``probe_prob``.
+
+    Args:
+        game: the game.
+        agent: the teacher (plays every seat).
+        games: games played side by side (seeds ``seed .. seed + games - 1``).
+        seed: game seeds and the probe draws.
+        probe_prob: chance that a decision's state is kept.
+
+    Returns:
+        A State batch of the kept positions (running games, some seat to move).
+    """
+    rng = np.random.default_rng(seed)
+    state = game.init(np.arange(games, dtype=np.int64) + seed)
+    kept = []
+    while True:
+        rows = np.flatnonzero(~(state.terminated | state.truncated))
+        if rows.size == 0:
+            break
+        probe = rows[rng.random(rows.size) < probe_prob]
+        if probe.size:
+            kept.append(state.take(probe))
+        sub = state.take(rows)
+        actions = np.zeros(state.batch_size, dtype=np.int64)
+        actions[rows] = agent.act(game.observe(sub, sub.current_player), sub.legal_action_mask)
+        state = game.step(state, actions)
+    if not kept:
+        raise ValueError(f"no state was probed: raise pretrain.games ({games}) or pretrain.probe_prob ({probe_prob})")
+    return type(state).concat(kept)
+
+
+def play_out(game: Any, agent: Any, state: Any, seats: np.ndarray) -> np.ndarray:
+    """Play every row of ``state`` to its end with ``agent`` in every seat.
+
+    Returns:
+        ``(B,) float64`` the total reward of seat ``seats[i]`` in row ``i`` from here on.
+    """
+    ar = np.arange(state.batch_size)
+    total = np.zeros(state.batch_size, dtype=np.float64)
+    while True:
+        rows = np.flatnonzero(~(state.terminated | state.truncated))
+        if rows.size == 0:
+            return total
+        sub = state.take(rows)
+        actions = np.zeros(state.batch_size, dtype=np.int64)
+        actions[rows] = agent.act(game.observe(sub, sub.current_player), sub.legal_action_mask)
+        state = game.step(state, actions)
+        total += state.rewards[ar, seats]
+
+
+def rollout_action_values(
+    game: Any,
+    agent: Any,
+    states: Any,
+    chunk: int = 1000,
+    allowed_actions: np.ndarray | None = None,
+) -> ActionValueData:
+    """Sample ``Q_teacher(s, a)`` for every legal action ``a`` of every state (see the module doc).
+
+    Args:
+        game: the game.
+        agent: the teacher (continues every seat after the sampled action).
+        states: probe states (:func:`probe_states`).
+        chunk: probe states rolled out together (the batch is ``chunk`` x legal actions).
+        allowed_actions: ``(A,) bool`` restriction of the learner (``env.learner_actions``); rows
+            where it leaves no legal action keep their legal actions.
+
+    Returns:
+        An :class:`ActionValueData` (``games`` left 0 for the caller to fill).
+    """
+    lo, hi = (float(x) for x in game.spec.reward_range)
+    n = states.batch_size
+    obs_l, mask_l, q_l, teach_l = [], [], [], []
+    rollouts = 0
+    for start in range(0, n, chunk):
+        s = states.take(np.arange(start, min(start + chunk, n)))
+        seats = s.current_player.astype(np.int64)
+        obs = game.observe(s, seats)
+        mask = s.legal_action_mask.copy()
+        teach_l.append(np.asarray(agent.act(obs, mask), dtype=np.int64))
+        if allowed_actions is not None:
+            restricted = mask & np.asarray(allowed_actions, dtype=bool)
+            mask = np.where(restricted.any(1, keepdims=True), restricted, mask)
+        rows, acts = np.nonzero(mask)
+        big = s.take(rows)
+        first = game.step(big, acts)
+        total = first.rewards[np.arange(rows.size), seats[rows]].astype(np.float64)
+        total += play_out(game, agent, first, seats[rows])
+        q = np.full(mask.shape, np.nan, dtype=np.float32)
+        q[rows, acts] = (total - lo) / (hi - lo)
+        obs_l.append(obs)
+        mask_l.append(mask)
+        q_l.append(q)
+        rollouts += rows.size
+    return ActionValueData(
+        obs=np.concatenate(obs_l).astype(np.float32),
+        mask=np.concatenate(mask_l),
+        q=np.concatenate(q_l),
+        teacher_actions=np.concatenate(teach_l),
+        games=0,
+        rollouts=rollouts,
+        reward_range=(lo, hi),
+    )
+
+
+def record_action_values(
+    game: Any,
+    teacher: str,
+    games: int,
+    seed: int,
+    probe_prob: float,
+    allowed_actions: np.ndarray | None = None,
+) -> ActionValueData:
+    """:func:`probe_states` then :func:`rollout_action_values` with the named teacher agent."""
+    from agents import make_agent
+
+    agent = make_agent(teacher, game, seed)
+    states = probe_states(game, agent, games, seed, probe_prob)
+    data = rollout_action_values(game, agent, states, allowed_actions=allowed_actions)
+    data.games = games
+    return data
+
+
+def fit_action_values(
+    model: Any,
+    data: ActionValueData,
+    epochs: int,
+    batch_size: int,
+    learning_rate: float,
+    vf_coef: float = 0.5,
+    seed: int = 0,
+    holdout: float = 0.1,
+    verbose: bool = False,
+) -> dict[str, Any]:
+    """Fit ``model.policy``'s logits to the sampled action values (in place); see the module doc.
+
+    The logit of action ``a`` learns ``logit(Q(s, a))`` (binary cross-entropy over the sampled
+    actions); the value head learns the teacher action's outcome in reward units.
+
+    Returns:
+        ``{"states", "samples", "epochs", "train_bce", "holdout": {...}, "seconds", "history"}``;
+        the held-out report has the cross-entropy, the share of states where the policy's choice
+        is the teacher's, and the mean sampled value of the policy's choice and of the teacher's.
+    """
+    import torch
+
+    policy = model.policy
+    device = policy.device
+    rng = np.random.default_rng(seed)
+    n = data.obs.shape[0]
+    perm = rng.permutation(n)
+    n_hold = round(n * holdout) if n > 1 else 0
+    hold, train = perm[:n_hold], perm[n_hold:]
+    obs = torch.as_tensor(data.obs, device=device)
+    mask = torch.as_tensor(data.mask, device=device)
+    q = torch.as_tensor(np.nan_to_num(data.q, nan=0.0), device=device)
+    teacher = torch.as_tensor(data.teacher_actions, device=device)
+    lo, hi = data.reward_range
+    v_target = lo + q[torch.arange(n, device=device), teacher] * (hi - lo)
+    opt = torch.optim.Adam(policy.parameters(), lr=learning_rate)
+
+    def logits(idx: torch.Tensor) -> torch.Tensor:
+        features = policy.extract_features(obs[idx], policy.pi_features_extractor)
+        latent = policy.mlp_extractor.forward_actor(features)
+        return policy.action_net(latent)
+
+    def bce(lg: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
+        m = mask[idx]
+        return torch.nn.functional.binary_cross_entropy_with_logits(lg[m], q[idx][m])
+
+    history = []
+    t0 = time.perf_counter()
+    for epoch in range(epochs):
+        policy.set_training_mode(True)
+        order = torch.as_tensor(rng.permutation(train), device=device)
+        loss_sum = 0.0
+        for start in range(0, order.numel(), batch_size):
+            idx = order[start : start + batch_size]
+            loss_q = bce(logits(idx), idx)
+            loss_v = torch.nn.functional.mse_loss(policy.predict_values(obs[idx]).flatten(), v_target[idx])
+            loss = loss_q + vf_coef * loss_v
+            opt.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
+            opt.step()
+            loss_sum += loss_q.item() * idx.numel()
+        history.append({"epoch": epoch + 1, "train_bce": loss_sum / max(train.size, 1)})
+        if verbose:
+            print(
+                f"  pretraining epoch {epoch + 1}/{epochs}: action-value cross-entropy "
+                f"{loss_sum / max(train.size, 1):.4f} ({time.perf_counter() - t0:.0f} s)",
+                flush=True,
+            )
+    policy.set_training_mode(False)
+    report: dict[str, Any] = {}
+    if n_hold:
+        with torch.no_grad():
+            idx = torch.as_tensor(hold, device=device)
+            lg = torch.cat([logits(idx[i : i + 8192]) for i in range(0, idx.numel(), 8192)])
+            pick = torch.where(mask[idx], lg, torch.finfo(lg.dtype).min).argmax(1)
+            rows = torch.arange(idx.numel(), device=device)
+            report = {
+                "states": int(n_hold),
+                "bce": round(float(bce(lg, idx)), 5),
+                "agreement_with_teacher": round(float((pick == teacher[idx]).float().mean()), 4),
+                "q_of_choice": round(float(q[idx][rows, pick].mean()), 4),
+                "q_of_teacher_choice": round(float(q[idx][rows, teacher[idx]].mean()), 4),
+            }
+    return {
+        "states": int(n),
+        "samples": int(data.mask.sum()),
+        "epochs": epochs,
+        "train_bce": history[-1]["train_bce"] if history else None,
+        "holdout": report,
+        "seconds": round(time.perf_counter() - t0, 2),
+        "history": history,
+    }
