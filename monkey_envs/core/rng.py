@@ -8,8 +8,8 @@ stream never depends on the other rows of the batch, and env ``i`` of a batch se
 partial resets (the SplitMix64 generator of Steele, Lea & Flood, 2014).
 
 The generator is written once, as numba-compiled scalar functions (:func:`mix64`,
-:func:`next_uint64`, :func:`next_uniform`, :func:`shuffle_prefix_row`) that compiled game
-kernels call per row; the array functions below (:func:`seed_rng`, :func:`draw_uint64`, ...)
+:func:`next_uint64`, :func:`next_uniform`, :func:`shuffle_order`, :func:`shuffle_prefix_row`)
+that compiled game kernels call per row; the array functions below (:func:`seed_rng`, :func:`draw_uint64`, ...)
 are compiled loops over the selected rows built from them.
 """
 
@@ -54,43 +54,59 @@ def next_uniform(rng: np.ndarray, row: int) -> float:
 
 
 @njit(cache=True)
-def shuffle_prefix_row(rng: np.ndarray, row: int, values: np.ndarray, length: int) -> None:
-    """Shuffle ``values[:length]`` (1-D) in place with row ``row``'s stream.
+def shuffle_order(rng: np.ndarray, row: int, length: int, width: int, keys: np.ndarray, order: np.ndarray) -> int:
+    """The permutation that shuffles a prefix of ``length`` of ``width`` entries with row ``row``'s stream.
 
-    Draws ``values.size`` uniform keys (the row's counter advances by the full width, whatever
-    ``length`` is) and puts the prefix in the order of a stable sort of its keys; entries past
-    the prefix stay put. The sort is a bucket pass (keys are uniform in ``[0, 1)``, so bucket
-    ``floor(key * n)`` orders them) followed by an insertion sort of the nearly sorted result:
-    the same order as a stable argsort, in expected linear time.
+    Draws ``width`` uniform keys (the row's counter advances by ``width``, whatever ``length``
+    is; the keys past the prefix are not needed, so they are skipped) and writes into
+    ``order[:n]`` (``n = clip(length, 0, width)``) the indices of the prefix in the order of a
+    stable sort of its keys: entry ``i`` of the shuffled prefix is entry ``order[i]`` of the
+    original. The sort is a bucket pass (keys are uniform in ``[0, 1)``, so bucket
+    ``floor(key * n)`` orders them) and an insertion sort of the nearly sorted result: the
+    order of a stable argsort, in expected linear time.
+
+    Args:
+        keys: ``float64`` scratch of at least ``n`` entries.
+        order: ``intp`` output and scratch of at least ``2 * n + 1`` entries.
+
+    Returns:
+        ``n``.
     """
-    width = values.size
     n = min(max(length, 0), width)
-    if n < 2:  # nothing to reorder: only the counter moves
-        rng[row, 1] += np.uint64(width)
-        return
-    keys = np.empty(n, np.float64)  # keys past the prefix are drawn but not needed
     key, ctr = rng[row, 0], rng[row, 1]
     for j in range(n):
         keys[j] = float(mix64(key + (ctr + np.uint64(j + 1)) * _GAMMA) >> _S11) / _TWO53
     rng[row, 1] = ctr + np.uint64(width)
-    start = np.zeros(n + 1, np.intp)
+    start = order[n : 2 * n + 1]  # bucket starts
+    start[:] = 0
     for i in range(n):
         start[min(int(keys[i] * n), n - 1) + 1] += 1  # min: key * n may round up to n
     for k in range(n):
         start[k + 1] += start[k]
-    order = np.empty(n, np.intp)
     for i in range(n):  # index order within a bucket: stable
         k = min(int(keys[i] * n), n - 1)
         order[start[k]] = i
         start[k] += 1
     for i in range(1, n):  # buckets are ordered, so this only sorts within each bucket
         o = order[i]
-        key = keys[o]
+        ko = keys[o]
         j = i - 1
-        while j >= 0 and keys[order[j]] > key:
+        while j >= 0 and keys[order[j]] > ko:
             order[j + 1] = order[j]
             j -= 1
         order[j + 1] = o
+    return n
+
+
+@njit(cache=True)
+def shuffle_prefix_row(rng: np.ndarray, row: int, values: np.ndarray, length: int) -> None:
+    """Shuffle ``values[:length]`` (1-D) in place with row ``row``'s stream (see :func:`shuffle_order`).
+
+    The row's counter advances by ``values.size``; entries past the prefix stay put.
+    """
+    width = values.size
+    order = np.empty(2 * width + 1, np.intp)
+    n = shuffle_order(rng, row, length, width, np.empty(width, np.float64), order)
     head = values[:n].copy()
     for i in range(n):
         values[i] = head[order[i]]

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from monkey_envs.core.rng import next_uniform, shuffle_prefix_row
+from monkey_envs.core.rng import next_uniform, shuffle_order
 from monkey_envs.monkey_fun import data as D
 from monkey_envs.monkey_fun.state import (
     END_LINE,
@@ -72,14 +72,14 @@ _ONE_F = np.float32(1.0)
 # ====================================================================== per-row helpers
 @njit(cache=True)
 def sort4(hand: np.ndarray) -> None:
-    """Sort a hand ``(4,)`` ascending in place (insertion sort)."""
-    for i in range(1, HAND):
-        v = hand[i]
-        j = i - 1
-        while j >= 0 and hand[j] > v:
-            hand[j + 1] = hand[j]
-            j -= 1
-        hand[j + 1] = v
+    """Sort a hand ``(4,)`` ascending in place (a 5-comparator sorting network, no branches)."""
+    h0, h1, h2, h3 = hand[0], hand[1], hand[2], hand[3]
+    h0, h1 = min(h0, h1), max(h0, h1)
+    h2, h3 = min(h2, h3), max(h2, h3)
+    h0, h2 = min(h0, h2), max(h0, h2)
+    h1, h3 = min(h1, h3), max(h1, h3)
+    h1, h2 = min(h1, h2), max(h1, h2)
+    hand[0], hand[1], hand[2], hand[3] = h0, h1, h2, h3
 
 
 @njit(cache=True)
@@ -136,12 +136,11 @@ def legal_row(
     subset_fields(hands[b, cp], field_of_sum, scratch)
     any_ok = False
     if not solo:
+        ob = owner[b]
         for a in range(NUM_SUBSETS):
             f = scratch[a]
-            ok = False
-            if f >= 0:
-                o = owner[b, f]
-                ok = o == -1 or (own_ok and o == cp)
+            o = ob[f]  # field -1 reads the last field; cleared by f >= 0
+            ok = (f >= 0) & ((o == -1) | (own_ok & (o == cp)))
             mask[b, a] = ok
             any_ok |= ok
         mask[b, DISCARD_ACTION] = not any_ok
@@ -269,21 +268,30 @@ def has_line(b: int, cp: int, counts: np.ndarray, owner: np.ndarray, window_bits
 
 
 @njit(cache=True)
-def reshuffle_row(b: int, rng: np.ndarray, draw_pile: np.ndarray, draw_size: np.ndarray, discard: np.ndarray) -> None:
+def reshuffle_row(
+    b: int,
+    rng: np.ndarray,
+    draw_pile: np.ndarray,
+    draw_size: np.ndarray,
+    discard: np.ndarray,
+    keys: np.ndarray,
+    order: np.ndarray,
+    cards: np.ndarray,
+) -> None:
     """Shuffle row ``b``'s discard pile under the cards left in its draw pile (drawn first).
 
     The discard counts are laid out in ascending value order and shuffled with the row's stream
-    (:func:`~monkey_envs.core.rng.shuffle_prefix_row` over all 55 slots); the old pile's cards
-    keep their order on top.
+    (:func:`~monkey_envs.core.rng.shuffle_order` over all 55 slots); the old pile's cards
+    keep their order on top. ``keys (55,) float64``, ``order (111,) intp`` and
+    ``cards (55,) int8`` are scratch.
     """
-    values = np.zeros(CARDS, np.int8)
     nd = 0
     for v in range(MAX_CARD + 1):
         for _ in range(discard[b, v]):
             if nd < CARDS:
-                values[nd] = v
+                cards[nd] = v
             nd += 1
-    shuffle_prefix_row(rng, b, values, nd)
+    shuffle_order(rng, b, nd, CARDS, keys, order)
     left = np.int64(draw_size[b])
     pile = draw_pile[b]
     for k in range(CARDS - 1, -1, -1):  # top down: the old cards move up by nd, in place
@@ -292,7 +300,7 @@ def reshuffle_row(b: int, rng: np.ndarray, draw_pile: np.ndarray, draw_size: np.
         elif k >= nd:
             pile[k] = pile[min(k - nd, CARDS - 1)]
         else:
-            pile[k] = values[k]
+            pile[k] = cards[order[k]]
     draw_size[b] = nd + left
     discard[b, :] = 0
 
@@ -308,18 +316,22 @@ def draw_row(
     draw_pile: np.ndarray,
     draw_size: np.ndarray,
     discard: np.ndarray,
+    keys: np.ndarray,
+    order: np.ndarray,
+    cards: np.ndarray,
 ) -> None:
     """Refill seat ``cp``'s hand ``rest (4,)`` in the slots of bitmask ``pattern`` from row ``b``'s pile.
 
     The k-th slot to fill takes the k-th card from the top; the hand is stored sorted. When the
     pile runs short, the discard pile (with the cards just played) is shuffled in under it first.
-    The pile is cleared above its new top.
+    The pile is cleared above its new top. ``keys``, ``order`` and ``cards`` are the
+    reshuffle's scratch (see :func:`reshuffle_row`).
     """
     need = 0
     for j in range(HAND):
         need += (pattern >> j) & 1
     if draw_size[b] < need:
-        reshuffle_row(b, rng, draw_pile, draw_size, discard)
+        reshuffle_row(b, rng, draw_pile, draw_size, discard, keys, order, cards)
     size = np.int64(draw_size[b])
     depth = 0
     for j in range(HAND):
@@ -334,8 +346,7 @@ def draw_row(
         hands[b, cp, j] = rest[j]
     new_size = size - need
     draw_size[b] = new_size
-    for k in range(max(new_size, 0), CARDS):
-        draw_pile[b, k] = 0
+    draw_pile[b, max(new_size, 0) :] = 0
 
 
 # ====================================================================== batch kernels
@@ -382,9 +393,12 @@ def init(
     leave the rest as the draw pile, then draw the starting seat. The caller computes the masks.
     """
     pile = np.empty(CARDS, np.int8)
+    keys = np.empty(CARDS, np.float64)
+    order = np.empty(2 * CARDS + 1, np.intp)
     for b in range(seeds.size):
-        pile[:] = DECK
-        shuffle_prefix_row(rng, b, pile, CARDS)
+        shuffle_order(rng, b, CARDS, CARDS, keys, order)
+        for k in range(CARDS):
+            pile[k] = DECK[order[k]]
         top = CARDS
         for p in range(num_players):
             hand = hands[b, p]
@@ -451,6 +465,9 @@ def step(
     hand = np.empty(HAND, np.int8)
     winners = np.zeros(P, np.bool_)
     fscores = np.zeros(P, np.int64)
+    keys = np.empty(CARDS, np.float64)  # reshuffle scratch
+    order = np.empty(2 * CARDS + 1, np.intp)
+    cards = np.empty(CARDS, np.int8)
     for b in range(B):
         if terminated[b] or truncated[b]:
             continue
@@ -509,7 +526,7 @@ def step(
                     scores[b, 0] = field_number[field] - minus
 
         # ---- 3. draw back up to 4 (nobody draws after a win) ----------------------------------
-        draw_row(b, cp, hand, 0 if won else bits, rng, hands, draw_pile, draw_size, discard)
+        draw_row(b, cp, hand, 0 if won else bits, rng, hands, draw_pile, draw_size, discard, keys, order, cards)
 
         # ---- end of game / next player ----------------------------------------------------------
         if solo:
@@ -613,6 +630,7 @@ def observe(
     ``offsets (11,) int64`` holds the start of each piece of :data:`OBS_PIECES` (the layout of
     :class:`~monkey_envs.monkey_fun.rules.MonkeyFun`, pieces back to back). Seats are listed
     observer-first (slot ``r`` is seat ``(player + r) % P``); ``player (B,) int64`` in ``[0, P)``.
+    ``counts`` must be C-contiguous (its rows are read flat).
     """
     P = supply.shape[1]
     o_hand, o_af, o_counts, o_owner, o_fv, o_supply, o_box, o_disc, o_draw, o_move, o_solo = (
@@ -629,6 +647,7 @@ def observe(
         offsets[10],
     )
     scratch = np.empty(NUM_SUBSETS, np.intp)
+    counts_flat = counts.reshape(counts.shape[0], FIELDS * P)
     rot = np.empty(P, np.intp)  # absolute seat of each observer-first slot
     rel = np.empty(P, np.intp)  # observer-first slot of each absolute seat
     dim = obs.shape[1]
@@ -652,11 +671,15 @@ def observe(
                 row[o_af + a * FIELDS + f] = _ONE_F
         c = counts[b]
         if P == 2:
-            s0 = rot[0]
-            s1 = rot[1]
-            for f in range(FIELDS):
-                row[o_counts + 2 * f] = np.float32(c[f, s0]) * _F025
-                row[o_counts + 2 * f + 1] = np.float32(c[f, s1]) * _F025
+            cf = counts_flat[b]
+            dst = row[o_counts : o_counts + 2 * FIELDS]
+            if rot[0] == 0:  # observer seat 0: the seats' order as stored
+                for i in range(2 * FIELDS):
+                    dst[i] = np.float32(cf[i]) * _F025
+            else:
+                for i in range(FIELDS):
+                    dst[2 * i] = np.float32(cf[2 * i + 1]) * _F025
+                    dst[2 * i + 1] = np.float32(cf[2 * i]) * _F025
         else:
             for r in range(P):
                 seat = rot[r]

@@ -273,7 +273,7 @@ class MonkeyFun(Game[MonkeyFunState]):
             player,
             obs,
             s.current_player,
-            s.counts,
+            np.ascontiguousarray(s.counts),
             s.owner,
             s.supply,
             s.box,
