@@ -16,8 +16,10 @@ seat-balanced evaluation games against random and greedy with
 Opponents: ``env.opponent`` is one agent or a list (a mix: each episode, each opponent seat
 draws one, see :class:`monkey_envs.core.opponents.OpponentPool`); ``selfplay.enabled`` adds
 frozen snapshots of the learner to that pool (:mod:`training.selfplay`); ``pretrain.teacher``
-warm-starts the policy by imitation (:mod:`training.pretrain`); ``env.learner_actions``
-restricts the learner (ablations).
+trains the policy from a teacher first, by imitation (:mod:`training.pretrain`) or by fitting the
+teacher's sampled action values (``pretrain.objective: rollout_q``, :mod:`training.rollout_q`;
+with ``total_timesteps: 0`` that is the whole training); ``env.learner_actions`` restricts the
+learner (ablations).
 
 Each run writes ``runs/<game>__<algo>__<seed>__<time>/``:
 
