@@ -115,3 +115,19 @@ def test_saved_model_plays_as_a_ppo_agent(smoke_run):
         make_agent(f"ppo:{run_dir / 'model.zip'}", MonkeyFun(num_players=3))
     with pytest.raises(ValueError, match="no saved model"):
         make_agent(f"ppo:{run_dir / 'missing.zip'}", game)
+
+
+def test_rollout_win_rate_counts_a_shared_win_as_the_pool_does():
+    from training.run import win_rate_callback
+
+    cb = win_rate_callback()
+    infos = [
+        {"winners": [0], "learner_seat": 0},  # win: 1
+        {"winners": [0, 1], "learner_seat": 1},  # shared by two: 1/2
+        {"winners": [1], "learner_seat": 0},  # loss: 0
+        {"winners": [0], "learner_seat": 0, "illegal_action": True},  # forfeit: 0
+        {"winners": [0], "learner_seat": 0},  # not done: not counted
+    ]
+    cb.locals = {"infos": infos, "dones": [True, True, True, True, False]}
+    cb._on_step()
+    assert list(cb.outcomes) == [1.0, 0.5, 0.0, 0.0]

@@ -187,8 +187,12 @@ def load_initial_weights(model: Any, path: str) -> None:
 
 
 def win_rate_callback() -> Any:
-    """An SB3 callback logging ``rollout/win_rate``: share of the last 200 episodes the learner won."""
+    """An SB3 callback logging ``rollout/win_rate``: the learner's mean score over its last 200
+    episodes (1 a win, ``1 / k`` a win shared by ``k`` seats, 0 otherwise -- as the self-play
+    pool's record counts it)."""
     from stable_baselines3.common.callbacks import BaseCallback
+
+    from monkey_envs.core.driver import learner_score
 
     class WinRate(BaseCallback):
         def __init__(self) -> None:
@@ -197,8 +201,8 @@ def win_rate_callback() -> Any:
 
         def _on_step(self) -> bool:
             for info, done in zip(self.locals["infos"], self.locals["dones"], strict=True):
-                if done and "winners" in info:
-                    self.outcomes.append(float(info.get("learner_seat", -1) in info["winners"]))
+                if done and "winners" in info and "learner_seat" in info:
+                    self.outcomes.append(learner_score(info))
             return True
 
         def _on_rollout_end(self) -> None:

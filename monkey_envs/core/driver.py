@@ -84,7 +84,7 @@ class RowRandomOpponent:
         return u.argmax(1).astype(np.int64)
 
 
-def _learner_score(info: dict[str, Any]) -> float:
+def learner_score(info: dict[str, Any]) -> float:
     """The learner's score of a finished episode: 1 for a win, ``1 / k`` shared by ``k``, else 0."""
     winners = list(info.get("winners", ()))
     if info.get("illegal_action") or info["learner_seat"] not in winners:
@@ -494,7 +494,7 @@ class SingleAgentDriver:
             final_obs = self.game.observe(fin, self.seat[final_rows])
             final_info = [self._final_info(fin, j, int(r)) for j, r in enumerate(final_rows)]
             if self._pool is not None and self.num_players > 1:
-                self._pool.record(self._choice[final_rows], np.array([_learner_score(i) for i in final_info]))
+                self._pool.record(self._choice[final_rows], np.array([learner_score(i) for i in final_info]))
             if self.autoreset:
                 self._start_episodes(final_rows)
         else:
