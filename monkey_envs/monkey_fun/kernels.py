@@ -261,10 +261,10 @@ def has_line(b: int, cp: int, counts: np.ndarray, owner: np.ndarray, window_bits
                 best = max(best, c[f, k] if k != cp else 0)
             hit = (c[f, cp] > best) | (o[f] == cp)
             maj |= np.uint64(hit) << np.uint64(f)
+    found = False  # no early exit: the compiler vectorizes this reduction
     for w in range(window_bits.size):
-        if (maj & window_bits[w]) == window_bits[w]:
-            return True
-    return False
+        found |= (maj & window_bits[w]) == window_bits[w]
+    return found
 
 
 @njit(cache=True)
