@@ -4,13 +4,20 @@ Each kernel takes the state's numpy arrays (leading batch axis ``B``, dtypes as 
 :class:`~monkey_envs.monkey_fun.state.MonkeyFunState`) and the game's lookup tables, and runs a
 compiled loop over the rows: no Python code runs per row, so a step's cost grows with ``B``
 only through that loop's work. Kernels are compiled on first use and cached on disk
-(``cache=True``), so later processes load the machine code instead of compiling again.
+(``cache=True``, in ``__pycache__``), so later processes load the machine code (about a second)
+instead of compiling again (about 15-30 s on these machines, once per checkout and change).
+numba keys that cache on this file only, while the kernels also compile in constants of
+``data.py`` / ``state.py`` and functions of :mod:`monkey_envs.core.rng`; so at import a cache built
+from other versions of those files is dropped (:func:`_drop_stale_cache`).
 
 Notation: ``b`` a row, ``cp`` the seat to move, ``f`` a field index (``row * 6 + col``), ``a``
 an action (``a < 15`` plays the hand slots of bitmask ``a + 1``; 15 discards the hand).
 """
 
 from __future__ import annotations
+
+import hashlib
+from pathlib import Path
 
 import numpy as np
 from numba import njit
@@ -24,6 +31,32 @@ from monkey_envs.monkey_fun.state import (
     END_SOLO_STUCK,
     END_SUPPLIES,
 )
+
+
+def _drop_stale_cache() -> None:
+    """Delete this module's numba cache if a file it compiles in changed since it was built.
+
+    The cache index only records this file's timestamp; the hash of the other sources the
+    kernels depend on is kept next to it (``__pycache__/kernels.deps``). Best effort: an
+    unwritable install keeps whatever cache it has.
+    """
+    here = Path(__file__).resolve()
+    deps = (here, here.with_name("data.py"), here.with_name("state.py"), here.parents[1] / "core" / "rng.py")
+    try:
+        stamp = hashlib.sha256(b"".join(p.read_bytes() for p in deps)).hexdigest()
+        cache = here.parent / "__pycache__"
+        mark = cache / "kernels.deps"
+        if mark.is_file() and mark.read_text() == stamp:
+            return
+        for f in cache.glob("kernels.*.nb[ic]"):
+            f.unlink(missing_ok=True)
+        cache.mkdir(exist_ok=True)
+        mark.write_text(stamp)
+    except OSError:
+        pass
+
+
+_drop_stale_cache()
 
 NUM_SUBSETS = 15
 DISCARD_ACTION = 15
