@@ -237,3 +237,28 @@ def test_a_restricted_policy_whose_restriction_leaves_nothing_plays_a_legal_move
     agent = PolicyAgent(Uniform(), allowed_actions=allowed)
     mask = np.array([[1, 1, 0], [0, 1, 1]], dtype=bool)
     np.testing.assert_array_equal(agent.act(np.zeros((2, 1), np.float32), mask), [0, 1])
+
+
+def test_memory_lets_the_win_rate_forget_old_episodes():
+    """PFSP reads recent results: after losing 200 episodes to a member and then winning 200,
+    a pool with a memory of 50 episodes sees a high win rate; one without memory sees 0.5."""
+    forgetful = OpponentPool(["a", "b"], memory=50)
+    plain = OpponentPool(["a", "b"])
+    for pool in (forgetful, plain):
+        pool.record(np.zeros((200, 1), dtype=np.int64), np.zeros(200))
+        for _ in range(4):  # in several calls: the decay counts episodes, not calls
+            pool.record(np.zeros((50, 1), dtype=np.int64), np.ones(50))
+    np.testing.assert_array_equal(forgetful.games, [400, 0])  # the plain counts stay exact
+    with np.errstate(invalid="ignore"):  # member "b" never played: 0 / 0 without a prior
+        assert plain.learner_win_rate(prior_games=0)[0] == pytest.approx(0.5)
+        assert forgetful.learner_win_rate(prior_games=0)[0] == pytest.approx((1 - 0.98**200) / (1 - 0.98**400))
+    # the decayed record equals one batch of the same 400 episodes
+    once = OpponentPool(["a", "b"], memory=50)
+    once.record(np.zeros((400, 1), dtype=np.int64), np.r_[np.zeros(200), np.ones(200)])
+    np.testing.assert_allclose(once.recent_games, forgetful.recent_games)
+    np.testing.assert_allclose(once.recent_score, forgetful.recent_score)
+
+
+def test_memory_below_one_episode_is_refused():
+    with pytest.raises(ValueError, match="memory must be"):
+        OpponentPool(["a"], memory=0.5)

@@ -61,6 +61,7 @@ def test_yaml_file_overrides_only_the_keys_it_names(tmp_path):
         ({"selfplay": {"sampling": "best"}}, r"'selfplay.sampling': must be one of"),
         ({"selfplay": {"heuristic_share": 1.0}}, r"'selfplay.heuristic_share': must be in \[0, 1\)"),
         ({"selfplay": {"window": 0}}, r"'selfplay.window': must be >= 1"),
+        ({"selfplay": {"win_rate_memory": 0}}, r"'selfplay.win_rate_memory': must be >= 1 or null"),
         ({"pretrain": {"games": 0}}, r"'pretrain.games': must be >= 1"),
         ({"eval": {"curve_games": 0}}, r"'eval.curve_games': must be >= 1"),
         ({"checkpoint_every": -1}, r"'checkpoint_every': must be >= 0"),

@@ -124,6 +124,11 @@ class SelfPlayConfig:
     window: int = 10
     #: Exponent of prioritized sampling.
     priority_power: float = 2.0
+    #: Prioritized sampling reads the learner's win rate over roughly the last this many
+    #: episodes of the pool (older episodes fade by ``1 - 1 / win_rate_memory`` per later
+    #: episode), so a snapshot the learner has since learned to beat comes up less; ``null``
+    #: counts every episode alike.
+    win_rate_memory: int | None = 5000
     #: Keep ``env.opponent`` (heuristics) in the pool, sharing this probability of the draws
     #: (0 drops them once the first snapshot exists).
     heuristic_share: float = 0.2
@@ -261,6 +266,11 @@ class TrainConfig:
         _check(sp.snapshot_every >= 1, "selfplay.snapshot_every", f"must be >= 1, got {sp.snapshot_every}")
         _check(sp.sampling in SAMPLING, "selfplay.sampling", f"must be one of {SAMPLING}, got {sp.sampling!r}")
         _check(sp.window >= 1, "selfplay.window", f"must be >= 1, got {sp.window}")
+        _check(
+            sp.win_rate_memory is None or sp.win_rate_memory >= 1,
+            "selfplay.win_rate_memory",
+            f"must be >= 1 or null, got {sp.win_rate_memory}",
+        )
         _check(sp.priority_power >= 0, "selfplay.priority_power", f"must be >= 0, got {sp.priority_power}")
         _check(0 <= sp.heuristic_share < 1, "selfplay.heuristic_share", f"must be in [0, 1), got {sp.heuristic_share}")
         pt = self.pretrain

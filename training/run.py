@@ -109,7 +109,8 @@ def build_opponent(cfg: TrainConfig) -> Any:
 
     if isinstance(cfg.env.opponent, str) and not cfg.selfplay.enabled:
         return cfg.env.opponent
-    return OpponentPool(cfg.opponents, weights=cfg.env.opponent_weights)
+    memory = cfg.selfplay.win_rate_memory if cfg.selfplay.enabled else None
+    return OpponentPool(cfg.opponents, weights=cfg.env.opponent_weights, memory=memory)
 
 
 def build_env(cfg: TrainConfig) -> Any:

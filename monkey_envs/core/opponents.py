@@ -41,6 +41,9 @@ class OpponentPool:
         members: agent names or agent objects (at least one).
         weights: ``(M,)`` non-negative weights with a positive sum (``None``: all 1).
         names: display names (default: :func:`member_name` of each member); must be unique.
+        memory: the learner's win rate against a member forgets old episodes: each recorded
+            episode's weight is multiplied by ``1 - 1 / memory`` for every later episode the pool
+            records (``None``: never forget). Only :meth:`learner_win_rate` uses the decayed record.
 
     Attributes:
         members: the members, in the order they were added.
@@ -48,21 +51,32 @@ class OpponentPool:
         games: ``(M,) int64`` finished episodes in which the member played at least one seat.
         learner_score: ``(M,) float64`` the learner's score in those episodes (1 win, 0 loss;
             ``1 / k`` for a win shared by ``k`` players).
+        recent_games, recent_score: ``(M,) float64`` the same, each episode weighted by its
+            decay (equal to ``games`` / ``learner_score`` without ``memory``).
 
     Raises:
-        ValueError: no members, a bad member, bad weights or duplicate names.
+        ValueError: no members, a bad member, bad weights, duplicate names or ``memory < 1``.
     """
 
     def __init__(
-        self, members: Sequence[Any], weights: Sequence[float] | None = None, names: Sequence[str] | None = None
+        self,
+        members: Sequence[Any],
+        weights: Sequence[float] | None = None,
+        names: Sequence[str] | None = None,
+        memory: float | None = None,
     ):
         if isinstance(members, (str, bytes)) or len(members) == 0:
             raise ValueError(f"an OpponentPool needs a non-empty list of members, got {members!r}")
+        if memory is not None and not (np.isfinite(memory) and memory >= 1):
+            raise ValueError(f"memory must be a number of episodes >= 1 (or None), got {memory!r}")
+        self.decay = 1.0 if memory is None else 1.0 - 1.0 / float(memory)
         self.members: list[Any] = []
         self.names: list[str] = []
         self._weights = np.zeros(0, dtype=np.float64)
         self.games = np.zeros(0, dtype=np.int64)
         self.learner_score = np.zeros(0, dtype=np.float64)
+        self.recent_games = np.zeros(0, dtype=np.float64)
+        self.recent_score = np.zeros(0, dtype=np.float64)
         if names is not None and len(names) != len(members):
             raise ValueError(f"names must have one entry per member ({len(members)}), got {len(names)}")
         for i, m in enumerate(members):
@@ -95,6 +109,8 @@ class OpponentPool:
         self._weights = np.append(self._weights, float(weight))
         self.games = np.append(self.games, 0)
         self.learner_score = np.append(self.learner_score, 0.0)
+        self.recent_games = np.append(self.recent_games, 0.0)
+        self.recent_score = np.append(self.recent_score, 0.0)
         return len(self.members) - 1
 
     @property
@@ -147,11 +163,20 @@ class OpponentPool:
         present[np.arange(ids.shape[0])[:, None], ids] = True
         self.games += present.sum(0)
         self.learner_score += (present * s[:, None]).sum(0)
+        n = ids.shape[0]
+        if self.decay == 1.0:
+            self.recent_games += present.sum(0)
+            self.recent_score += (present * s[:, None]).sum(0)
+        else:  # episode i of this batch is followed by n - 1 - i later ones
+            w = self.decay ** np.arange(n - 1, -1, -1, dtype=np.float64)
+            self.recent_games = self.recent_games * self.decay**n + (present * w[:, None]).sum(0)
+            self.recent_score = self.recent_score * self.decay**n + (present * (w * s)[:, None]).sum(0)
 
     def learner_win_rate(self, prior_games: float = 2.0, prior_rate: float = 0.5) -> np.ndarray:
         """``(M,) float64`` the learner's smoothed win rate against each member.
 
-        ``(score + prior_games * prior_rate) / (games + prior_games)``: ``prior_rate`` for an
-        unplayed member (use the fair share ``1 / P`` for ``P`` players).
+        ``(score + prior_games * prior_rate) / (games + prior_games)`` over the decayed record
+        (see ``memory``): ``prior_rate`` for an unplayed member (use the fair share ``1 / P`` for
+        ``P`` players).
         """
-        return (self.learner_score + prior_games * prior_rate) / (self.games + prior_games)
+        return (self.recent_score + prior_games * prior_rate) / (self.recent_games + prior_games)
