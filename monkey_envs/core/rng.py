@@ -8,7 +8,7 @@ stream never depends on the other rows of the batch, and env ``i`` of a batch se
 partial resets (the SplitMix64 generator of Steele, Lea & Flood, 2014).
 
 The generator is written once, as numba-compiled scalar functions (:func:`mix64`,
-:func:`next_uint64`, :func:`next_uniform`, :func:`shuffle_order`, :func:`shuffle_prefix_row`)
+:func:`seed_row`, :func:`next_uint64`, :func:`next_uniform`, :func:`shuffle_order`, :func:`shuffle_prefix_row`)
 that compiled game kernels call per row; the array functions below (:func:`seed_rng`, :func:`draw_uint64`, ...)
 are compiled loops over the selected rows built from them.
 """
@@ -37,6 +37,13 @@ def mix64(z: np.uint64) -> np.uint64:
     z = (z ^ (z >> _S30)) * _M1
     z = (z ^ (z >> _S27)) * _M2
     return z ^ (z >> _S31)
+
+
+@njit(cache=True, inline="always")
+def seed_row(rng: np.ndarray, row: int, seed: int) -> None:
+    """Seed row ``row`` of ``rng (B, 2) uint64`` from a non-negative integer ``seed`` (counter 0)."""
+    rng[row, 0] = mix64(np.uint64(seed) * _GAMMA + _SEED_SALT)
+    rng[row, 1] = 0
 
 
 @njit(cache=True, inline="always")
@@ -116,8 +123,7 @@ def shuffle_prefix_row(rng: np.ndarray, row: int, values: np.ndarray, length: in
 @njit(cache=True)
 def _seed_rows(seeds: np.ndarray, out: np.ndarray) -> None:
     for b in range(seeds.size):
-        out[b, 0] = mix64(np.uint64(seeds[b]) * _GAMMA + _SEED_SALT)
-        out[b, 1] = 0
+        seed_row(out, b, seeds[b])
 
 
 @njit(cache=True)

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from monkey_envs.core.rng import next_uniform, shuffle_order
+from monkey_envs.core.rng import next_uniform, seed_row, shuffle_order
 from monkey_envs.monkey_fun import data as D
 from monkey_envs.monkey_fun.state import (
     END_LINE,
@@ -413,27 +413,41 @@ def refresh(
 @njit(cache=True)
 def init(
     seeds: np.ndarray,
-    num_players: int,
     rng: np.ndarray,
     current_player: np.ndarray,
+    rewards: np.ndarray,
+    terminated: np.ndarray,
+    mask: np.ndarray,
     hands: np.ndarray,
+    owner: np.ndarray,
+    counts: np.ndarray,
     draw_pile: np.ndarray,
     draw_size: np.ndarray,
+    winners_mask: np.ndarray,
+    end_reason: np.ndarray,
+    field_of_sum: np.ndarray,
+    solo: bool,
+    own_ok: bool,
 ) -> None:
-    """Deal new games into freshly seeded rows (``rng`` already seeded from ``seeds``).
+    """Deal new games into rows whose other arrays hold an empty board (``seeds (B,) int64``, >= 0).
 
-    Per row: shuffle the 55-card deck, deal 4 cards to each seat from the top (stored sorted),
-    leave the rest as the draw pile, then draw the starting seat. The caller computes the masks.
+    Per row: seed the row's RNG, shuffle the 55-card deck, deal 4 cards to each seat from the top
+    (stored sorted), leave the rest as the draw pile, draw the starting seat and compute its
+    legal mask (a solo game that cannot place at all is lost at once).
     """
+    P = hands.shape[1]
     pile = np.empty(CARDS, np.int8)
     keys = np.empty(CARDS, np.float64)
     order = np.empty(2 * CARDS + 1, np.intp)
+    scratch = np.empty(NUM_SUBSETS, np.intp)
+    nobody = np.zeros(P, np.bool_)
     for b in range(seeds.size):
+        seed_row(rng, b, seeds[b])
         shuffle_order(rng, b, CARDS, CARDS, keys, order)
         for k in range(CARDS):
             pile[k] = DECK[order[k]]
         top = CARDS
-        for p in range(num_players):
+        for p in range(P):
             hand = hands[b, p]
             for j in range(HAND):
                 hand[j] = pile[top - HAND + j]
@@ -443,7 +457,12 @@ def init(
             draw_pile[b, k] = pile[k] if k < top else 0
         draw_size[b] = top
         u = next_uniform(rng, b)
-        current_player[b] = min(np.int64(u * num_players), num_players - 1)
+        cp = min(np.int64(u * P), P - 1)
+        current_player[b] = cp
+        if legal_row(b, cp, hands, owner, counts, mask, field_of_sum, solo, own_ok, scratch):
+            finish_row(
+                b, nobody, np.int64(END_SOLO_STUCK), rewards, winners_mask, terminated, end_reason, mask, current_player
+            )
 
 
 @njit(cache=True)

@@ -208,28 +208,44 @@ class MonkeyFun(Game[MonkeyFunState]):
     def _init(self, seeds: np.ndarray) -> MonkeyFunState:
         B, P = seeds.shape[0], self.num_players
         s = MonkeyFunState(
-            current_player=np.zeros(B, np.int8),
+            current_player=np.empty(B, np.int8),
             rewards=np.zeros((B, P), np.float32),
             terminated=np.zeros(B, bool),
             truncated=np.zeros(B, bool),
-            legal_action_mask=np.zeros((B, NUM_ACTIONS), bool),
+            legal_action_mask=np.empty((B, NUM_ACTIONS), bool),
             step_count=np.zeros(B, np.int32),
-            rng=seed_rng(seeds),
+            rng=np.empty((B, 2), np.uint64),
             counts=np.zeros((B, D.NUM_FIELDS, P), np.int8),
             owner=np.full((B, D.NUM_FIELDS), -1, np.int8),
             supply=np.full((B, P), D.MONKEYS_PER_PLAYER, np.int8),
             box=np.zeros((B, P), np.int8),
-            hands=np.zeros((B, P, D.HAND_SIZE), np.int8),
-            draw_pile=np.zeros((B, D.NUM_CARDS), np.int8),
-            draw_size=np.zeros(B, np.int8),
+            hands=np.empty((B, P, D.HAND_SIZE), np.int8),
+            draw_pile=np.empty((B, D.NUM_CARDS), np.int8),
+            draw_size=np.empty(B, np.int8),
             discard=np.zeros((B, D.MAX_CARD + 1), np.int8),
             scores=np.zeros((B, P), np.int16),
             winners_mask=np.zeros((B, P), bool),
             end_reason=np.zeros(B, np.int8),
             last_field=np.full(B, -1, np.int8),
         )
-        K.init(seeds, P, s.rng, s.current_player, s.hands, s.draw_pile, s.draw_size)
-        self._refresh(s)
+        K.init(
+            seeds,
+            s.rng,
+            s.current_player,
+            s.rewards,
+            s.terminated,
+            s.legal_action_mask,
+            s.hands,
+            s.owner,
+            s.counts,
+            s.draw_pile,
+            s.draw_size,
+            s.winners_mask,
+            s.end_reason,
+            self._field_of_sum,
+            self.solo,
+            self.place_on_own_secured,
+        )
         return s
 
     # ================================================================== step
