@@ -56,8 +56,10 @@ def batch_arange(n: int) -> np.ndarray:
     return _ARANGE[:n]
 
 
-def as_actions(state: BatchState, actions: Any) -> np.ndarray:
-    """``actions`` as a new ``(B,) int64`` array for ``state`` (a scalar is accepted when ``B == 1``).
+def as_actions(state: BatchState, actions: Any, copy: bool = True) -> np.ndarray:
+    """``actions`` as a ``(B,) int64`` array for ``state`` (a scalar is accepted when ``B == 1``).
+
+    A new array unless ``copy`` is False (then an int64 input of the right shape is returned as is).
 
     Raises:
         ValueError: wrong shape or a non-integer dtype (bool included).
@@ -73,7 +75,7 @@ def as_actions(state: BatchState, actions: Any) -> np.ndarray:
         if np.issubdtype(arr.dtype, np.floating) and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr)):
             raise ValueError(f"actions must be integers, got dtype {arr.dtype} (cast with .astype(int))")
         raise ValueError(f"actions must be integers, got dtype {arr.dtype}")
-    return arr.astype(np.int64)
+    return arr.astype(np.int64, copy=copy)
 
 
 def check_actions(state: BatchState, actions: Any, num_actions: int, done: np.ndarray | None = None) -> np.ndarray:
@@ -214,7 +216,7 @@ class Game(abc.ABC, Generic[S]):
             raise ValueError(f"state must be a {self.state_class.__name__}, got {type(state).__name__}")
         self._check_state_shape(state)
         if self.fused_step:
-            acts = as_actions(state, actions)
+            acts = as_actions(state, actions, copy=False)  # only read
             new = state.clone()
             if self._step_fused(new, acts):
                 return new

@@ -73,7 +73,9 @@ class BatchState:
         """Deep copy of every array."""
         d = self.__dict__
         new = object.__new__(type(self))  # the fields are all there is: skip __init__ (hot path)
-        new.__dict__.update({k: d[k].copy() for k in self._field_tuple()})
+        nd = new.__dict__
+        for k in self._field_tuple():
+            nd[k] = d[k].copy()
         return new
 
     def take(self: S, indices: Any) -> S:
