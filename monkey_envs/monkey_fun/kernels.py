@@ -103,7 +103,7 @@ _ONE_F = np.float32(1.0)
 
 
 # ====================================================================== per-row helpers
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def sort4(hand: np.ndarray) -> None:
     """Sort a hand ``(4,)`` ascending in place (a 5-comparator sorting network, no branches)."""
     h0, h1, h2, h3 = hand[0], hand[1], hand[2], hand[3]
@@ -115,7 +115,7 @@ def sort4(hand: np.ndarray) -> None:
     hand[0], hand[1], hand[2], hand[3] = h0, h1, h2, h3
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def subset_fields(hand: np.ndarray, field_of_sum: np.ndarray, out: np.ndarray) -> None:
     """Field each subset action of one sorted hand ``(4,) int8`` places on, into ``out (15,) intp``.
 
@@ -146,7 +146,7 @@ def subset_fields(hand: np.ndarray, field_of_sum: np.ndarray, out: np.ndarray) -
     out[14] = field_of_sum[s01 + s23]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def legal_row(
     b: int,
     cp: int,
@@ -272,7 +272,7 @@ def final_scores_row(counts: np.ndarray, field_number: np.ndarray, scores: np.nd
         winners[p] = total[p] * 64 + best[p] == top_key
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def has_line(b: int, cp: int, counts: np.ndarray, owner: np.ndarray, window_bits: np.ndarray) -> bool:
     """Does seat ``cp`` hold the majority on every field of some window of row ``b``?
 
@@ -338,7 +338,7 @@ def reshuffle_row(
     discard[b, :] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def draw_row(
     b: int,
     cp: int,
