@@ -190,7 +190,8 @@ class TrainConfig:
 
     #: Algorithm: ``maskable_ppo``.
     algo: str = "maskable_ppo"
-    #: Environment steps of the learner to train for.
+    #: Environment steps of the learner to train for (0: no reinforcement learning, only the
+    #: pretraining; needs ``pretrain.teacher``).
     total_timesteps: int = 400_000
     #: Seed of the envs, the network initialisation and the learner's sampling.
     seed: int = 0
