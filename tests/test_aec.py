@@ -148,6 +148,27 @@ def test_illegal_move_wrapper_gives_minus_one_to_the_offender_and_ends_the_game(
     assert set(seen) == set(env.possible_agents) and env.agents == []
 
 
+def test_a_held_core_state_never_changes_and_in_place_steps_match_the_core():
+    """The env advances its own state in place until ``core_state`` hands it out (then it copies)."""
+    env = monkey_fun_v0.raw_env(num_players=2)
+    env.reset(seed=3)
+    held = env.core_state
+    snapshot, ref = held.clone(), held.clone()
+    for _ in range(6):
+        action = _legal(env.observe(env.agent_selection)["action_mask"])
+        env.step(action)
+        ref = env.game.step(ref, np.array([action]))
+    assert held.equals(snapshot)
+    for _ in range(3):  # in place now (core_state not read since the copy)
+        action = _legal(env.observe(env.agent_selection)["action_mask"])
+        env.step(action)
+        ref = env.game.step(ref, np.array([action]))
+    illegal = int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"] == 0)[0])
+    with pytest.raises(ValueError, match="illegal"):
+        env.step(illegal)  # on the in-place path too, nothing changes
+    assert env.core_state.equals(ref)
+
+
 def test_raw_env_illegal_move_raises_and_changes_nothing():
     env = monkey_fun_v0.raw_env(num_players=2)
     agent, action = _reset_with_illegal_action(env)

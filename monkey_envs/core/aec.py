@@ -91,6 +91,9 @@ class GameAECEnv(AECEnv):
         self.action_spaces = {a: spaces.Discrete(self.game.num_actions) for a in self.possible_agents}
         self._zero_mask = np.zeros(self.game.num_actions, dtype=np.int8)
         self._state: BatchState | None = None
+        #: True once :attr:`core_state` handed the current state out: the next step then makes a
+        #: new state (``game.step``) instead of advancing this one in place, so it never changes.
+        self._state_shared = False
         self._stream: EpisodeStream | None = None
         self._obs_cache: dict[str, dict[str, np.ndarray]] = {}
 
@@ -133,6 +136,7 @@ class GameAECEnv(AECEnv):
 
     def _load(self, state: BatchState) -> None:
         self._state = state
+        self._state_shared = False
         self._obs_cache.clear()
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -156,7 +160,8 @@ class GameAECEnv(AECEnv):
 
     @property
     def core_state(self) -> BatchState | None:
-        """The current core state (batch size 1); treat as read-only."""
+        """The current core state (batch size 1); treat as read-only (later steps leave it as it is)."""
+        self._state_shared = True
         return self._state
 
     # ------------------------------------------------------------------ step / observe
@@ -170,8 +175,13 @@ class GameAECEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        state = self.game.step(self._state, np.array([action]))
-        self._state = state
+        if self.game.fused_step and not self._state_shared:  # nobody else holds the state
+            state = self._state
+            self.game._step_inplace(state, np.array([action]))
+        else:
+            state = self.game.step(self._state, np.array([action]))
+            self._state = state
+            self._state_shared = False
         self._obs_cache.clear()
         self._cumulative_rewards[agent] = 0.0
         rewards = self.rewards

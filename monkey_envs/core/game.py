@@ -218,10 +218,8 @@ class Game(abc.ABC, Generic[S]):
         if self.fused_step:
             acts = as_actions(state, actions, copy=False)  # only read
             new = state.clone()
-            if self._step_fused(new, acts):
-                return new
-            check_actions(state, acts, self.num_actions)  # raises the ValueError naming the rows
-            raise RuntimeError("_step_fused rejected actions that check_actions accepts")
+            self._step_inplace(new, acts)
+            return new
         done = state.terminated | state.truncated
         acts = check_actions(state, actions, self.num_actions, done)
         new = state.clone()
@@ -237,6 +235,17 @@ class Game(abc.ABC, Generic[S]):
             self._step(sub, acts[idx], np.ones(idx.size, dtype=bool))
             new.put(idx, sub)
         return new
+
+    def _step_inplace(self, state: S, actions: Any) -> None:
+        """:meth:`step` advancing ``state`` itself instead of a copy (games with :attr:`fused_step`).
+
+        For a face that owns ``state`` (nobody else holds it) and knows it belongs to this game.
+        Raises the same ``ValueError`` as :meth:`step` for bad actions, with ``state`` unchanged.
+        """
+        acts = as_actions(state, actions, copy=False)
+        if not self._step_fused(state, acts):  # nothing was changed
+            check_actions(state, acts, self.num_actions)  # raises the ValueError naming the rows
+            raise RuntimeError("_step_fused rejected actions that check_actions accepts")
 
     def _check_state_shape(self, state: S) -> None:
         b = state.batch_size
