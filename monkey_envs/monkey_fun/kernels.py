@@ -737,20 +737,26 @@ def observe(
                 seat = rot[r]
                 for f in range(FIELDS):
                     row[o_counts + f * P + r] = np.float32(c[f, seat]) * _F025
-        row[o_owner:o_fv] = 0.0
+        ow = row[o_owner:o_fv]
+        ow[:] = 0.0
+        ob = owner[b]
         for f in range(FIELDS):
-            o = owner[b, f]
+            o = ob[f]
             if o >= 0:
-                row[o_owner + f * P + rel[o]] = _ONE_F
-            row[o_fv + f] = field_value[f]
+                ow[f * P + rel[o]] = _ONE_F
+        fv = row[o_fv : o_fv + FIELDS]
+        for f in range(FIELDS):
+            fv[f] = field_value[f]
         cp = current_player[b]
         for r in range(P):
             seat = rot[r]
             row[o_supply + r] = np.float32(supply[b, seat]) * _F_MONKEY
             row[o_box + r] = np.float32(box[b, seat]) * _F_MONKEY
             row[o_move + r] = _ONE_F if cp == seat else np.float32(0.0)
+        dd = row[o_disc : o_disc + MAX_CARD]
+        db = discard[b]
         for v in range(MAX_CARD):
-            row[o_disc + v] = np.float32(discard[b, v + 1]) * _F025
+            dd[v] = np.float32(db[v + 1]) * _F025
         row[o_draw] = np.float32(draw_size[b]) * _F_PILE
         row[o_solo:dim] = 0.0
         if solo:
