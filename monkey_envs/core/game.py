@@ -158,7 +158,8 @@ class Game(abc.ABC, Generic[S]):
     spec: ClassVar[GameSpec]
     state_class: ClassVar[type[BatchState]]
     #: True for a game that implements :meth:`_step_fused` (validation and the step of every
-    #: running row in one compiled call) instead of :meth:`_step`.
+    #: running row in one compiled call) instead of :meth:`_step`; such a game can also be
+    #: stepped in place (:meth:`_step_inplace`, used by the AEC face).
     fused_step: ClassVar[bool] = False
     num_players: int
     num_actions: int
@@ -216,9 +217,8 @@ class Game(abc.ABC, Generic[S]):
             raise ValueError(f"state must be a {self.state_class.__name__}, got {type(state).__name__}")
         self._check_state_shape(state)
         if self.fused_step:
-            acts = as_actions(state, actions, copy=False)  # only read
             new = state.clone()
-            self._step_inplace(new, acts)
+            self._step_inplace(new, actions)  # on an error the clone is dropped
             return new
         done = state.terminated | state.truncated
         acts = check_actions(state, actions, self.num_actions, done)
@@ -304,7 +304,7 @@ class Game(abc.ABC, Generic[S]):
         raise NotImplementedError(f"{type(self).__name__} implements neither _step nor _step_fused")
 
     def _step_fused(self, state: S, actions: np.ndarray) -> bool:
-        """Validate and apply ``actions (B,) int64`` to ``state`` (a fresh clone) in place.
+        """Validate and apply ``actions (B,) int64`` to ``state`` in place (a clone, or a state its caller owns).
 
         For games with :attr:`fused_step`. When an action of a running row is out of range or
         illegal, return False having changed nothing (``step`` then raises the
