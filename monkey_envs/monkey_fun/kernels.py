@@ -713,14 +713,16 @@ def observe(
             rot[r] = seat
             rel[seat] = r
         hand = hands[b, p]
+        hv = row[o_hand : o_hand + HAND]
         for j in range(HAND):
-            row[o_hand + j] = np.float32(hand[j]) * _F_CARD
-        row[o_af:o_counts] = 0.0
+            hv[j] = np.float32(hand[j]) * _F_CARD
+        af = row[o_af:o_counts]
+        af[:] = 0.0
         subset_fields(hand, field_of_sum, scratch)
         for a in range(NUM_SUBSETS):
             f = scratch[a]
             if f >= 0:
-                row[o_af + a * FIELDS + f] = _ONE_F
+                af[a * FIELDS + f] = _ONE_F
         c = counts[b]
         if P == 2:
             cf = counts_flat[b]
@@ -748,11 +750,16 @@ def observe(
         for f in range(FIELDS):
             fv[f] = field_value[f]
         cp = current_player[b]
+        sv = row[o_supply : o_supply + P]
+        bv = row[o_box : o_box + P]
+        mv = row[o_move : o_move + P]
+        sb = supply[b]
+        bb = box[b]
         for r in range(P):
             seat = rot[r]
-            row[o_supply + r] = np.float32(supply[b, seat]) * _F_MONKEY
-            row[o_box + r] = np.float32(box[b, seat]) * _F_MONKEY
-            row[o_move + r] = _ONE_F if cp == seat else np.float32(0.0)
+            sv[r] = np.float32(sb[seat]) * _F_MONKEY
+            bv[r] = np.float32(bb[seat]) * _F_MONKEY
+            mv[r] = _ONE_F if cp == seat else np.float32(0.0)
         dd = row[o_disc : o_disc + MAX_CARD]
         db = discard[b]
         for v in range(MAX_CARD):
