@@ -443,7 +443,7 @@ class GreedyMonkeyFun:
             if parts:
                 terms = {k: np.zeros(field.shape, dtype=np.float32) for k in _TERMS}
             if keys.size:
-                s, t = self._scores(v, keys // D.NUM_FIELDS, keys % D.NUM_FIELDS, numbers)
+                s, t = self._scores(v, keys // D.NUM_FIELDS, keys % D.NUM_FIELDS, numbers, parts=parts)
                 score[rows, acts] = s[position[key]]
                 if terms is not None:
                     for k, arr in t.items():
@@ -458,7 +458,7 @@ class GreedyMonkeyFun:
 
     # ------------------------------------------------------------------ normal / quick game
     def _scores(
-        self, v: dict[str, np.ndarray], row: np.ndarray, field: np.ndarray, numbers: np.ndarray
+        self, v: dict[str, np.ndarray], row: np.ndarray, field: np.ndarray, numbers: np.ndarray, parts: bool = False
     ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         """Value of the board after placing one of our monkeys, for ``N`` (row, field) pairs.
 
@@ -475,8 +475,8 @@ class GreedyMonkeyFun:
             numbers: ``(B, 36) int64`` field numbers.
 
         Returns:
-            ``(N,) float64`` scores, and their scaled terms (``(N,)`` arrays named as in
-            :meth:`action_features`).
+            ``(N,) float64`` scores, and with ``parts`` their scaled terms (``(N,)`` arrays named
+            as in :meth:`action_features`; an empty dict otherwise).
         """
         w = self.weights
         P = self.num_players
@@ -578,6 +578,8 @@ class GreedyMonkeyFun:
             + w.secure * secured
             + w.material * progress * (material[:, 0] - opp_material)
         )
+        if not parts:  # act() needs only the score
+            return np.asarray(score, dtype=np.float64), {}
         terms = {
             "win": win_now,
             "danger": danger,
