@@ -15,12 +15,11 @@ plays every seat and every deal equally often when ``num_games`` is a multiple o
 
 Win rates come with 95% Wilson score intervals (:func:`wilson_interval`)::
 
-    from agents import make_agent
     from agents.evaluate import play_games
-    from monkey_envs.monkey_fun import MonkeyFun
+    from monkey_envs import make_game
 
-    game = MonkeyFun(num_players=2)
-    result = play_games(game, ["greedy", "random"], num_games=1000, seed=0)
+    game = make_game("<game name>", num_players=2)
+    result = play_games(game, ["random", "random"], num_games=1000, seed=0)
     print(result.table())
 
 Outcomes. A seat that wins (alone or sharing the win with some, not all, seats) has a win; a
@@ -31,9 +30,7 @@ every other seat has a loss.
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import math
-import sys
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -90,7 +87,7 @@ class AgentResult:
         ci_low / ci_high: 95% Wilson interval of ``win_rate``. (Seats of one agent in the same
             game are negatively correlated -- at most one wins -- so the interval is then, if
             anything, conservative.)
-        mean_score: mean end-of-game score of its seats (``state.scores``; 0 after a Monkey Fun
+        mean_score: mean end-of-game score of its seats (``game.scores``; 0 after a Monkey Fun
             line win); ``None`` for games that keep no score.
         mean_return: mean sum of its seats' rewards per game.
         wins_by_seat: wins in each seat (to check seat effects).
@@ -188,7 +185,7 @@ class GameRecords:
         truncated: ``(N,) bool`` cut by ``max_steps`` (or truncated by the game).
         end_reason: ``(N,)`` str end reason of each game.
         stats: ``name -> (N, P) int64`` per-seat statistics the game reports at the end
-            (``game.bluff_stats``); empty if none.
+            (``game.episode_stats``); empty if none.
         seconds: wall time of the play.
     """
 
@@ -305,21 +302,13 @@ def play_lineups(
     )
 
 
-def _end_reason_names(state: Any) -> tuple[str, ...] | None:
-    """The ``END_REASONS`` table of the state's module, when the state keeps ``end_reason`` codes."""
-    names = getattr(sys.modules.get(type(state).__module__), "END_REASONS", None)
-    return tuple(names) if names is not None and hasattr(state, "end_reason") else None
-
-
 def _play_batch(
     game: Any, objs: list[Any], labels: list[str], seeds: np.ndarray, seat_obj: np.ndarray, max_steps: int
 ) -> tuple:
     """Play one batch of games to the end; per-game arrays in game order."""
     n, P = seat_obj.shape
     state = game.init(seeds)
-    has_scores = hasattr(state, "scores")
-    has_stats = hasattr(game, "bluff_stats")
-    reason_names = _end_reason_names(state)
+    has_scores = game.scores(state) is not None
     rows = np.arange(n)  # game of each row of the (shrinking) batch
     returns = np.zeros((n, P), dtype=np.float64)
     winners = np.zeros((n, P), dtype=bool)
@@ -361,14 +350,11 @@ def _play_batch(
         lengths[ids] = state.step_count[d]
         truncated[ids] = state.truncated[d]
         if has_scores:
-            scores[ids] = state.scores[d]
-        if has_stats:
-            for k, v in game.bluff_stats(state).items():
-                stats.setdefault(k, np.zeros((n, P), dtype=np.int64))[ids] = v[d]
-        if reason_names is not None:
-            reasons[ids] = np.asarray(reason_names, dtype=object)[state.end_reason[d].astype(np.int64)]
-        else:  # bookkeeping of finished games only (not the stepping loop)
-            reasons[ids] = [game.episode_info(state, int(r)).get("end_reason", "unknown") for r in d]
+            scores[ids] = game.scores(state)[d]
+        for k, v in game.episode_stats(state).items():
+            stats.setdefault(k, np.zeros((n, P), dtype=np.int64))[ids] = v[d]
+        names = game.end_reason_names(state)
+        reasons[ids] = [names[i] for i in d.tolist()]
         if cut is not None:
             c = rows[cut]
             winners[c] = False
@@ -449,11 +435,9 @@ def seat_assignment(num_games: int, num_players: int, seed: int = 0) -> tuple[np
 def build_agents(game: Any, agents: Sequence[Any], seed: int = 0) -> list[Any]:
     """Agents from names or objects: entry ``i`` is ``make_agent(agents[i], game, seed + i)``.
 
-    Every agent name known to the project resolves here (the Funky Monkey heuristics included).
+    Every agent name registered for the game resolves here (:mod:`agents.registry`).
     """
-    from agents import make_agent  # late import: agents/__init__ imports heuristics
-
-    importlib.import_module("agents.heuristics.funky_monkey")  # registers honest/believer/skeptic/track
+    from agents.registry import make_agent  # every game's agents load lazily from the registry
 
     return [make_agent(a, game, seed + i) for i, a in enumerate(agents)]
 
@@ -498,7 +482,7 @@ def play_games(
     """Play ``num_games`` seat-balanced games between ``agents`` on the batched core.
 
     Args:
-        game: a core game (e.g. ``MonkeyFun(num_players=2)``).
+        game: a core game (e.g. ``make_game(name, num_players=2)``).
         agents: ``game.num_players`` agents or agent names (built with
             ``make_agent(name, game, seed + i)``). The same object may appear several times.
         num_games: games to play (all in one batch); a multiple of ``P`` balances seats exactly.

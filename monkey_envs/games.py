@@ -1,11 +1,14 @@
-"""The games of monkey-envs, by name.
+"""The games of monkey-envs, by name: the game registry.
 
 :data:`GAMES` maps a game's snake_case name to the ``"module:Class"`` path of its batched
-rules. Everything else (the PettingZoo and gymnasium ids, the AEC shims, the SB3 VecEnv) is
-derived from this dict and each game's :class:`~monkey_envs.core.spec.GameSpec`, so adding a
-game is one line here plus a 5-line ``monkey_envs/<name>_v<version>.py`` shim::
+rules. Everything else -- the PettingZoo and gymnasium ids, the AEC / Parallel envs, the
+gymnasium and SB3 vector envs, the arena, ``training.run``, the benchmarks and the conformance
+suite -- is derived from this dict and each game's :class:`~monkey_envs.core.spec.GameSpec` and
+hooks, so adding a game to the package is one line here (see the README, "How to add a game").
+A game outside the package registers itself with :func:`register_game`::
 
-    game = make_game("monkey_fun", num_players=3, variant="quick")
+    register_game("toy_dice", "my_package.toy_dice:ToyDice")
+    game = make_game("toy_dice", num_players=3)
 """
 
 from __future__ import annotations
@@ -21,6 +24,38 @@ GAMES: dict[str, str] = {
     "funky_monkey": "monkey_envs.funky_monkey:FunkyMonkey",
 }
 
+#: The game a tool uses when none is named (``training.run``'s embedded default): the first entry.
+DEFAULT_GAME: str = next(iter(GAMES))
+
+
+def register_game(name: str, path: str | type[Game]) -> None:
+    """Add a game to the registry and register its PettingZoo and gymnasium ids.
+
+    Args:
+        name: the game's snake_case name; must equal its ``spec.name``.
+        path: ``"module:Class"`` of a :class:`~monkey_envs.core.game.Game` subclass, or the class.
+
+    Raises:
+        ValueError: a name that is taken by another game, or a class whose ``spec.name`` differs.
+    """
+    if isinstance(path, type):
+        path = f"{path.__module__}:{path.__qualname__}"
+    if not isinstance(name, str) or not name.isidentifier():
+        raise ValueError(f"a game name must be a snake_case identifier, got {name!r}")
+    if name in GAMES and GAMES[name] != path:
+        raise ValueError(f"game {name!r} is already registered as {GAMES[name]!r}")
+    GAMES[name] = path
+    try:
+        cls = game_class(name)
+        if cls.spec.name != name:
+            raise ValueError(f"game {path!r} has spec.name {cls.spec.name!r}, registered as {name!r}")
+    except Exception:
+        del GAMES[name]
+        raise
+    from monkey_envs.registration import register_all
+
+    register_all()
+
 
 def game_class(name: str) -> type[Game]:
     """The rules class registered under ``name``.
@@ -31,7 +66,12 @@ def game_class(name: str) -> type[Game]:
     if not isinstance(name, str) or name not in GAMES:
         raise ValueError(f"unknown game {name!r}; known games: {sorted(GAMES)}")
     module, cls = GAMES[name].split(":")
-    return getattr(importlib.import_module(module), cls)
+    obj: Any = importlib.import_module(module)
+    for part in cls.split("."):
+        obj = getattr(obj, part)
+    if not (isinstance(obj, type) and issubclass(obj, Game)):
+        raise ValueError(f"game {name!r} points at {GAMES[name]!r}, which is not a Game subclass")
+    return obj
 
 
 def make_game(name: str, **kwargs: Any) -> Game:
@@ -61,4 +101,4 @@ def resolve_game(game: str | Game, **kwargs: Any) -> Game:
     raise ValueError(f"game must be a game name {sorted(GAMES)} or a Game object, got {game!r}")
 
 
-__all__ = ["GAMES", "game_class", "make_game", "resolve_game"]
+__all__ = ["DEFAULT_GAME", "GAMES", "game_class", "make_game", "register_game", "resolve_game"]

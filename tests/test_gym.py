@@ -75,7 +75,7 @@ def test_single_env_mask_in_info_and_action_masks_agree_with_the_core():
 
 
 def test_single_env_illegal_action_raises_value_error_and_changes_nothing():
-    env = gym.make(ENV_ID, num_players=2)
+    env = gym.make(ENV_ID, num_players=2, illegal_action="raise")
     for seed in range(100):
         _, info = env.reset(seed=seed)
         if not info["action_mask"].all():

@@ -1,5 +1,5 @@
-"""Hand-written heuristic agents, one module per game."""
+"""Hand-written heuristic agents, one module per game (``agents.heuristics.<game name>``).
 
-from agents.heuristics.monkey_fun import GreedyMonkeyFun, hit_probability, make_greedy
-
-__all__ = ["GreedyMonkeyFun", "hit_probability", "make_greedy"]
+Each module registers its agents with :func:`agents.registry.register_agent` when imported;
+the registry imports a game's module the first time that game's agents are looked up.
+"""

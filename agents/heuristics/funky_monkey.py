@@ -441,11 +441,11 @@ AGENT_CLASSES: dict[str, type[FunkyHeuristic]] = {
 
 
 def register() -> None:
-    """Register the four heuristics with :func:`agents.register_agent` (for ``funky_monkey`` only)."""
-    from agents import register_agent
+    """Register the four heuristics with :func:`agents.registry.register_agent` (for ``funky_monkey`` only)."""
+    from agents.registry import register_agent
 
     for name, cls in AGENT_CLASSES.items():
-        register_agent(name, _factory(cls), games=("funky_monkey",))
+        register_agent(name, _factory(cls), game="funky_monkey")
 
 
 register()

@@ -72,6 +72,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import argmax_legal
+from agents.registry import register_agent
 from monkey_envs.monkey_fun import data as D
 from monkey_envs.monkey_fun.rules import NUM_SUBSETS, SUBSET_BITS
 
@@ -640,3 +641,6 @@ def _hand_values(piece: np.ndarray) -> np.ndarray:
 def make_greedy(game: Any, seed: int = 0) -> GreedyMonkeyFun:
     """Registry factory for ``make_agent("greedy", game, seed)``."""
     return GreedyMonkeyFun(game, seed)
+
+
+register_agent("greedy", make_greedy, game="monkey_fun")

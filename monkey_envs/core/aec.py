@@ -3,7 +3,7 @@
 Each game's versioned shim is five lines::
 
     from monkey_envs.core.aec import make_aec_api
-    env, raw_env = make_aec_api("monkey_fun", __name__)
+    env, raw_env = make_aec_api("<game name>", __name__)
 
 ``raw_env(**game_options, render_mode=None)`` is a :class:`GameAECEnv` for that game;
 ``env(...)`` wraps it in PettingZoo's standard chain (as ``pettingzoo.classic.connect_four``):
@@ -24,6 +24,7 @@ seed continue a deterministic episode stream (:class:`~monkey_envs.core.faces.Ep
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -79,7 +80,13 @@ class GameAECEnv(AECEnv):
             raise ValueError(f"render_mode must be None or one of {RENDER_MODES}, got {render_mode!r}")
         self.render_mode = render_mode
         spec = self.game.spec
-        self.metadata = {**type(self).metadata, "name": f"{spec.name}_v{spec.version}"}
+        # a simultaneous game commits the choices of a tick hidden from everyone until it
+        # resolves, so PettingZoo's aec_to_parallel conversion is sound exactly for those
+        self.metadata = {
+            **type(self).metadata,
+            "name": f"{spec.name}_v{spec.version}",
+            "is_parallelizable": spec.simultaneous,
+        }
         P = self.game.num_players
         self.possible_agents = [f"player_{i}" for i in range(P)]
         self._seat_of = {a: i for i, a in enumerate(self.possible_agents)}
@@ -242,7 +249,7 @@ def make_aec_api(game_name: str, module_name: str) -> tuple[Callable[..., AECEnv
 
     Args:
         game_name: a key of :data:`monkey_envs.games.GAMES`.
-        module_name: the shim's ``__name__`` (so ``raw_env`` pickles as ``<module>.raw_env``).
+        module_name: the module that will hold them (so ``raw_env`` pickles as ``<module>.raw_env``).
 
     Returns:
         ``(env, raw_env)``: ``raw_env(render_mode=None, **game_options)`` is a
@@ -258,7 +265,7 @@ def make_aec_api(game_name: str, module_name: str) -> tuple[Callable[..., AECEnv
             "__qualname__": "raw_env",
             "__doc__": f"{spec.gym_name} as an unwrapped PettingZoo AEC env (see :class:`GameAECEnv`).",
             "game_name": game_name,
-            "metadata": {**GameAECEnv.metadata, "name": env_name},
+            "metadata": {**GameAECEnv.metadata, "name": env_name, "is_parallelizable": spec.simultaneous},
         },
     )
 
@@ -272,6 +279,21 @@ def make_aec_api(game_name: str, module_name: str) -> tuple[Callable[..., AECEnv
         "Keyword arguments: ``render_mode`` and the game's options."
     )
     return env, raw_env
+
+
+@functools.cache
+def aec_api(game_name: str) -> tuple[Callable[..., AECEnv], type[GameAECEnv]]:
+    """``(env, raw_env)`` of game ``game_name``, in its versioned module ``monkey_envs.<name>_v<version>``.
+
+    The module is the game's shim file when it has one, else the one
+    :func:`monkey_envs.versioned_module` generates; both give the same classes.
+    """
+    import monkey_envs
+
+    spec = game_class(game_name).spec
+
+    module = monkey_envs.versioned_module(f"{spec.name}_v{spec.version}")
+    return module.env, module.raw_env
 
 
 def spec_page(game_name: str) -> str:

@@ -42,7 +42,7 @@ import numpy as np
 
 from monkey_envs.core.faces import EpisodeStream, entropy_seed
 from monkey_envs.core.game import Game, as_seeds, check_actions
-from monkey_envs.core.opponents import OpponentPool, member_name
+from monkey_envs.core.opponents import OpponentPool, member_name, resolve_agent
 from monkey_envs.core.rng import draw_uniform, seed_rng
 from monkey_envs.core.state import BatchState
 
@@ -129,9 +129,10 @@ class SingleAgentDriver:
     Args:
         game: the game (any :class:`~monkey_envs.core.game.Game`).
         num_envs: batch size ``B`` (>= 1).
-        opponent: one opponent for every other seat -- a name for
-            :func:`agents.make_agent` (``"random"`` is the batch-invariant
-            :class:`RowRandomOpponent`) or an object with ``act(obs, mask)`` -- or a list of
+        opponent: one opponent for every other seat -- a name (``"random"`` is the
+            batch-invariant :class:`RowRandomOpponent`; other names go to the installed agent
+            library, :func:`~monkey_envs.core.opponents.resolve_agent`), a factory
+            ``factory(game, seed)`` or an object with ``act(obs, mask)`` -- or a list of
             ``P - 1`` of those, entry ``k`` playing the ``k``-th seat after the learner in turn
             order (seat ``(learner + 1 + k) % P``), or an
             :class:`~monkey_envs.core.opponents.OpponentPool` (each opponent seat draws a member
@@ -219,8 +220,10 @@ class SingleAgentDriver:
         else:
             specs = [opponent] * n
         for s in specs:
-            if not (isinstance(s, str) or hasattr(s, "act")):
-                raise ValueError(f"an opponent must be an agent name or an object with act(obs, mask), got {s!r}")
+            if not (isinstance(s, str) or hasattr(s, "act") or callable(s)):
+                raise ValueError(
+                    f"an opponent must be an agent name, a factory(game, seed) or an object with act(obs, mask), got {s!r}"
+                )
         members: list[Any] = []
         keys: list[Any] = []
         fixed = np.zeros(max(n, 1), dtype=np.int64)
@@ -238,15 +241,11 @@ class SingleAgentDriver:
         """The built agent of member ``m`` (names are built once, with the driver's agent seed)."""
         agent = self._built.get(m)
         if agent is None:
-            from agents import make_agent  # lazy: keeps `import monkey_envs` free of agent code
-
             spec = self._members[m]
-            if spec == "random":
+            if isinstance(spec, str) and spec == "random":
                 agent = self._random
-            elif isinstance(spec, str):
-                agent = make_agent(spec, self.game, self._agent_seed)
             else:
-                agent = spec
+                agent = resolve_agent(spec, self.game, self._agent_seed)
             self._built[m] = agent
         return agent
 

@@ -3,7 +3,7 @@
 A game object holds a validated configuration (player count, variant, ...) and pure rules
 over a :class:`~monkey_envs.core.state.BatchState`::
 
-    game = MonkeyFun(num_players=2)
+    game = make_game("<game name>", num_players=2)
     state = game.init(np.arange(64))               # 64 games, seeds 0..63
     obs = game.observe(state, state.current_player) # (64, obs_dim) float32
     actions = agent.act(obs, state.legal_action_mask)
@@ -348,3 +348,107 @@ class Game(abc.ABC, Generic[S]):
     def episode_info(self, state: S, row: int) -> dict[str, Any]:
         """Per-episode facts for ``info`` dicts (scores, end reason, ...); games extend it."""
         return {}
+
+    # ------------------------------------------------------------------ hooks (generic defaults)
+    # Whatever evaluation, the arena, training, benchmarks and the conformance suite need to know
+    # about a game comes from these methods (and :attr:`spec`), never from a branch on its name.
+
+    #: Configurations the conformance suite and the shared tests run this game in (keyword
+    #: arguments of the constructor); the first is the default configuration.
+    test_configs: ClassVar[tuple[dict[str, Any], ...]] = ({},)
+
+    def end_reason_names(self, state: S) -> list[str]:
+        """``B`` names of each row's ``end_reason`` (``spec.end_reasons``; ``"running"`` while running)."""
+        names = self.spec.end_reasons
+        codes = np.asarray(state.end_reason, dtype=np.int64)
+        return [names[c] if 0 <= c < len(names) else f"code_{c}" for c in codes.tolist()]
+
+    def scores(self, state: S) -> np.ndarray | None:
+        """``(B, P) float64`` end-of-game scores, or ``None`` for a game that keeps none."""
+        return None
+
+    def episode_stats(self, state: S) -> dict[str, np.ndarray]:
+        """Per-seat counters of the episode so far, ``name -> (B, P) int64`` (empty by default).
+
+        The arena and evaluation sum them over the seats each agent held and hand the sums to
+        :meth:`stats_summary` (Funky Monkey: bluffs, truthful plays, accepted bluffs, ...).
+        """
+        return {}
+
+    #: Title of the table :meth:`stats_summary` fills (arena and run reports).
+    stats_title: ClassVar[str] = "Game statistics"
+
+    def stats_summary(self, totals: dict[str, int], seats: int) -> dict[str, Any] | None:
+        """Analytics of one agent from its summed :meth:`episode_stats` over ``seats`` seats held.
+
+        Returns ``None`` (the default) or a flat dict ``metric -> number | None`` (rates, counts;
+        a ``[low, high]`` list for an interval); the arena prints one row per agent, one column
+        per metric, and the run report stores the dict.
+        """
+        return None
+
+    def evaluation_reports(
+        self, agent: Any, opponents: list[Any], num_games: int, seed: int, name: str = "agent"
+    ) -> list[tuple[str, dict[str, Any], str]]:
+        """Game-specific analyses of a trained agent (``agent`` and ``opponents`` act on batches).
+
+        ``training.run`` calls this after its evaluation and appends each ``(title, data,
+        markdown)`` to ``eval.json`` / ``eval.md``. Default: none. (Funky Monkey: the bluff
+        rate by context.)
+        """
+        return []
+
+    def movers(self, state: S) -> np.ndarray:
+        """``(B, P) bool``: seats that still have to choose in the current decision.
+
+        Sequential games: the current player only. A simultaneous game
+        (``spec.dynamics == "simultaneous"``) returns every seat that still has to commit its
+        choice in the current tick; the core asks them one after another (``current_player``)
+        and must keep every commit hidden from every observation and mask until the tick
+        resolves -- the conformance suite checks this.
+        """
+        b = state.batch_size
+        out = np.zeros((b, self.num_players), dtype=bool)
+        cp = state.current_player.astype(np.int64)
+        live = cp >= 0
+        out[np.flatnonzero(live), cp[live]] = True
+        return out
+
+    def state_violations(self, state: S) -> list[tuple[str, int, str]]:
+        """The game's consistency laws broken by ``state``: ``(field, row, why)`` triples.
+
+        Conservation invariants (cards, monkeys, coconuts, ...), value ranges and a phase or
+        decider that exists. The random-play fuzz of the conformance suite asserts an empty
+        list after every step. Default: the shared fields' ranges only.
+        """
+        out: list[tuple[str, int, str]] = []
+        cp = state.current_player.astype(np.int64)
+        done = state.terminated | state.truncated
+        for r in np.flatnonzero((cp < -1) | (cp >= self.num_players)).tolist():
+            out.append(("current_player", r, f"seat {cp[r]} outside [-1, {self.num_players})"))
+        for r in np.flatnonzero(done != (cp < 0)).tolist():
+            out.append(("current_player", r, "must be -1 exactly when the game is over"))
+        for r in np.flatnonzero(done & state.legal_action_mask.any(1)).tolist():
+            out.append(("legal_action_mask", r, "a finished game has legal actions"))
+        for r in np.flatnonzero(~done & ~state.legal_action_mask.any(1)).tolist():
+            out.append(("legal_action_mask", r, "a running game has no legal action"))
+        er = state.end_reason.astype(np.int64)
+        for r in np.flatnonzero((er < 0) | (er >= len(self.spec.end_reasons))).tolist():
+            out.append(("end_reason", r, f"code {er[r]} outside the game's {len(self.spec.end_reasons)} reasons"))
+        for r in np.flatnonzero(~done & state.winners_mask.any(1)).tolist():
+            out.append(("winners_mask", r, "a running game has winners"))
+        return out
+
+    def resample_hidden(self, state: S, seat: int, seed: int) -> S | None:
+        """A state that ``seat`` cannot tell apart from ``state`` but that differs in what it cannot see.
+
+        The no-peeking check of the conformance suite resamples with several seeds and asserts
+        that ``seat``'s observation, mask, ``info`` and ``render(viewer=seat)`` are unchanged.
+        Games with hidden information (hands, draw order, face-down tiles) implement it; the
+        default resamples only what no seat can see in any game: the RNG streams (the next
+        chance events). A game returns ``None`` when it cannot resample this state.
+        """
+        new = state.clone()
+        rng = np.random.default_rng(seed)
+        new.rng[:] = rng.integers(0, 2**63, size=new.rng.shape, dtype=np.int64).astype(np.uint64)
+        return new

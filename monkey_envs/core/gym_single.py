@@ -1,6 +1,6 @@
 """gymnasium single-agent face over any game (the batched driver with one row).
 
-``gymnasium.make("monkey_envs/MonkeyFun-v0", opponent="greedy", num_players=2)`` builds a
+``gymnasium.make("monkey_envs/<Game>-v0", opponent=..., num_players=...)`` builds a
 :class:`GameEnv`: the learner plays one seat (random per episode unless ``learner_seat`` is
 fixed) and every other seat is played by ``opponent`` inside :meth:`GameEnv.step`.
 
@@ -31,6 +31,7 @@ from gymnasium import spaces
 from monkey_envs.core.driver import OpponentSpec
 from monkey_envs.core.faces import build_driver, observation_box
 from monkey_envs.core.game import Game
+from monkey_envs.games import DEFAULT_GAME
 
 RENDER_MODES = ("ansi", "human")
 
@@ -39,7 +40,8 @@ class GameEnv(gymnasium.Env):
     """One game against built-in opponents, as a gymnasium ``Env``.
 
     Args:
-        game: a game name (e.g. ``"monkey_fun"``) or a built game.
+        game: a game name (a key of :data:`monkey_envs.games.GAMES`) or a built game; ``None``
+            is :data:`monkey_envs.games.DEFAULT_GAME`.
         opponent: an agent name for :func:`agents.make_agent` (``"random"`` default,
             ``"greedy"``, ...), an agent object, or a list of ``P - 1`` of those (entry ``k``
             plays the ``k``-th seat after the learner).
@@ -59,7 +61,7 @@ class GameEnv(gymnasium.Env):
 
     def __init__(
         self,
-        game: str | Game = "monkey_fun",
+        game: str | Game | None = None,
         opponent: OpponentSpec | Sequence[OpponentSpec] = "random",
         learner_seat: int | None = None,
         illegal_action: str = "raise",
@@ -68,7 +70,7 @@ class GameEnv(gymnasium.Env):
         **game_options: Any,
     ) -> None:
         self.driver = build_driver(
-            game,
+            DEFAULT_GAME if game is None else game,
             1,
             opponent=opponent,
             learner_seat=learner_seat,

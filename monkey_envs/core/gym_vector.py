@@ -1,6 +1,6 @@
 """gymnasium vector face: ``N`` games stepped together on the batched core (no sub-envs).
 
-``gymnasium.make_vec("monkey_envs/MonkeyFun-v0", num_envs=N, vectorization_mode="vector_entry_point",
+``gymnasium.make_vec("monkey_envs/<Game>-v0", num_envs=N, vectorization_mode="vector_entry_point",
 opponent="random")`` builds a :class:`GameVectorEnv` over the
 :class:`~monkey_envs.core.driver.SingleAgentDriver` -- the same learner / opponent logic as the
 single env, on the whole batch.
@@ -34,6 +34,7 @@ from gymnasium.vector.utils import batch_space
 from monkey_envs.core.driver import OpponentSpec
 from monkey_envs.core.faces import build_driver, entropy_seed, observation_box, row_seeds
 from monkey_envs.core.game import Game
+from monkey_envs.games import DEFAULT_GAME
 
 RENDER_MODES = ("ansi", "human")
 
@@ -43,7 +44,8 @@ class GameVectorEnv(VectorEnv):
 
     Args:
         num_envs: number of games ``N``.
-        game: a game name (e.g. ``"monkey_fun"``) or a built game.
+        game: a game name (a key of :data:`monkey_envs.games.GAMES`) or a built game; ``None``
+            is :data:`monkey_envs.games.DEFAULT_GAME`.
         opponent: an agent name, an agent object, or a list of ``P - 1`` of those (see
             :class:`~monkey_envs.core.driver.SingleAgentDriver`).
         learner_seat: fixed learner seat, or ``None`` for a random seat per episode and env.
@@ -64,7 +66,7 @@ class GameVectorEnv(VectorEnv):
     def __init__(
         self,
         num_envs: int = 1,
-        game: str | Game = "monkey_fun",
+        game: str | Game | None = None,
         opponent: OpponentSpec | Sequence[OpponentSpec] = "random",
         learner_seat: int | None = None,
         illegal_action: str = "raise",
@@ -73,7 +75,7 @@ class GameVectorEnv(VectorEnv):
         **game_options: Any,
     ) -> None:
         self.driver = build_driver(
-            game,
+            DEFAULT_GAME if game is None else game,
             num_envs,
             opponent=opponent,
             learner_seat=learner_seat,

@@ -5,7 +5,7 @@ A single-agent face (gymnasium, SB3 VecEnv) normally plays one fixed opponent pe
 *member* of the pool with probability proportional to the pool's weights::
 
     pool = OpponentPool(["honest", "skeptic", "track"])          # a heuristic mix, uniform
-    venv = MonkeyVecEnv("funky_monkey", 64, opponent=pool, num_players=4)
+    venv = MonkeyVecEnv(game, 64, opponent=pool)
 
     pool.add(snapshot_agent, name="snapshot_3")                    # self-play grows the pool
     pool.set_weights([0, 0, 1, 1])                                 # e.g. only the snapshots
@@ -23,10 +23,50 @@ prioritised self-play sampling reads (see ``training/selfplay.py``).
 
 from __future__ import annotations
 
+import importlib.metadata
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+
+#: Entry-point group through which agent names (other than ``"random"``) are resolved. This
+#: project's ``pyproject.toml`` points it at ``agents.registry:make_agent``; the env library
+#: itself never imports an agent package.
+AGENT_ENTRY_POINT_GROUP = "monkey_envs.agents"
+
+
+def _resolvers() -> list[Any]:
+    return [ep.load() for ep in importlib.metadata.entry_points(group=AGENT_ENTRY_POINT_GROUP)]
+
+
+def resolve_agent(spec: Any, game: Any, seed: int = 0) -> Any:
+    """An agent object for ``game`` from an object, a factory or a name.
+
+    * an object with ``act(obs, mask)`` is returned as it is;
+    * a callable without ``act`` is a factory: ``spec(game, seed)``;
+    * a name is resolved by the installed agent library (the :data:`AGENT_ENTRY_POINT_GROUP`
+      entry point: ``make_agent(name, game, seed)``).
+
+    Raises:
+        ValueError: not an agent, a factory returning no agent, an unknown name, or a name with
+            no agent library installed.
+    """
+    if hasattr(spec, "act"):
+        return spec
+    if callable(spec) and not isinstance(spec, str):
+        agent = spec(game, seed)
+        if not hasattr(agent, "act"):
+            raise ValueError(f"opponent factory {spec!r} returned {agent!r}, which has no act(obs, mask)")
+        return agent
+    if not isinstance(spec, str):
+        raise ValueError(f"an opponent must be an agent name, a factory or an object with act(obs, mask), got {spec!r}")
+    resolvers = _resolvers()
+    if not resolvers:
+        raise ValueError(
+            f"opponent {spec!r}: no agent library is installed to resolve names (entry point group "
+            f"{AGENT_ENTRY_POINT_GROUP!r}); pass an agent object or a factory(game, seed), or 'random'"
+        )
+    return resolvers[0](spec, game, seed)
 
 
 def member_name(member: Any) -> str:

@@ -5,7 +5,7 @@
     from sb3_contrib import MaskablePPO
     from monkey_envs.core.sb3_vec import MonkeyVecEnv
 
-    venv = MonkeyVecEnv("monkey_fun", num_envs=64, opponent="greedy", seed=0, num_players=2)
+    venv = MonkeyVecEnv("<game name>", num_envs=64, opponent="random", seed=0, num_players=2)
     model = MaskablePPO("MlpPolicy", venv, n_steps=128).learn(20_000)
 
 Each of the ``N`` envs is one game in the batch of a
@@ -49,7 +49,7 @@ class MonkeyVecEnv(VecEnv):
     """``num_envs`` games of one game against built-in opponents, as an SB3 ``VecEnv``.
 
     Args:
-        game_or_name: a game name (e.g. ``"monkey_fun"``) or a built game.
+        game_or_name: a game name (a key of :data:`monkey_envs.games.GAMES`) or a built game.
         num_envs: number of envs ``N``.
         opponent: an agent name for :func:`agents.make_agent`, an agent object, a list of
             ``P - 1`` of those (entry ``k`` plays the ``k``-th seat after the learner), or an

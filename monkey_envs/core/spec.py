@@ -6,14 +6,18 @@ import dataclasses
 
 import numpy as np
 
+#: The game's dynamics: one seat decides at a time, or every seat of a tick chooses without
+#: seeing the others' choices of that tick (committed one seat after another in the core).
+DYNAMICS = ("sequential", "simultaneous")
+
 
 @dataclasses.dataclass(frozen=True)
 class GameSpec:
     """Static facts of a game, independent of its configuration.
 
     Attributes:
-        name: snake_case id, e.g. ``"monkey_fun"`` (PettingZoo id ``monkey_envs/<name>-v<version>``).
-        gym_name: CamelCase id, e.g. ``"MonkeyFun"`` (gymnasium id ``monkey_envs/<gym_name>-v<version>``).
+        name: snake_case id (PettingZoo id ``monkey_envs/<name>-v<version>``).
+        gym_name: CamelCase id (gymnasium id ``monkey_envs/<gym_name>-v<version>``).
         version: behaviour version; bumped whenever rules or encodings change.
         min_players / max_players: supported player counts.
         variants: names accepted by the ``variant`` option.
@@ -21,6 +25,14 @@ class GameSpec:
         information: ``"perfect"`` or ``"imperfect"``.
         reward_range: smallest and largest reward of one transition.
         description: one line for listings.
+        title: display name ("Monkey Fun"); defaults to ``gym_name``.
+        dynamics: ``"sequential"`` (one mover per decision) or ``"simultaneous"`` (every seat of
+            a tick commits a hidden choice in turn; the tick resolves after the last one; see
+            :meth:`~monkey_envs.core.game.Game.movers`). Simultaneous games get a PettingZoo
+            ``ParallelEnv``.
+        end_reasons: name of each ``state.end_reason`` code (code ``i`` is ``end_reasons[i]``;
+            code 0 is the running game).
+        default_players: player counts that benchmarks and listings use by default.
     """
 
     name: str
@@ -33,6 +45,25 @@ class GameSpec:
     information: str
     reward_range: tuple[float, float]
     description: str
+    title: str = ""
+    dynamics: str = "sequential"
+    end_reasons: tuple[str, ...] = ("running", "over")
+    default_players: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.dynamics not in DYNAMICS:
+            raise ValueError(f"GameSpec.dynamics must be one of {DYNAMICS}, got {self.dynamics!r}")
+        if not self.title:
+            object.__setattr__(self, "title", self.gym_name)
+        if not self.default_players:
+            object.__setattr__(self, "default_players", (self.min_players,))
+        if not self.name.isidentifier() or not self.gym_name.isidentifier():
+            raise ValueError(f"GameSpec names must be identifiers, got {self.name!r} / {self.gym_name!r}")
+
+    @property
+    def simultaneous(self) -> bool:
+        """True for a simultaneous-move game."""
+        return self.dynamics == "simultaneous"
 
 
 @dataclasses.dataclass(frozen=True)

@@ -31,6 +31,10 @@ class BatchState:
             for finished games.
         step_count: ``(B,) int32`` decisions taken so far.
         rng: ``(B, 2) uint64`` per-env counter-based RNG (see :mod:`monkey_envs.core.rng`).
+        winners_mask: ``(B, P) bool`` seats that won (set when the game ends; all False while
+            running and when nobody won).
+        end_reason: ``(B,) int8`` why the game ended: an index into the game's
+            ``spec.end_reasons`` (0 while running).
     """
 
     current_player: np.ndarray
@@ -40,6 +44,8 @@ class BatchState:
     legal_action_mask: np.ndarray
     step_count: np.ndarray
     rng: np.ndarray
+    winners_mask: np.ndarray
+    end_reason: np.ndarray
 
     #: Serialisation format version; bump when fields change meaning.
     FORMAT: ClassVar[int] = 1

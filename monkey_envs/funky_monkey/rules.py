@@ -118,6 +118,9 @@ SPEC = GameSpec(
     information="imperfect",
     reward_range=(D.REWARD_LOSS, D.REWARD_WIN),
     description="Pass a face-down movement card with an announcement (bluff allowed); first onto the tiger wins.",
+    title="Funky Monkey",
+    end_reasons=END_REASONS,
+    default_players=(2, 4, 7),
 )
 
 

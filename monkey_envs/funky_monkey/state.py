@@ -108,8 +108,6 @@ class FunkyMonkeyState(BatchState):
         debt_to: ``(B,) int8`` where they go: -1 the well, 0/1 offering bowl 1/2.
         pyramid_card: ``(B,) int8`` kind revealed by the monkey pyramid awaiting a direction, else -1.
         stats: ``(B, P, 12) int16`` bluff analytics, columns :data:`STAT_NAMES`.
-        winners_mask: ``(B, P) bool`` seats that won (set when the game ends).
-        end_reason: ``(B,) int8`` one of the ``END_*`` codes.
     """
 
     pos: np.ndarray
@@ -151,5 +149,3 @@ class FunkyMonkeyState(BatchState):
     debt_to: np.ndarray
     pyramid_card: np.ndarray
     stats: np.ndarray
-    winners_mask: np.ndarray
-    end_reason: np.ndarray

@@ -47,6 +47,9 @@ SPEC = GameSpec(
     information="imperfect",
     reward_range=(D.REWARD_LOSS, D.REWARD_WIN),
     description="Play 1-4 cards, place a monkey on the field of their sum; 4 in a row wins.",
+    title="Monkey Fun",
+    end_reasons=END_REASONS,
+    default_players=(2,),
 )
 
 
@@ -305,6 +308,10 @@ class MonkeyFun(Game[MonkeyFunState]):
 
     def _winners(self, s: MonkeyFunState) -> np.ndarray:
         return s.winners_mask.copy()
+
+    def scores(self, state: MonkeyFunState) -> np.ndarray:
+        """``(B, P) float64`` end-of-game points (normal game) or the solo score; 0 while running."""
+        return state.scores.astype(np.float64)
 
     def episode_info(self, s: MonkeyFunState, row: int) -> dict[str, Any]:
         return {

@@ -32,8 +32,6 @@ class MonkeyFunState(BatchState):
         draw_size: ``(B,) int8`` cards in the draw pile (the top card is ``draw_pile[draw_size-1]``).
         discard: ``(B, 20) int8`` face-up discard pile as counts per card value (index 0 unused).
         scores: ``(B, P) int16`` end-of-game points (normal game) or the solo score; 0 while running.
-        winners_mask: ``(B, P) bool`` seats that won (set when the game ends).
-        end_reason: ``(B,) int8`` one of the ``END_*`` codes.
         last_field: ``(B,) int8`` field of the last placement, -1 if none.
     """
 
@@ -46,6 +44,4 @@ class MonkeyFunState(BatchState):
     draw_size: np.ndarray
     discard: np.ndarray
     scores: np.ndarray
-    winners_mask: np.ndarray
-    end_reason: np.ndarray
     last_field: np.ndarray

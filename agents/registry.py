@@ -1,0 +1,130 @@
+"""The one agent registry: names -> factories, per game, loaded lazily.
+
+There is one way to add an agent: :func:`register_agent` (at import of the module that defines
+it). An agent registered with ``game=None`` plays any game (``random``); one registered with
+``game="<name>"`` plays that game only, so two games may each have their own ``greedy``.
+
+Lazy loading: the first time a game's agents are looked up, the registry imports that game's
+heuristics module ``agents.heuristics.<game name>`` if the project has one (which registers its
+agents), so ``make_agent("track", game)`` works without importing anything first. A game from
+elsewhere (a plugin, a test's toy game) registers its agents itself, next to the game.
+
+Names with a registered prefix carry an argument: ``"ppo:runs/<run>/model.zip"`` loads a saved
+policy (:mod:`agents.policy`, torch imported lazily).
+
+The env library (:mod:`monkey_envs`) never imports this package: its faces take an agent
+object, a factory ``factory(game, seed)``, the built-in ``"random"``, or a name that they
+resolve through the ``monkey_envs.agents`` entry point, which this project points at
+:func:`make_agent` (``pyproject.toml``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from collections.abc import Callable
+from typing import Any
+
+from agents.base import Agent, RandomAgent
+
+#: Factories ``factory(game, seed) -> Agent``: ``_AGENTS[game_name][agent_name]``; key ``None``
+#: holds the agents that play any game.
+_AGENTS: dict[str | None, dict[str, Callable[..., Any]]] = {None: {"random": RandomAgent}}
+#: name prefix -> factory(name, game, seed) -> Agent, for names that carry an argument.
+PREFIXES: dict[str, Callable[..., Any]] = {}
+#: Games whose heuristics module was looked for already.
+_LOADED: set[str] = set()
+#: Where each game's heuristics live (by convention); ``{game}`` is the game's spec name.
+HEURISTICS_MODULE = "agents.heuristics.{game}"
+
+
+def register_agent(name: str, factory: Callable[..., Any], game: str | None = None) -> None:
+    """Add an agent ``factory(game, seed) -> Agent`` under ``name`` for one game (or any: ``None``).
+
+    Raises:
+        ValueError: a bad name, a name with a registered prefix, or a non-callable factory.
+    """
+    if not isinstance(name, str) or not name or any(c in name for c in "+ ,="):
+        raise ValueError(f"an agent name must be a non-empty string without '+', ',', '=' or spaces, got {name!r}")
+    if any(name.startswith(p) for p in PREFIXES):
+        raise ValueError(f"agent name {name!r} starts with a registered prefix {sorted(PREFIXES)}")
+    if not callable(factory):
+        raise ValueError(f"the factory of agent {name!r} must be callable, got {factory!r}")
+    _AGENTS.setdefault(game, {})[name] = factory
+
+
+def register_prefix(prefix: str, factory: Callable[..., Any]) -> None:
+    """Route names starting with ``prefix`` (e.g. ``"ppo:"``) to ``factory(name, game, seed)``."""
+    PREFIXES[prefix] = factory
+
+
+def _load_game(game_name: str) -> None:
+    if game_name in _LOADED:
+        return
+    _LOADED.add(game_name)
+    module = HEURISTICS_MODULE.format(game=game_name)
+    if importlib.util.find_spec(module) is not None:
+        importlib.import_module(module)
+
+
+def agent_factories(game: Any) -> dict[str, Callable[..., Any]]:
+    """``name -> factory`` of every agent that plays ``game`` (its own and the generic ones)."""
+    name = game.spec.name
+    _load_game(name)
+    return {**_AGENTS[None], **_AGENTS.get(name, {})}
+
+
+def agent_names(game: Any) -> list[str]:
+    """Sorted names of the agents that play ``game`` (prefixed names such as ``ppo:PATH`` aside)."""
+    return sorted(agent_factories(game))
+
+
+def make_agent(spec: str | Agent | Callable[..., Any], game: Any, seed: int = 0) -> Agent:
+    """Build an agent for ``game`` from a name (``"random"``, ``"greedy"``, ``"ppo:PATH"``, ...).
+
+    An object that already has ``act`` is returned unchanged; a callable (a factory) is called
+    as ``factory(game, seed)``.
+
+    Raises:
+        ValueError: an unknown name, or a name that does not play this game.
+    """
+    if hasattr(spec, "act"):
+        return spec  # type: ignore[return-value]
+    if callable(spec) and not isinstance(spec, str):
+        agent = spec(game, seed)
+        if not hasattr(agent, "act"):
+            raise ValueError(f"agent factory {spec!r} returned {agent!r}, which has no act(obs, mask)")
+        return agent
+    if not isinstance(spec, str):
+        raise ValueError(f"agent must be a name, a factory or an object with act(obs, mask), got {spec!r}")
+    for prefix, make in PREFIXES.items():
+        if spec.startswith(prefix):
+            return make(spec, game, seed)
+    factories = agent_factories(game)
+    if spec not in factories:
+        others = sorted(g for g, names in _AGENTS.items() if g is not None and spec in names)
+        where = f" (it plays {others})" if others else ""
+        raise ValueError(
+            f"unknown agent {spec!r} for {game.spec.name!r}{where}; known: {sorted(factories)} and the prefixes "
+            f"{sorted(PREFIXES)}"
+        )
+    return factories[spec](game, seed)
+
+
+def _make_ppo(spec: str, game: Any, seed: int) -> Agent:
+    from agents.policy import make_ppo_agent  # lazy: keeps torch out of plain agent use
+
+    return make_ppo_agent(spec, game, seed)
+
+
+register_prefix("ppo:", _make_ppo)
+
+__all__ = [
+    "HEURISTICS_MODULE",
+    "PREFIXES",
+    "agent_factories",
+    "agent_names",
+    "make_agent",
+    "register_agent",
+    "register_prefix",
+]
