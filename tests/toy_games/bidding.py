@@ -1,0 +1,246 @@
+"""Toy Bidding: a tiny simultaneous-move game written only to prove the game kit.
+
+``P`` (2-4) players start with ``coins`` coins each and play ``rounds`` rounds. A round's prize
+(1-3 points, a chance draw, public before bidding) goes to the highest *unique* bid; every
+player secretly bids 0..(own coins) and every bid is paid (nobody wins when no bid is unique).
+Most points after the last round wins (+1 each winner, -1 the others, 0 when all tie).
+
+Simultaneous convention of the kit: the core asks seats ``0..P-1`` one after another
+(``current_player``); a commit is hidden from every observation and mask until the round
+resolves after the last one. Action ``a`` = bid ``a`` (``A = coins + 1``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, ClassVar
+
+import numpy as np
+
+from agents.base import random_legal
+from agents.registry import register_agent
+from monkey_envs.core.game import Game, end_games
+from monkey_envs.core.rng import draw_below, seed_rng
+from monkey_envs.core.spec import GameSpec, ObsLayout, ObsPiece
+from monkey_envs.core.state import BatchState
+from monkey_envs.games import register_game
+
+END_REASONS = ("running", "rounds_played")
+
+
+@dataclasses.dataclass
+class ToyBiddingState(BatchState):
+    """Toy Bidding arrays (``B`` envs, ``P`` seats) besides the shared fields.
+
+    Attributes:
+        coins: ``(B, P) int16`` coins left.  points: ``(B, P) int16`` prize points won.
+        bids: ``(B, P) int8`` this round's committed bids, -1 = not yet (hidden until resolved).
+        last_bids: ``(B, P) int8`` the last resolved round's bids (public), -1 before round 1.
+        prize: ``(B,) int8`` this round's prize (1-3).  round: ``(B,) int8`` rounds resolved.
+        pot: ``(B,) int16`` coins paid so far.  prize_total: ``(B,) int16`` prizes of resolved
+            rounds.  unclaimed: ``(B,) int16`` prize points of rounds nobody won.
+    """
+
+    coins: np.ndarray
+    points: np.ndarray
+    bids: np.ndarray
+    last_bids: np.ndarray
+    prize: np.ndarray
+    round: np.ndarray
+    pot: np.ndarray
+    prize_total: np.ndarray
+    unclaimed: np.ndarray
+
+
+class ToyBidding(Game[ToyBiddingState]):
+    """Toy Bidding rules over a batch. Args: ``num_players`` 2-4, ``coins`` 1-20, ``rounds`` 1-10."""
+
+    spec = GameSpec(
+        name="toy_bidding",
+        gym_name="ToyBidding",
+        version=0,
+        min_players=2,
+        max_players=4,
+        variants=("normal",),
+        chance=True,
+        information="imperfect",
+        reward_range=(-1.0, 1.0),
+        description="Toy: secret all-pay bids, the highest unique bid takes the round's prize.",
+        title="Toy Bidding",
+        dynamics="simultaneous",
+        end_reasons=END_REASONS,
+        default_players=(2,),
+    )
+    state_class = ToyBiddingState
+    test_configs: ClassVar[tuple[dict[str, Any], ...]] = ({}, {"num_players": 3, "coins": 4, "rounds": 2})
+    obs_low = 0.0
+    obs_high = 1.0
+
+    def __init__(self, num_players: int = 2, coins: int = 6, rounds: int = 3) -> None:
+        for name, v, lo, hi in (("num_players", num_players, 2, 4), ("coins", coins, 1, 20), ("rounds", rounds, 1, 10)):
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not lo <= v <= hi:
+                raise ValueError(f"{name} must be an int in {lo}..{hi}, got {v!r}")
+        self._config = {"num_players": int(num_players), "coins": int(coins), "rounds": int(rounds)}
+        self.num_players, self.coins, self.rounds = int(num_players), int(coins), int(rounds)
+        self.num_actions = self.coins + 1
+        P = self.num_players
+        self.obs_layout = ObsLayout(
+            [
+                ObsPiece("coins", (P,), "coins left / coins (seats observer-first)"),
+                ObsPiece("points", (P,), "points / (3 * rounds) (observer-first)"),
+                ObsPiece("last_bids", (P,), "last round's bids: (bid + 1) / (coins + 1), 0 before round 1"),
+                ObsPiece("prize", (1,), "this round's prize / 3"),
+                ObsPiece("round", (1,), "rounds resolved / rounds"),
+            ]
+        )
+
+    # ------------------------------------------------------------------ rules
+    def _init(self, seeds: np.ndarray) -> ToyBiddingState:
+        B, P = seeds.size, self.num_players
+        rng = seed_rng(seeds)
+        s = ToyBiddingState(
+            current_player=np.zeros(B, np.int8),
+            rewards=np.zeros((B, P), np.float32),
+            terminated=np.zeros(B, bool),
+            truncated=np.zeros(B, bool),
+            legal_action_mask=np.ones((B, self.num_actions), bool),
+            step_count=np.zeros(B, np.int32),
+            rng=rng,
+            winners_mask=np.zeros((B, P), bool),
+            end_reason=np.zeros(B, np.int8),
+            coins=np.full((B, P), self.coins, np.int16),
+            points=np.zeros((B, P), np.int16),
+            bids=np.full((B, P), -1, np.int8),
+            last_bids=np.full((B, P), -1, np.int8),
+            prize=(1 + draw_below(rng, np.arange(B), 3)).astype(np.int8),
+            round=np.zeros(B, np.int8),
+            pot=np.zeros(B, np.int16),
+            prize_total=np.zeros(B, np.int16),
+            unclaimed=np.zeros(B, np.int16),
+        )
+        return s
+
+    def _step(self, s: ToyBiddingState, actions: np.ndarray, live: np.ndarray) -> None:
+        rows, cp = np.arange(s.batch_size), s.current_player.astype(np.int64)
+        s.bids[rows, cp] = actions
+        ask = np.flatnonzero(cp + 1 < self.num_players)  # rows whose round still waits for a bid
+        s.current_player[ask] += 1
+        s.legal_action_mask[ask] = np.arange(self.num_actions) <= s.coins[ask, cp[ask] + 1, None]
+        r = np.flatnonzero(cp + 1 == self.num_players)  # the last bid: resolve the round
+        bids = s.bids[r].astype(np.int64)
+        unique = (bids[:, :, None] == bids[:, None, :]).sum(2) == 1
+        best = np.where(unique, bids, -1).max(1)
+        won = unique & (bids == best[:, None])  # at most one seat; none when no bid is unique
+        prize = s.prize[r].astype(np.int16)
+        s.points[r] += won * prize[:, None]
+        s.unclaimed[r] += np.where(won.any(1), 0, prize)
+        s.prize_total[r] += prize
+        s.coins[r] -= bids.astype(np.int16)
+        s.pot[r] += bids.sum(1).astype(np.int16)
+        s.last_bids[r], s.bids[r] = s.bids[r], -1
+        s.round[r] += 1
+        s.current_player[r] = 0
+        s.legal_action_mask[r] = np.arange(self.num_actions) <= s.coins[r, :1]
+        s.prize[r] = 1 + draw_below(s.rng, r, 3)
+        over = r[s.round[r] >= self.rounds]
+        pts = s.points[over]
+        end_games(s, over, pts == pts.max(1, keepdims=True), 1, (1.0, -1.0, 0.0))
+
+    # ------------------------------------------------------------------ views
+    def _observe(self, s: ToyBiddingState, player: np.ndarray) -> np.ndarray:
+        seats = (player[:, None] + np.arange(self.num_players)) % self.num_players  # observer-first
+        take = lambda a: np.take_along_axis(a, seats, 1).astype(np.float32)  # noqa: E731
+        return np.concatenate(
+            [
+                take(s.coins) / self.coins,
+                take(s.points) / (3 * self.rounds),
+                (take(s.last_bids) + 1) / (self.coins + 1),
+                s.prize[:, None].astype(np.float32) / 3,
+                s.round[:, None].astype(np.float32) / self.rounds,
+            ],
+            axis=1,
+        )
+
+    def render(self, s: ToyBiddingState, row: int = 0, viewer: int | None = None) -> str:
+        rnd = min(int(s.round[row]) + 1, self.rounds)
+        lines = [f"Toy Bidding: round {rnd}/{self.rounds}, prize {int(s.prize[row])}"]
+        for p in range(self.num_players):
+            bid = int(s.bids[row, p])
+            pending = "-" if bid < 0 else (str(bid) if p == viewer else "committed")
+            lines.append(
+                f"player_{p}: coins {int(s.coins[row, p])}, points {int(s.points[row, p])}, "
+                f"last bid {int(s.last_bids[row, p])}, bid {pending}"
+            )
+        if s.terminated[row]:
+            lines.append(f"over: winners {np.flatnonzero(s.winners_mask[row]).tolist()}")
+        return "\n".join(lines)
+
+    def action_name(self, state: ToyBiddingState, row: int, action: int) -> str:
+        return f"bid {int(action)}"
+
+    def _winners(self, s: ToyBiddingState) -> np.ndarray:
+        return s.winners_mask.copy()
+
+    def scores(self, s: ToyBiddingState) -> np.ndarray:
+        return s.points.astype(np.float64)
+
+    def episode_info(self, s: ToyBiddingState, row: int) -> dict[str, Any]:
+        return {
+            "end_reason": END_REASONS[int(s.end_reason[row])],
+            "scores": s.points[row].astype(int).tolist(),
+            "winners": np.flatnonzero(s.winners_mask[row]).tolist(),
+        }
+
+    # ------------------------------------------------------------------ kit hooks
+    def movers(self, s: ToyBiddingState) -> np.ndarray:
+        """``(B, P) bool``: seats that have not bid yet this round (none once the game is over)."""
+        return (s.bids < 0) & (s.current_player >= 0)[:, None]
+
+    def mover_masks(self, s: ToyBiddingState) -> np.ndarray:
+        """``(B, P, A) bool``: each mover's legal bids (0..its coins), all False for other seats."""
+        return (np.arange(self.num_actions) <= s.coins[:, :, None]) & self.movers(s)[:, :, None]
+
+    def resample_hidden(self, s: ToyBiddingState, seat: int, seed: int) -> ToyBiddingState:
+        """Redraw the other seats' committed bids (and the RNG: the next prizes)."""
+        new = super().resample_hidden(s, seat, seed)
+        rng = np.random.default_rng(seed)
+        redraw = (new.bids >= 0) & (np.arange(self.num_players) != seat)
+        new.bids[redraw] = (rng.random(new.bids.shape) * (new.coins + 1)).astype(np.int8)[redraw]
+        return new
+
+    def state_violations(self, s: ToyBiddingState) -> list[tuple[str, int, str]]:
+        out = super().state_violations(s)
+        live = s.current_player >= 0
+        checks = [
+            ("coins", s.coins.sum(1) + s.pot != self.num_players * self.coins, "coins + pot != starting coins"),
+            ("coins", (s.coins < 0).any(1), "negative coins"),
+            ("points", s.points.sum(1) + s.unclaimed != s.prize_total, "points + unclaimed != prizes drawn"),
+            ("bids", (s.bids > s.coins).any(1), "a bid above the bidder's coins"),
+            ("bids", live & ((s.bids >= 0) != (np.arange(self.num_players) < s.current_player[:, None])).any(1),
+             "committed bids must be exactly those of the seats before current_player"),
+            ("round", live & ((s.round >= self.rounds) | (s.prize < 1) | (s.prize > 3)), "round or prize out of range"),
+        ]  # fmt: skip
+        for field, bad, why in checks:
+            out.extend((field, int(r), why) for r in np.flatnonzero(bad))
+        return out
+
+
+class HalfAgent:
+    """Bids half its coins (rounded down); random legal bid if that is not legal."""
+
+    name = "half"
+
+    def __init__(self, game: ToyBidding, seed: int = 0) -> None:
+        self.coins, self.col = game.coins, game.obs_layout.slices["coins"].start
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """``obs (B, D) float32``, ``mask (B, A)`` -> ``(B,) int64`` bids."""
+        want = np.rint(obs[:, self.col] * self.coins).astype(np.int64) // 2
+        m = np.asarray(mask).astype(bool)
+        ok = m[np.arange(m.shape[0]), np.clip(want, 0, m.shape[1] - 1)]
+        return np.where(ok, want, random_legal(m, self.rng))
+
+
+register_game("toy_bidding", "toy_games.bidding:ToyBidding")
+register_agent("half", HalfAgent, game="toy_bidding")
