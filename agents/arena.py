@@ -46,8 +46,8 @@ and training's evaluation use.
 What is reported
 ----------------
 * per agent: seats, wins / draws / losses, win rate with a 95% Wilson interval, mean score
-  (games that keep one), and for Funky Monkey the bluff analytics summed over its seats
-  (:func:`bluff_summary`);
+  (games that keep one), and the game's own analytics summed over its seats (the game's
+  ``stats_summary`` hook, e.g. Funky Monkey's bluff analytics; :func:`stats_summary`);
 * head to head: for each pair, the games where both sat and how often A finished ahead of B
   (A won, B did not; a shared win or a draw is neither ahead);
 * ratings: a Luce / Bradley–Terry fit on the Elo scale with 95% intervals
@@ -58,6 +58,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import importlib
 import itertools
 import json
 import math
@@ -77,7 +78,6 @@ from agents.evaluate import (
     agent_results,
     build_agents,
     play_lineups,
-    wilson_interval,
 )
 from agents.ratings import DEFAULT_PRIOR, RatingFit, fit_ratings, seat_credit
 
@@ -242,42 +242,11 @@ def rating_data(records: GameRecords, num_agents: int) -> tuple[np.ndarray, np.n
     return seats.astype(np.int64), credit
 
 
-def bluff_summary(result: AgentResult) -> dict[str, Any] | None:
-    """Bluff analytics of one agent (Funky Monkey), from the stats summed over its seats.
-
-    Returns ``None`` for games without them. Rates (``None`` when their denominator is 0):
-
-    * ``bluff_rate`` (+ 95% Wilson interval): bluffs / face-down plays revealed (bluffs + truthful);
-    * ``bluffs_accepted_rate``: own bluffs accepted by another player / bluffs;
-    * ``truth_bonus_use``: bonus moves taken (monkey or tiger) / bonus moves offered (taken +
-      declined); ``truth_bonus_tiger_share``: tiger moves / bonus moves taken;
-    * ``telescope_rate``: telescopes used / voluntary responder decisions (accepted + passed on);
-    * ``telescopes_per_game``, ``crown_plays_per_game``: per seat held.
-    """
-    s = result.stats
-    need = ("truthful", "bluffs", "bluffs_accepted", "bonus_monkey", "bonus_tiger", "bonus_declined", "telescopes_used")
-    if not s or any(k not in s for k in need):
+def stats_summary(game: Any, result: AgentResult) -> dict[str, Any] | None:
+    """The game's analytics of one agent (``game.stats_summary``) from its statistics summed over its seats."""
+    if not result.stats:
         return None
-
-    def ratio(a: float, b: float) -> float | None:
-        return a / b if b else None
-
-    plays = s["truthful"] + s["bluffs"]
-    taken = s["bonus_monkey"] + s["bonus_tiger"]
-    decisions = s.get("accepted", 0) + s.get("cards_passed", 0)
-    lo, hi = wilson_interval(s["bluffs"], plays) if plays else (None, None)
-    return {
-        "plays_revealed": plays,
-        "bluff_rate": ratio(s["bluffs"], plays),
-        "bluff_rate_ci": [lo, hi],
-        "bluffs_accepted_rate": ratio(s["bluffs_accepted"], s["bluffs"]),
-        "truth_bonus_use": ratio(taken, taken + s["bonus_declined"]),
-        "truth_bonus_tiger_share": ratio(s["bonus_tiger"], taken),
-        "telescope_rate": ratio(s["telescopes_used"], decisions),
-        "telescopes_per_game": ratio(s["telescopes_used"], result.seats),
-        "crown_plays_per_game": ratio(s.get("crown_plays", 0), result.seats),
-        "totals": dict(s),
-    }
+    return game.stats_summary(dict(result.stats), result.seats)
 
 
 # ====================================================================== result
@@ -296,7 +265,8 @@ class ArenaResult:
         agents: one :class:`~agents.evaluate.AgentResult` per agent.
         together / ahead: ``(K, K)`` head-to-head counts (:func:`head_to_head`).
         ratings: the :class:`~agents.ratings.RatingFit`.
-        bluff: ``label -> bluff_summary`` (Funky Monkey), else ``None``.
+        analytics: ``label -> game.stats_summary`` of each agent (e.g. Funky Monkey's bluff
+            analytics), else ``None``; ``analytics_title`` names the table.
         end_reasons / mean_length / truncated: game facts.
         seconds: wall time of the games; ``games_per_second`` from it.
         command: the command line (CLI runs).
@@ -315,12 +285,13 @@ class ArenaResult:
     together: np.ndarray
     ahead: np.ndarray
     ratings: RatingFit
-    bluff: dict[str, Any] | None
+    analytics: dict[str, Any] | None
     end_reasons: dict[str, int]
     mean_length: float
     truncated: int
     seconds: float
     command: str | None = None
+    analytics_title: str = "Game statistics"
 
     @property
     def games_per_second(self) -> float:
@@ -365,7 +336,8 @@ class ArenaResult:
                 "beats_rate": [[None if math.isnan(x) else float(x) for x in row] for row in beats],
             },
             "ratings": self.ratings.to_dict(),
-            "bluff": self.bluff,
+            "analytics_title": self.analytics_title,
+            "analytics": self.analytics,
             "end_reasons": self.end_reasons,
             "mean_length": self.mean_length,
             "truncated": self.truncated,
@@ -404,42 +376,30 @@ class ArenaResult:
             for i in range(len(self.names))
         ]
 
-    _BLUFF_HEAD = (
-        "agent",
-        "revealed plays",
-        "bluff rate",
-        "95% CI",
-        "bluffs accepted",
-        "truth bonus used",
-        "tiger share",
-        "telescope rate",
-        "telescopes/game",
-    )
+    def _analytics_columns(self) -> list[str]:
+        cols: list[str] = []
+        for summary in (self.analytics or {}).values():
+            for k, v in summary.items():
+                if k not in cols and not isinstance(v, dict):
+                    cols.append(k)
+        return cols
 
-    def _bluff_rows(self) -> list[list[str]]:
-        def f(x: float | None, d: int = 3) -> str:
-            return "-" if x is None else f"{x:.{d}f}"
+    def _analytics_rows(self) -> list[list[str]]:
+        def f(x: Any) -> str:
+            if x is None:
+                return "-"
+            if isinstance(x, (list, tuple)):
+                return "-" if any(v is None for v in x) else "[" + ", ".join(f(v) for v in x) + "]"
+            if isinstance(x, float):
+                return f"{x:.3f}"
+            return str(x)
 
-        rows = []
-        for name in self.names:
-            b = (self.bluff or {}).get(name)
-            if b is None:
-                continue
-            lo, hi = b["bluff_rate_ci"]
-            rows.append(
-                [
-                    name,
-                    str(b["plays_revealed"]),
-                    f(b["bluff_rate"]),
-                    "-" if lo is None else f"[{lo:.3f}, {hi:.3f}]",
-                    f(b["bluffs_accepted_rate"]),
-                    f(b["truth_bonus_use"]),
-                    f(b["truth_bonus_tiger_share"]),
-                    f(b["telescope_rate"]),
-                    f(b["telescopes_per_game"], 2),
-                ]
-            )
-        return rows
+        cols = self._analytics_columns()
+        return [
+            [name, *(f(self.analytics[name].get(c)) for c in cols)]
+            for name in self.names
+            if (self.analytics or {}).get(name) is not None
+        ]
 
     def _summary_line(self) -> str:
         opts = ", ".join(f"{k}={v}" for k, v in self.game.items() if k != "name")
@@ -450,7 +410,7 @@ class ArenaResult:
         )
 
     def table(self) -> str:
-        """The terminal report: agents with ratings, head to head, bluff analytics."""
+        """The terminal report: agents with ratings, head to head, the game's analytics."""
         out = [self._summary_line(), "", _text_table(self._AGENT_HEAD, self._agent_rows())]
         out += [
             "",
@@ -459,11 +419,11 @@ class ArenaResult:
         out.append(_text_table(("", *self.names), self._h2h_rows(self.ahead_rate())))
         out += ["", "head to head: share of the decisive encounters (one of the two ahead) won by the row agent"]
         out.append(_text_table(("", *self.names), self._h2h_rows(self.beats_rate())))
-        if self.bluff:
+        if self.analytics:
             out += [
                 "",
-                "bluff analytics (summed over each agent's seats)",
-                _text_table(self._BLUFF_HEAD, self._bluff_rows()),
+                f"{self.analytics_title.lower()} (summed over each agent's seats)",
+                _text_table(("agent", *self._analytics_columns()), self._analytics_rows()),
             ]
         out += ["", f"end reasons: {self.end_reasons}; truncated: {self.truncated}"]
         return "\n".join(out)
@@ -508,13 +468,15 @@ class ArenaResult:
                 ],
             ),
         ]
-        if self.bluff:
-            out += ["", "## Bluff analytics", "", _md_table(self._BLUFF_HEAD, self._bluff_rows()), ""]
-            out.append(
-                "Bluff rate: bluffs / face-down plays revealed; bluffs accepted: own bluffs another player accepted / "
-                "bluffs; truth bonus used: bonus moves taken / offered; tiger share: tiger moves / bonus moves taken; "
-                "telescope rate: telescopes / voluntary accept-or-pass decisions."
-            )
+        if self.analytics:
+            out += [
+                "",
+                f"## {self.analytics_title}",
+                "",
+                _md_table(("agent", *self._analytics_columns()), self._analytics_rows()),
+                "",
+                "Summed over each agent's seats (the game's ``stats_summary``).",
+            ]
         out += ["", "## Games", "", f"End reasons: {self.end_reasons}. Truncated: {self.truncated}.", ""]
         out += ["Line-ups of one round (seat 0 first):", ""]
         out += [f"- {' / '.join(lu)}" for lu in self.lineups[:50]]
@@ -681,7 +643,7 @@ def run_arena(
     fit = fit_ratings(
         seats, credit, labels, prior=prior, anchor=anchor, bootstrap=bootstrap, groups=sched.deal, seed=seed
     )
-    bluff = {a.name: b for a in results if (b := bluff_summary(a)) is not None} or None
+    analytics = {a.name: x for a in results if (x := stats_summary(g, a)) is not None} or None
     return ArenaResult(
         game={"name": g.spec.name, **g.config},
         specs=str_specs,
@@ -696,7 +658,8 @@ def run_arena(
         together=together,
         ahead=ahead,
         ratings=fit,
-        bluff=bluff,
+        analytics=analytics,
+        analytics_title=g.stats_title,
         end_reasons=rec.end_reasons(),
         mean_length=float(rec.lengths.mean()),
         truncated=int(rec.truncated.sum()),
@@ -727,7 +690,15 @@ def build_parser() -> argparse.ArgumentParser:
         prog="python -m agents.arena",
         description="Seat-balanced tournament of agents on a monkey-envs game: win rates, head to head, ratings.",
     )
-    p.add_argument("--game", required=True, help="game name (monkey_fun, funky_monkey)")
+    p.add_argument("--game", required=True, help="a registered game name (monkey_envs.games.GAMES)")
+    p.add_argument(
+        "--import",
+        dest="imports",
+        action="append",
+        default=[],
+        metavar="MODULE",
+        help="import a module first (a plugin that registers games or agents); repeatable",
+    )
     p.add_argument("--players", type=int, default=None, help="number of players (game option num_players)")
     p.add_argument(
         "--agents",
@@ -766,6 +737,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.players is not None:
         options["num_players"] = args.players
     try:
+        for module in args.imports:
+            importlib.import_module(module)
         result = run_arena(
             args.game,
             args.agents,
@@ -779,7 +752,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             bootstrap=args.bootstrap,
             **options,
         )
-    except (ValueError, TypeError) as exc:
+    except (ValueError, TypeError, ImportError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     result.command = "python -m agents.arena " + shlex.join(list(argv) if argv is not None else sys.argv[1:])

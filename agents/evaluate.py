@@ -30,42 +30,13 @@ every other seat has a loss.
 from __future__ import annotations
 
 import dataclasses
-import math
 import time
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-#: Two-sided 95% normal quantile.
-Z95 = 1.959963984540054
-
-
-def wilson_interval(successes: float, n: int, z: float = Z95) -> tuple[float, float]:
-    """Wilson score interval of a binomial proportion.
-
-    Args:
-        successes: number of successes (draws may be counted as half successes).
-        n: number of trials.
-        z: normal quantile (default: 95% two-sided).
-
-    Returns:
-        ``(low, high)`` in ``[0, 1]``; ``(0.0, 1.0)`` when ``n == 0``.
-
-    Raises:
-        ValueError: ``n < 0`` or ``successes`` outside ``[0, n]``.
-    """
-    if n < 0 or not 0 <= successes <= n:
-        raise ValueError(f"need 0 <= successes <= n, got successes={successes}, n={n}")
-    if n == 0:
-        return 0.0, 1.0
-    p = successes / n
-    denom = 1.0 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    # clamp rounding noise: the interval always contains p (exactly 0 at 0 and 1 at n successes)
-    return min(max(0.0, centre - half), p), max(min(1.0, centre + half), p)
-
+from monkey_envs.core.stats import Z95, wilson_interval  # noqa: F401 -- re-exported for callers that import them here
 
 # ====================================================================== results
 
@@ -527,3 +498,74 @@ def _labels(built: list[Any], specs: Sequence[Any], names: Sequence[str] | None)
     for i, r in enumerate(raw):
         out.append(f"{r}#{i}" if raw.count(r) > 1 else r)
     return out
+
+
+# ====================================================================== game-specific decision reports
+
+
+class RecordingAgent:
+    """Wraps an agent and keeps the observation and action of each decision ``game.report_decisions`` selects.
+
+    Attributes:
+        obs: list of ``(n, D) float32`` observations (one entry per call with recorded decisions).
+        actions: list of ``(n,) int64`` chosen actions.
+    """
+
+    def __init__(self, inner: Any, game: Any) -> None:
+        self.inner = inner
+        self.game = game
+        self.name = getattr(inner, "name", "agent")
+        self.obs: list[np.ndarray] = []
+        self.actions: list[np.ndarray] = []
+
+    def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        acts = np.asarray(self.inner.act(obs, mask), dtype=np.int64)
+        keep = np.asarray(mask).astype(bool).any(1) & self.game.report_decisions(acts)
+        rows = np.flatnonzero(keep)
+        if rows.size:
+            self.obs.append(np.asarray(obs)[rows].copy())
+            self.actions.append(acts[rows])
+        return acts
+
+
+def decision_report(
+    game: Any, agent: Any, opponents: Sequence[Any], num_games: int, seed: int = 0, name: str = "agent"
+) -> tuple[str, dict[str, Any], str] | None:
+    """Play seat-balanced games and return the game's report on the focal agent's decisions.
+
+    The focal agent's decisions that ``game.report_decisions`` selects are recorded with the
+    observation they were chosen from and handed to ``game.decision_report`` (Funky Monkey: the
+    bluff rate by context).
+
+    Args:
+        game: a core game.
+        agent: the focal agent (object, factory or name).
+        opponents: ``P - 1`` agents or names for the other seats.
+        num_games: games (a multiple of ``P`` balances seats).
+        seed: deals and agent seeds.
+        name: the focal agent's display name.
+
+    Returns:
+        ``(title, data, markdown)`` -- ``data`` gains ``agent``, ``games``, ``win_rate`` and
+        ``win_rate_ci`` -- or ``None`` for a game without a decision report.
+
+    Raises:
+        ValueError: a wrong number of opponents, or an unknown agent.
+    """
+    from agents.registry import make_agent
+
+    if len(opponents) != game.num_players - 1:
+        raise ValueError(f"need {game.num_players - 1} opponents for {game.num_players} players, got {len(opponents)}")
+    rec = RecordingAgent(make_agent(agent, game, seed), game)
+    result = play_games(
+        game,
+        [rec, *opponents],
+        num_games,
+        seed=seed,
+        names=[name, *[f"{getattr(o, 'name', o)}#{k}" for k, o in enumerate(opponents, start=1)]],
+    )
+    obs = np.concatenate(rec.obs) if rec.obs else np.zeros((0, game.obs_dim), np.float32)
+    acts = np.concatenate(rec.actions) if rec.actions else np.zeros(0, np.int64)
+    me = result.agents[0]
+    about = {"agent": name, "games": int(num_games), "win_rate": me.win_rate, "win_rate_ci": [me.ci_low, me.ci_high]}
+    return game.decision_report(obs, acts, about)

@@ -111,6 +111,89 @@ def make_agent(spec: str | Agent | Callable[..., Any], game: Any, seed: int = 0)
     return factories[spec](game, seed)
 
 
+# ====================================================================== network features
+#: ``ppo.features`` extractors: ``_FEATURES[game_name][name] = "module:Class"`` (torch modules,
+#: imported only when used); ``_DEFAULT_FEATURES[game_name]`` is the game's ``auto`` choice.
+_FEATURES: dict[str, dict[str, str]] = {}
+_DEFAULT_FEATURES: dict[str, str] = {}
+#: Feature names every game has: ``mlp`` (SB3's flatten) and ``auto`` (the game's default).
+GENERIC_FEATURES = ("auto", "mlp")
+
+
+def register_features(name: str, path: str, game: str, default: bool = False) -> None:
+    """Register a features extractor ``"module:Class"`` as ``ppo.features: name`` for ``game``.
+
+    The class is an SB3 ``BaseFeaturesExtractor`` taking ``(observation_space, game, game_options,
+    channels)``; it may define a classmethod ``check_game(game)`` raising ``ValueError`` for a
+    configuration it cannot serve. ``default=True`` makes it the game's ``ppo.features: auto``.
+    """
+    if name in GENERIC_FEATURES:
+        raise ValueError(f"{name!r} is a generic features name")
+    if ":" not in path:
+        raise ValueError(f"features path must be 'module:Class', got {path!r}")
+    _FEATURES.setdefault(game, {})[name] = path
+    if default:
+        _DEFAULT_FEATURES[game] = name
+
+
+def features_names(game: Any) -> list[str]:
+    """``ppo.features`` names that ``game`` accepts (``auto``, ``mlp`` and its own)."""
+    _load_game(game.spec.name)
+    return [*GENERIC_FEATURES, *sorted(_FEATURES.get(game.spec.name, {}))]
+
+
+def resolve_features(name: str, game: Any) -> str:
+    """``name`` with ``auto`` replaced by the game's default (``mlp`` when it registers none)."""
+    _load_game(game.spec.name)
+    if name == "auto":
+        return _DEFAULT_FEATURES.get(game.spec.name, "mlp")
+    return name
+
+
+def _import_path(path: str) -> Any:
+    module, _, attr = path.partition(":")
+    obj: Any = importlib.import_module(module)
+    for part in attr.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def features_class(name: str, game: Any) -> type | None:
+    """The extractor class of ``ppo.features: name`` for ``game`` (``None`` for ``mlp``).
+
+    Raises:
+        ValueError: a name the game does not register, or a configuration the class refuses.
+    """
+    name = resolve_features(name, game)
+    if name == "mlp":
+        return None
+    path = _FEATURES.get(game.spec.name, {}).get(name)
+    if path is None:
+        raise ValueError(f"{game.spec.name!r} has no features {name!r}; known: {features_names(game)}")
+    cls = _import_path(path)
+    check = getattr(cls, "check_game", None)
+    if check is not None:
+        check(game)
+    return cls
+
+
+def features_class_named(class_name: str) -> type | None:
+    """A registered extractor class by its class name (old saved models name ``training.policies.<Class>``)."""
+    for paths in _FEATURES.values():
+        for path in paths.values():
+            if path.rpartition(":")[2] == class_name:
+                return _import_path(path)
+    from monkey_envs.games import GAMES, game_class
+
+    for game in list(GAMES):  # the class may belong to a game whose heuristics are not loaded yet
+        if game not in _LOADED:
+            _load_game(game_class(game).spec.name)
+            found = features_class_named(class_name) if game in _FEATURES else None
+            if found is not None:
+                return found
+    return None
+
+
 def _make_ppo(spec: str, game: Any, seed: int) -> Agent:
     from agents.policy import make_ppo_agent  # lazy: keeps torch out of plain agent use
 
@@ -120,11 +203,16 @@ def _make_ppo(spec: str, game: Any, seed: int) -> Agent:
 register_prefix("ppo:", _make_ppo)
 
 __all__ = [
+    "GENERIC_FEATURES",
     "HEURISTICS_MODULE",
     "PREFIXES",
     "agent_factories",
     "agent_names",
+    "features_class",
+    "features_names",
     "make_agent",
     "register_agent",
+    "register_features",
     "register_prefix",
+    "resolve_features",
 ]

@@ -4,7 +4,7 @@
 
     python benchmarks/arena_speed.py                       # default cases, plain table
     python benchmarks/arena_speed.py --markdown --games 2000 --single-games 200
-    python benchmarks/arena_speed.py --ppo runs/<run>/model.zip   # adds a funky_monkey case with that policy
+    python benchmarks/arena_speed.py --case funky_monkey:4:random,honest,track,best=ppo:runs/<run>/model.zip
 
 Each case is an arena tournament (:func:`agents.arena.schedule`: seat-balanced line-ups and
 deals). **Batched** plays its ``--games`` games with :func:`agents.evaluate.play_lineups` in
@@ -33,13 +33,32 @@ from collections.abc import Sequence  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-#: name -> (game, game options, agents)
-CASES: dict[str, tuple[str, dict, list[str]]] = {
-    "monkey_fun_2p_random": ("monkey_fun", {"num_players": 2}, ["random", "random"]),
-    "monkey_fun_2p": ("monkey_fun", {"num_players": 2}, ["random", "greedy"]),
-    "monkey_fun_4p": ("monkey_fun", {"num_players": 4}, ["random", "greedy"]),
-    "funky_monkey_4p": ("funky_monkey", {"num_players": 4}, ["random", "honest", "believer", "skeptic", "track"]),
-}
+
+def default_cases() -> dict[str, tuple[str, dict, list[str]]]:
+    """name -> (game, game options, agents): for every registered game and each of its default player
+    counts (``spec.default_players``), ``random`` alone, and every agent registered for the game."""
+    from agents.registry import agent_names
+    from monkey_envs.games import GAMES, make_game
+
+    cases: dict[str, tuple[str, dict, list[str]]] = {}
+    for name in GAMES:
+        game = make_game(name)
+        for p in game.spec.default_players:
+            options = {"num_players": p}
+            agents = agent_names(make_game(name, **options))
+            cases[f"{name}_{p}p_random"] = (name, options, ["random", "random"])
+            if len(agents) > 1:
+                cases[f"{name}_{p}p"] = (name, options, agents)
+    return cases
+
+
+def parse_case(text: str) -> tuple[str, dict, list[str]]:
+    """A case ``GAME:PLAYERS:AGENT,AGENT,...`` (agents as for the arena, e.g. ``best=ppo:PATH``)."""
+    game, _, rest = text.partition(":")
+    players, _, agents = rest.partition(":")
+    if not game or not players.isdigit() or not agents:
+        raise ValueError(f"a case is GAME:PLAYERS:AGENT,AGENT,..., got {text!r}")
+    return game, {"num_players": int(players)}, agents.split(",")
 
 
 def measure(
@@ -117,25 +136,45 @@ def format_table(rows: list[dict], markdown: bool) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--cases", nargs="+", default=None, help="names of default cases (default: all of them)")
     p.add_argument(
-        "--cases",
-        nargs="+",
-        choices=sorted(CASES),
-        default=["monkey_fun_2p_random", "monkey_fun_2p", "monkey_fun_4p", "funky_monkey_4p"],
+        "--case",
+        dest="extra",
+        action="append",
+        default=[],
+        metavar="GAME:PLAYERS:AGENTS",
+        help="an extra case, e.g. GAME:4:random,best=ppo:runs/x/model.zip; repeatable",
+    )
+    p.add_argument(
+        "--import",
+        dest="imports",
+        action="append",
+        default=[],
+        metavar="MODULE",
+        help="import a module first (a plugin that registers games or agents); repeatable",
     )
     p.add_argument("--games", type=int, default=2000, help="games of the batched arena (rounded up to whole rounds)")
     p.add_argument("--single-games", type=int, default=200, help="games played one at a time")
     p.add_argument("--batch-size", type=int, default=None, help="games per batch (default: the arena's)")
-    p.add_argument("--ppo", default=None, help="a saved MaskablePPO for funky_monkey 4p: adds a case with it")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--markdown", action="store_true")
     args = p.parse_args(argv)
 
+    import importlib
+
     from agents.arena import DEFAULT_BATCH
 
-    cases = [CASES[c] for c in args.cases]
-    if args.ppo:
-        cases.append(("funky_monkey", {"num_players": 4}, ["random", "honest", "track", f"ppo=ppo:{args.ppo}"]))
+    for module in args.imports:
+        importlib.import_module(module)
+    known = default_cases()
+    unknown = sorted(set(args.cases or []) - set(known))
+    if unknown:
+        p.error(f"unknown cases {unknown}; known: {sorted(known)}")
+    cases = [known[c] for c in (args.cases or known)]
+    try:
+        cases += [parse_case(c) for c in args.extra]
+    except ValueError as exc:
+        p.error(str(exc))
     rows = []
     for game_name, options, agent_specs in cases:
         rows.append(

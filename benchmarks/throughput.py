@@ -127,14 +127,18 @@ def connect_four_factory() -> Callable[[], object] | None:
 
 def aec_factory(game_name: str, num_players: int) -> Callable[[], object]:
     """The game's PettingZoo ``env()`` (the standard wrapper chain) for ``num_players``."""
-    import importlib
+    from monkey_envs.core.aec import aec_api
 
-    module = importlib.import_module(f"monkey_envs.{game_name}_v0")
-    return lambda: module.env(num_players=num_players)
+    env = aec_api(game_name)[0]
+    return lambda: env(num_players=num_players)
 
 
-DEFAULT_PLAYERS = {"monkey_fun": [2], "funky_monkey": [2, 4, 7]}
-TITLES = {"monkey_fun": "Monkey Fun", "funky_monkey": "Funky Monkey"}
+def game_facts(game_name: str) -> tuple[str, str, list[int]]:
+    """``(title, versioned env name, default player counts)`` of a registered game (its spec)."""
+    from monkey_envs.games import game_class
+
+    spec = game_class(game_name).spec
+    return spec.title, f"{spec.name}_v{spec.version}", list(spec.default_players)
 
 
 # ====================================================================== table
@@ -142,17 +146,16 @@ def run(seconds: float, batch_sizes: list[int], games: list[str], players: list[
     """Measure every row; dicts with ``name``, ``players``, ``batch``, ``steps_per_s``, ``steps``."""
     rows: list[dict[str, object]] = []
     for g in games:
-        counts = players or DEFAULT_PLAYERS.get(g, [2])
+        title, env_name, default_counts = game_facts(g)
+        counts = players or default_counts
         for p in counts:
             for b in batch_sizes:
                 sps, n = timed(core_stepper(g, b, p), seconds)
-                rows.append(
-                    {"name": f"{TITLES.get(g, g)} core", "players": p, "batch": b, "steps_per_s": sps, "steps": n}
-                )
+                rows.append({"name": f"{title} core", "players": p, "batch": b, "steps_per_s": sps, "steps": n})
         sps, n = timed(aec_stepper(aec_factory(g, counts[0])), seconds)
         rows.append(
             {
-                "name": f"{TITLES.get(g, g)} AEC ({g}_v0)",
+                "name": f"{title} AEC ({env_name})",
                 "players": counts[0],
                 "batch": 1,
                 "steps_per_s": sps,
@@ -199,12 +202,14 @@ def main(argv: list[str] | None = None) -> int:
         default=[1, 64, 1024, 4096],
         help="core batch sizes (default 1 64 1024 4096)",
     )
+    parser.add_argument("--games", nargs="+", default=None, help="registered games to measure (default: all)")
     parser.add_argument(
-        "--games",
-        nargs="+",
-        default=list(DEFAULT_PLAYERS),
-        choices=list(DEFAULT_PLAYERS),
-        help="games to measure (default: all)",
+        "--import",
+        dest="imports",
+        action="append",
+        default=[],
+        metavar="MODULE",
+        help="import a module first (a plugin that registers games); repeatable",
     )
     parser.add_argument(
         "--players", type=int, nargs="+", default=None, help="player counts for every game (default: per game)"
@@ -213,11 +218,21 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.seconds <= 0 or any(b < 1 for b in args.batch_sizes):
         parser.error("--seconds and every --batch-sizes entry must be positive")
+    import importlib
+
+    from monkey_envs.games import GAMES
+
+    for module in args.imports:
+        importlib.import_module(module)
+    games = args.games or list(GAMES)
+    unknown = sorted(set(games) - set(GAMES))
+    if unknown:
+        parser.error(f"unknown games {unknown}; registered: {sorted(GAMES)}")
     print(
         f"# {platform.processor() or platform.machine()}, Python {platform.python_version()}, numpy {np.__version__}, "
         f"{args.seconds:g} s per row, one thread"
     )
-    print(format_table(run(args.seconds, args.batch_sizes, args.games, args.players), args.markdown))
+    print(format_table(run(args.seconds, args.batch_sizes, games, args.players), args.markdown))
     return 0
 
 

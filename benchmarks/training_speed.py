@@ -2,7 +2,7 @@
 
 ::
 
-    python benchmarks/training_speed.py                                   # monkey_fun, 64 envs, 20k steps
+    python benchmarks/training_speed.py                                   # the default game, 64 envs, 20k steps
     python benchmarks/training_speed.py --timesteps 20000 --num-envs 64 --markdown
     python benchmarks/training_speed.py --game funky_monkey --num-players 4
 
@@ -141,7 +141,15 @@ def table(result: dict[str, Any], markdown: bool) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Command line entry point; prints the table and returns 0."""
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--game", default="monkey_fun", help="game name (monkey_fun, funky_monkey)")
+    p.add_argument("--game", default=None, help="a registered game (default: the registry's first)")
+    p.add_argument(
+        "--import",
+        dest="imports",
+        action="append",
+        default=[],
+        metavar="MODULE",
+        help="import a module first (a plugin that registers games or agents); repeatable",
+    )
     p.add_argument("--num-players", type=int, default=None, help="players (the game's default if omitted)")
     p.add_argument("--num-envs", type=int, default=64, help="parallel envs N in both setups")
     p.add_argument("--timesteps", type=int, default=20_000, help="learner timesteps per run")
@@ -153,8 +161,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name in ("num_envs", "timesteps", "n_steps", "batch_size", "n_epochs"):
         if getattr(args, name) < 1:
             p.error(f"--{name.replace('_', '-')} must be >= 1")
+    import importlib
+
+    from monkey_envs.games import DEFAULT_GAME
+
+    for module in args.imports:
+        importlib.import_module(module)
     options = {} if args.num_players is None else {"num_players": args.num_players}
-    result = run(args.game, args.num_envs, args.timesteps, args.n_steps, args.batch_size, args.n_epochs, **options)
+    result = run(args.game or DEFAULT_GAME, args.num_envs, args.timesteps, args.n_steps, args.batch_size, args.n_epochs, **options)
     print(
         f"MaskablePPO training speed, native MonkeyVecEnv vs DummyVecEnv of gym envs "
         f"(n_steps={args.n_steps}, batch_size={args.batch_size}, n_epochs={args.n_epochs}, 1 torch thread; "

@@ -46,13 +46,13 @@ def gymnasium_id(name: str) -> str:
     return f"{NAMESPACE}/{spec.gym_name}-v{spec.version}"
 
 
-def _aec_env(name: str, **kwargs):  # noqa: ANN202 - PettingZoo entry point
+def _aec_env(name: str, **kwargs):
     from monkey_envs.core.aec import aec_api
 
     return aec_api(name)[0](**kwargs)
 
 
-def _parallel_env(name: str, **kwargs):  # noqa: ANN202 - PettingZoo entry point
+def _parallel_env(name: str, **kwargs):
     from monkey_envs.core.parallel import parallel_env
 
     return parallel_env(name, **kwargs)

@@ -223,16 +223,16 @@ def test_arena_counts_add_up_and_seats_balance(fm_arena):
 
 def test_arena_reports_bluff_analytics_summed_over_each_agents_seats(fm_arena):
     r = fm_arena
-    assert set(r.bluff) == set(r.names)
-    honest, skeptic = r.bluff["honest"], r.bluff["skeptic"]
+    assert set(r.analytics) == set(r.names) and r.analytics_title == "Bluff analytics"
+    honest, skeptic = r.analytics["honest"], r.analytics["skeptic"]
     assert honest["bluff_rate"] == 0.0 and honest["totals"]["bluffs"] == 0  # honest never bluffs
     assert skeptic["bluff_rate"] > 0.95  # skeptic bluffs on (almost) every play
-    for b in r.bluff.values():
+    for b in r.analytics.values():
         t = b["totals"]
         assert b["plays_revealed"] == t["truthful"] + t["bluffs"] > 0
         assert 0 <= t["bluffs_accepted"] <= t["bluffs"]
         assert {"truth_bonus_use", "telescope_rate", "bluffs_accepted_rate"} <= set(b)
-    assert "bluff rate" in r.table() and "## Bluff analytics" in r.markdown()
+    assert "bluff_rate" in r.table() and "## Bluff analytics" in r.markdown()
 
 
 def test_bluff_totals_equal_the_game_statistics_of_the_seats_each_agent_held():
@@ -298,7 +298,7 @@ def test_cli_writes_every_output_file_with_game_options(tmp_path):
     assert d["game"]["tile_visibility"] == "all" and d["game"]["num_players"] == 3
     assert d["names"] == ["random", "honest", "t"] and d["num_games"] == 12
     assert d["ratings"]["anchor"] == "random" and d["ratings"]["elo"][0] == 0.0
-    assert set(d["bluff"]) == {"random", "honest", "t"}
+    assert set(d["analytics"]) == {"random", "honest", "t"}
     assert "Elo 95% CI" in proc.stdout and "head to head" in proc.stdout
     assert "--set tile_visibility=all" in (out / "arena.md").read_text()
 

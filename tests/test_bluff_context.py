@@ -1,12 +1,21 @@
-"""Bluff rates by context (agents/bluff_context.py): known agents give known answers."""
+"""Funky Monkey bluff rates by context (its decision_report hook, played by agents.evaluate.decision_report):
+known agents give known answers."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from agents.bluff_context import bluff_context, context_markdown, main
+from agents.decision_report import main
+from agents.evaluate import decision_report
+from monkey_envs.funky_monkey.analytics import context_markdown
 from monkey_envs.funky_monkey.rules import FunkyMonkey
+
+
+def bluff_context(game, agent, opponents, num_games, seed=0, name="agent"):
+    title, data, _ = decision_report(game, agent, opponents, num_games, seed=seed, name=name)
+    assert title == "When does the agent bluff?"
+    return data
 
 
 @pytest.fixture(scope="module")
@@ -48,12 +57,11 @@ def test_bad_input_and_cli(capsys, tmp_path):
         bluff_context(FunkyMonkey(num_players=3), "honest", ["track"], 3)
     from monkey_envs.monkey_fun import MonkeyFun
 
-    with pytest.raises(ValueError, match="funky_monkey"):
-        bluff_context(MonkeyFun(num_players=2), "random", ["random"], 2)
+    assert decision_report(MonkeyFun(num_players=2), "random", ["random"], 2) is None  # no report for that game
+    assert main(["--game", "monkey_fun", "--agent", "random", "--opponents", "random", "--games", "2"]) == 2
     out = tmp_path / "ctx.json"
-    assert (
-        main(["--players", "2", "--agent", "skeptic", "--opponents", "honest", "--games", "4", "--json", str(out)]) == 0
-    )
+    argv = ["--game", "funky_monkey", "--players", "2", "--agent", "skeptic", "--opponents", "honest"]
+    assert main([*argv, "--games", "4", "--json", str(out)]) == 0
     assert "Bluff rate of **skeptic**" in capsys.readouterr().out
     import json
 

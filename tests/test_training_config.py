@@ -102,8 +102,17 @@ def test_bad_override_and_missing_file_raise():
         (["--set", "env.learner_seat=5"], "'env.learner_seat': must be in [0, 2)"),
         (["--set", "eval.opponents=[greedy+random]"], "2 players need 1 opponents"),
         (
-            ["--set", "env.game=funky_monkey", "--set", "env.opponent=random", "--set", "eval.opponents=[random]"],
-            "'ppo.features': 'board' needs",
+            [
+                "--set",
+                "env.game=funky_monkey",
+                "--set",
+                "env.opponent=random",
+                "--set",
+                "eval.opponents=[random]",
+                "--set",
+                "ppo.features=board",
+            ],
+            "'ppo.features': 'funky_monkey' has no features 'board'",
         ),
         (
             [
@@ -114,7 +123,7 @@ def test_bad_override_and_missing_file_raise():
                 "--set",
                 "eval.opponents=[]",
             ],
-            "'ppo.features': 'greedy' needs Monkey Fun's normal or quick game",
+            "'ppo.features': the greedy features need Monkey Fun's normal or quick game",
         ),
     ],
 )

@@ -203,11 +203,13 @@ def test_write_eval_md_table_matches_the_summary(tmp_path):
     assert "bluff" not in text.lower() and "![" not in text
 
 
-def test_write_eval_md_includes_optional_bluff_and_curve(tmp_path):
+def test_write_eval_md_includes_optional_analytics_and_curve(tmp_path):
     summary = _summary(tmp_path)
-    summary["bluff"] = {"bluffs": 12, "caught": 3, "by_seat": {"0": 5, "1": 7}}
+    summary["analytics_title"] = "Bluff analytics"
+    summary["analytics"] = {"bluffs": 12, "caught": 3, "by_seat": {"0": 5, "1": 7}}
     summary["curve_png"] = "curve.png"
     text = write_eval_md(summary, tmp_path / "eval.md").read_text()
+    assert "## Bluff analytics" in text
     assert "- bluffs: 12" in text and "- caught: 3" in text and "  - 0: 5" in text
     assert "![learning curve](curve.png)" in text
 

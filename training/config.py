@@ -25,11 +25,11 @@ import typing
 from pathlib import Path
 from typing import Any
 
+from monkey_envs.games import DEFAULT_GAME
+
 #: Algorithms this runner knows (more SB3 algorithms can be added to ``training.run.ALGOS``).
 ALGOS = ("maskable_ppo",)
 ACTIVATIONS = ("tanh", "relu")
-#: Feature extractors (see :mod:`training.policies`).
-FEATURES = ("mlp", "board", "greedy")
 #: Policy heads (see :mod:`training.policies`).
 HEADS = ("linear", "scorer")
 
@@ -38,8 +38,8 @@ HEADS = ("linear", "scorer")
 class EnvConfig:
     """The training environment: a native batched SB3 VecEnv of one game."""
 
-    #: Game name (a key of ``monkey_envs.games.GAMES``).
-    game: str = "monkey_fun"
+    #: Game name (a key of ``monkey_envs.games.GAMES``; default: the registry's first game).
+    game: str = DEFAULT_GAME
     #: Options passed to the game, e.g. ``{num_players: 2, variant: normal, board_side: 1}``.
     game_options: dict[str, Any] = dataclasses.field(default_factory=lambda: {"num_players": 2})
     #: Games played side by side in the VecEnv (rows of the batched core).
@@ -85,14 +85,16 @@ class PPOConfig:
     net_arch: list[int] = dataclasses.field(default_factory=lambda: [128, 128])
     #: Hidden activation: ``tanh`` or ``relu``.
     activation: str = "relu"
-    #: Feature extractor: ``mlp`` (flatten the observation) or ``board`` (per-action target-field
-    #: features from a convolution over the board; Monkey Fun; see ``training.policies``) or
-    #: ``greedy`` (``board`` plus the greedy heuristic's evaluation terms of each action; Monkey
-    #: Fun normal/quick game).
-    features: str = "board"
+    #: Feature extractor: ``auto`` (the game's registered default, else ``mlp``), ``mlp`` (flatten
+    #: the observation; every game) or a name the game registers (``agents.registry.register_features``;
+    #: Monkey Fun: ``board`` -- per-action target-field features from a convolution over the board,
+    #: its default -- and ``greedy`` -- ``board`` plus the greedy heuristic's evaluation terms of each
+    #: action, normal/quick game). Checked against the game before training starts.
+    features: str = "auto"
     #: Policy head: ``linear`` (SB3's MLP then a linear layer over all actions) or ``scorer``
-    #: (one network shared by every subset action scores it from its block; needs ``board`` or
-    #: ``greedy`` features; ``net_arch`` sets its hidden sizes).
+    #: (one network shared by every action with a per-action block scores it from that block; needs
+    #: features with per-action blocks, e.g. Monkey Fun's ``board`` or ``greedy``; ``net_arch`` sets
+    #: its hidden sizes).
     head: str = "linear"
     #: Convolution channels of the ``board`` extractor.
     board_channels: int = 16
@@ -188,6 +190,9 @@ class EvalConfig:
 class TrainConfig:
     """One training run: algorithm, budget, environment, hyperparameters, evaluation."""
 
+    #: Modules to import before anything else (plugins that register games or agents, e.g. a game
+    #: from another package); ``--import MODULE`` adds one.
+    imports: list[str] = dataclasses.field(default_factory=list)
     #: Algorithm: ``maskable_ppo``.
     algo: str = "maskable_ppo"
     #: Environment steps of the learner to train for (0: no reinforcement learning, only the
@@ -303,12 +308,16 @@ class TrainConfig:
         _check(p.max_grad_norm > 0, "ppo.max_grad_norm", f"must be > 0, got {p.max_grad_norm}")
         _check(len(p.net_arch) >= 1 and min(p.net_arch) >= 1, "ppo.net_arch", f"needs positive sizes, got {p.net_arch}")
         _check(p.activation in ACTIVATIONS, "ppo.activation", f"must be one of {ACTIVATIONS}, got {p.activation!r}")
-        _check(p.features in FEATURES, "ppo.features", f"must be one of {FEATURES}, got {p.features!r}")
+        _check(
+            isinstance(p.features, str) and p.features.isidentifier(),
+            "ppo.features",
+            f"must be a features name, got {p.features!r}",
+        )
         _check(p.head in HEADS, "ppo.head", f"must be one of {HEADS}, got {p.head!r}")
         _check(
             p.head != "scorer" or p.features != "mlp",
             "ppo.head",
-            "'scorer' needs per-action features: set ppo.features to 'board' or 'greedy'",
+            "'scorer' needs per-action features (a game's registered features, e.g. 'board'), not 'mlp'",
         )
         _check(p.board_channels >= 1, "ppo.board_channels", f"must be >= 1, got {p.board_channels}")
         v = self.eval

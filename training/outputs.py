@@ -294,7 +294,7 @@ def write_eval_md(summary: dict[str, Any], path: str | Path) -> Path:
             ``evaluation`` (``opponent -> EvalResult.to_dict()``, the trained agent first in
             ``agents``). Optional: ``pretraining`` (``training.run.pretrain``'s report),
             ``selfplay`` (``members``, ``final_weights``, ``games``, ``learner_win_rate``),
-            ``bluff`` (a dict of statistics, listed as given) and ``curve_png`` (a file name,
+            ``analytics`` (a dict of statistics, listed as given, under ``analytics_title``) and ``curve_png`` (a file name,
             linked as an image relative to the report). Missing keys are left out or shown as ``-``.
         path: where to write (e.g. ``<run_dir>/eval.md``; the folder is created if missing).
 
@@ -399,10 +399,10 @@ def eval_markdown(summary: dict[str, Any]) -> str:
             lines.append(f"| {_md_cell(name)} | {w:.3f} | {g} | {wr:.3f} |")
         lines.append("")
 
-    bluff = summary.get("bluff")
-    if bluff:
-        lines += ["## Bluff statistics", ""]
-        lines += _bullets(bluff) if isinstance(bluff, dict) else [f"- {bluff}"]
+    analytics = summary.get("analytics")
+    if analytics:
+        lines += [f"## {summary.get('analytics_title', 'Game statistics')}", ""]
+        lines += _bullets(analytics) if isinstance(analytics, dict) else [f"- {analytics}"]
         lines.append("")
 
     curve = summary.get("curve_png")

@@ -32,7 +32,9 @@ Each run writes ``runs/<game>__<algo>__<seed>__<time>/``:
 - ``curve.csv`` / ``curve.png``: win rate (95% Wilson band) vs each evaluation opponent over
   training steps, every ``eval.curve_every`` steps,
 - ``eval.json`` / ``eval.md``: training time and speed, pretraining, and the final evaluation
-  per opponent (Funky Monkey: with the trained agent's bluff analytics).
+  per opponent, with the game's analytics of the trained agent (``stats_summary``) and its
+  decision report (``decision_report``; Funky Monkey: bluff analytics and the bluff rate by
+  context).
 """
 
 from __future__ import annotations
@@ -136,7 +138,8 @@ def build_model(cfg: TrainConfig, venv: Any) -> Any:
     import torch
     from sb3_contrib import MaskablePPO
 
-    from training.policies import EXTRACTORS, HEADS
+    from monkey_envs.games import make_game
+    from training.policies import HEADS, extractor_class
 
     p = cfg.ppo
     activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[p.activation]
@@ -144,7 +147,7 @@ def build_model(cfg: TrainConfig, venv: Any) -> Any:
         "net_arch": {"pi": list(p.net_arch), "vf": list(p.net_arch)},
         "activation_fn": activation,
     }
-    extractor = EXTRACTORS[p.features]
+    extractor = extractor_class(p.features, make_game(cfg.env.game, **cfg.env.game_options))
     if extractor is not None:
         policy_kwargs["features_extractor_class"] = extractor
         policy_kwargs["features_extractor_kwargs"] = {
@@ -230,7 +233,7 @@ def evaluate(model: Any, cfg: TrainConfig, game: Any) -> dict[str, Any]:
     Returns:
         ``opponent name -> EvalResult.to_dict()``.
     """
-    from agents.arena import bluff_summary
+    from agents.arena import stats_summary
     from agents.evaluate import opponent_lineup, play_games
 
     policy = trained_agent(model, cfg, game)
@@ -242,16 +245,14 @@ def evaluate(model: Any, cfg: TrainConfig, game: Any) -> dict[str, Any]:
         )
         out[name] = result.to_dict()
         me = result.agents[0]
-        bluff = bluff_summary(me)
-        if bluff is not None:
-            out[name]["bluff"] = {a.name: bluff_summary(a) for a in result.agents}
+        mine = stats_summary(game, me)
+        if mine is not None:
+            out[name]["analytics"] = {a.name: stats_summary(game, a) for a in result.agents}
         print(f"\n--- trained vs {name}: {cfg.eval.num_games} seat-balanced games")
         print(result.table())
-        if bluff is not None:
-            print(
-                f"    trained bluff rate {_pct(bluff['bluff_rate'])} of {bluff['plays_revealed']} revealed plays, "
-                f"bluffs accepted {_pct(bluff['bluffs_accepted_rate'])}, truth bonus used {_pct(bluff['truth_bonus_use'])}"
-            )
+        if mine is not None:
+            shown = ", ".join(f"{k} {_fmt(v)}" for k, v in _scalars(mine).items())
+            print(f"    trained ({game.stats_title.lower()}): {shown}")
         print(
             f"==> win rate vs {name}: {me.win_rate:.3f} (95% CI [{me.ci_low:.3f}, {me.ci_high:.3f}]), "
             f"draws {me.draws}, losses {me.losses}"
@@ -261,6 +262,15 @@ def evaluate(model: Any, cfg: TrainConfig, game: Any) -> dict[str, Any]:
 
 def _pct(x: float | None) -> str:
     return "-" if x is None else f"{100 * x:.1f}%"
+
+
+def _fmt(x: Any) -> str:
+    return "-" if x is None else (f"{x:.3f}" if isinstance(x, float) else str(x))
+
+
+def _scalars(summary: dict[str, Any]) -> dict[str, Any]:
+    """The numbers of a ``stats_summary`` (no totals, no intervals)."""
+    return {k: v for k, v in summary.items() if v is None or isinstance(v, (int, float))}
 
 
 # ====================================================================== main
@@ -279,19 +289,15 @@ def prepare(cfg: TrainConfig) -> Any:
     except (TypeError, ValueError) as exc:
         raise ValueError(f"config 'env.game' / 'env.game_options': {exc}") from exc
     check_agents(cfg, game)
-    if cfg.ppo.features == "greedy" and (cfg.env.game != "monkey_fun" or getattr(game, "variant", None) == "solo"):
-        raise ValueError(
-            f"config 'ppo.features': 'greedy' needs Monkey Fun's normal or quick game, got {game!r} -- use 'board'"
-        )
-    if cfg.ppo.features in ("board", "greedy"):
-        from training.policies import BOARD_PIECES
+    from agents.registry import features_class, resolve_features
 
-        missing = BOARD_PIECES - set(game.obs_layout.slices)
-        if missing:
-            raise ValueError(
-                f"config 'ppo.features': 'board' needs observation pieces {sorted(BOARD_PIECES)}; "
-                f"{cfg.env.game!r} lacks {sorted(missing)} -- use 'mlp'"
-            )
+    try:
+        features_class(cfg.ppo.features, game)  # an unknown name or a configuration it cannot serve
+    except ValueError as exc:
+        raise ValueError(f"config 'ppo.features': {exc}") from exc
+    cfg.ppo.features = resolve_features(cfg.ppo.features, game)  # the resolved config names it
+    if cfg.ppo.head == "scorer" and cfg.ppo.features == "mlp":
+        raise ValueError(f"config 'ppo.head': 'scorer' needs per-action features; {cfg.env.game!r} uses 'mlp'")
     return game
 
 
@@ -402,15 +408,11 @@ def run(cfg: TrainConfig, game: Any = None) -> Path:
             "games": pool.games.tolist(),
             "learner_win_rate": pool.learner_win_rate().round(4).tolist(),
         }
-    bluff = {name: r["bluff"]["trained"] for name, r in evaluation.items() if r.get("bluff")}
-    if bluff:
-        summary["bluff"] = {
-            name: {k: b[k] for k in ("bluff_rate", "bluffs_accepted_rate", "truth_bonus_use", "telescope_rate")}
-            for name, b in bluff.items()
-        }
-    context_md = None
-    if cfg.env.game == "funky_monkey" and evaluation:
-        context_md = bluff_context_report(model, cfg, game, summary)
+    analytics = {name: r["analytics"]["trained"] for name, r in evaluation.items() if r.get("analytics")}
+    if analytics:
+        summary["analytics_title"] = game.stats_title
+        summary["analytics"] = {name: _scalars(a) for name, a in analytics.items()}
+    report = decision_report(model, cfg, game, summary) if evaluation else None
     curve_csv = run_dir / "curve.csv"
     if curve_csv.is_file():
         from training.outputs import plot_learning_curve
@@ -423,30 +425,32 @@ def run(cfg: TrainConfig, game: Any = None) -> Path:
     from training.outputs import write_eval_md
 
     write_eval_md(summary, run_dir / "eval.md")
-    if context_md:
+    if report:
         with open(run_dir / "eval.md", "a") as f:
-            f.write("\n## When does the trained agent bluff?\n\n" + context_md + "\n")
+            f.write(f"\n## {report[0]}\n\n" + report[1] + "\n")
     venv.close()
     print(f"\nsaved {run_dir / 'model.zip'}, {run_dir / 'config.yaml'}, {run_dir / 'eval.json'}, {run_dir / 'eval.md'}")
     return run_dir
 
 
-def bluff_context_report(model: Any, cfg: TrainConfig, game: Any, summary: dict[str, Any]) -> str:
-    """Funky Monkey: the trained agent's bluff rate by context against the first evaluation
-    line-up (:mod:`agents.bluff_context`), stored in ``summary["bluff_context"]``; returns Markdown."""
-    from agents.bluff_context import bluff_context, context_markdown
+def decision_report(model: Any, cfg: TrainConfig, game: Any, summary: dict[str, Any]) -> tuple[str, str] | None:
+    """The game's report on the trained agent's decisions (the ``decision_report`` hook, e.g. Funky
+    Monkey's bluff rate by context) against the first evaluation line-up, stored in
+    ``summary["decision_report"]``; returns ``(title, markdown)``, or ``None`` for a game without one."""
+    from agents.evaluate import decision_report as play_report
     from agents.evaluate import opponent_lineup
 
     name = cfg.eval.opponents[0]
     opponents, _ = opponent_lineup(name, game, cfg.eval.seed + 1)
-    ctx = bluff_context(
+    out = play_report(
         game, trained_agent(model, cfg, game), opponents, cfg.eval.num_games, seed=cfg.eval.seed, name="trained"
     )
-    ctx["opponents"] = name
-    summary["bluff_context"] = ctx
-    text = context_markdown(ctx)
-    print("\n" + text)
-    return f"Against {name}:\n\n" + text
+    if out is None:
+        return None
+    title, data, text = out
+    summary["decision_report"] = {"title": title, "opponents": name, **data}
+    print(f"\n{title}\n" + text)
+    return title, f"Against {name}:\n\n" + text
 
 
 def _tb_logger(run_dir: Path) -> Any:
@@ -537,9 +541,32 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default=[],
         help="override a config key, dotted for sections (e.g. --set ppo.learning_rate=3e-4); repeatable",
     )
+    parser.add_argument(
+        "--import",
+        dest="imports",
+        metavar="MODULE",
+        action="append",
+        default=[],
+        help="import a module first (a plugin that registers games or agents; added to the config's imports)",
+    )
     parser.add_argument("--help-config", action="store_true", help="list every config key with default and meaning")
     parser.add_argument("--dry-run", action="store_true", help="print the resolved config and exit")
     return parser.parse_args(argv)
+
+
+def import_plugins(cfg: TrainConfig) -> None:
+    """Import the config's ``imports`` (modules that register games or agents), in order.
+
+    Raises:
+        ValueError: a module that cannot be imported.
+    """
+    import importlib
+
+    for module in cfg.imports:
+        try:
+            importlib.import_module(module)
+        except ImportError as exc:
+            raise ValueError(f"config 'imports': cannot import {module!r}: {exc}") from exc
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -549,6 +576,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     try:
         cfg = load_config(args.config, args.set)
+        cfg.imports = [*cfg.imports, *(m for m in args.imports if m not in cfg.imports)]
+        import_plugins(cfg)
         game = prepare(cfg)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -72,7 +72,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import argmax_legal
-from agents.registry import register_agent
+from agents.registry import register_agent, register_features
 from monkey_envs.monkey_fun import data as D
 from monkey_envs.monkey_fun.rules import NUM_SUBSETS, SUBSET_BITS
 
@@ -644,3 +644,5 @@ def make_greedy(game: Any, seed: int = 0) -> GreedyMonkeyFun:
 
 
 register_agent("greedy", make_greedy, game="monkey_fun")
+register_features("board", "agents.heuristics.monkey_fun_features:BoardActionExtractor", game="monkey_fun", default=True)
+register_features("greedy", "agents.heuristics.monkey_fun_features:GreedyActionExtractor", game="monkey_fun")

@@ -387,16 +387,28 @@ class Game(abc.ABC, Generic[S]):
         """
         return None
 
-    def evaluation_reports(
-        self, agent: Any, opponents: list[Any], num_games: int, seed: int, name: str = "agent"
-    ) -> list[tuple[str, dict[str, Any], str]]:
-        """Game-specific analyses of a trained agent (``agent`` and ``opponents`` act on batches).
+    def report_decisions(self, actions: np.ndarray) -> np.ndarray:
+        """``(n,) bool``: which of an agent's decisions ``actions (n,) int64`` :meth:`decision_report` reads.
 
-        ``training.run`` calls this after its evaluation and appends each ``(title, data,
-        markdown)`` to ``eval.json`` / ``eval.md``. Default: none. (Funky Monkey: the bluff
-        rate by context.)
+        The evaluation records the observation and action of exactly those decisions of the
+        agent it reports on. Default: none (the game has no decision report).
         """
-        return []
+        return np.zeros(np.shape(actions), dtype=bool)
+
+    def decision_report(
+        self, obs: np.ndarray, actions: np.ndarray, about: dict[str, Any] | None = None
+    ) -> tuple[str, dict[str, Any], str] | None:
+        """Game-specific analysis of one agent's recorded decisions (``obs (n, D)``, ``actions (n,)``).
+
+        ``about`` describes the games they come from (``agent``, ``games``, ``win_rate``, ...);
+        the report's data include it.
+
+        ``agents.evaluate.decision_report`` plays the games and records the decisions
+        :meth:`report_decisions` selects; ``training.run`` stores the result in ``eval.json`` and
+        ``eval.md``. Returns ``(title, data, markdown)`` or ``None`` (the default). Funky Monkey:
+        the bluff rate by context.
+        """
+        return None
 
     def movers(self, state: S) -> np.ndarray:
         """``(B, P) bool``: seats that still have to choose in the current decision.
