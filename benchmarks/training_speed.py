@@ -168,7 +168,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     for module in args.imports:
         importlib.import_module(module)
     options = {} if args.num_players is None else {"num_players": args.num_players}
-    result = run(args.game or DEFAULT_GAME, args.num_envs, args.timesteps, args.n_steps, args.batch_size, args.n_epochs, **options)
+    result = run(
+        args.game or DEFAULT_GAME,
+        args.num_envs,
+        args.timesteps,
+        args.n_steps,
+        args.batch_size,
+        args.n_epochs,
+        **options,
+    )
     print(
         f"MaskablePPO training speed, native MonkeyVecEnv vs DummyVecEnv of gym envs "
         f"(n_steps={args.n_steps}, batch_size={args.batch_size}, n_epochs={args.n_epochs}, 1 torch thread; "

@@ -137,5 +137,7 @@ def __getattr__(name: str) -> Any:
     if cls is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     return cls
+
+
 #: ``ppo.head`` name -> policy class (``None``: SB3's MLP + linear head).
 HEADS: dict[str, type | None] = {"linear": None, "scorer": ActionScorerPolicy}

@@ -644,5 +644,7 @@ def make_greedy(game: Any, seed: int = 0) -> GreedyMonkeyFun:
 
 
 register_agent("greedy", make_greedy, game="monkey_fun")
-register_features("board", "agents.heuristics.monkey_fun_features:BoardActionExtractor", game="monkey_fun", default=True)
+register_features(
+    "board", "agents.heuristics.monkey_fun_features:BoardActionExtractor", game="monkey_fun", default=True
+)
 register_features("greedy", "agents.heuristics.monkey_fun_features:GreedyActionExtractor", game="monkey_fun")
