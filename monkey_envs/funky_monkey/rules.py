@@ -412,6 +412,21 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         g = state.golden.astype(np.int64)[:, None] == self._rel[None, :]
         return state.coconuts.astype(np.int64) + g
 
+    def state_violations(self, state: FunkyMonkeyState) -> list[tuple[str, int, str]]:
+        """The shared laws and the Funky Monkey laws (:mod:`~monkey_envs.funky_monkey.invariants`) broken by ``state``."""
+        from monkey_envs.funky_monkey import invariants
+
+        bad_layout = invariants.layout_violations(self, state)
+        if bad_layout:  # no law can be read from arrays of the wrong type or shape
+            return bad_layout
+        return [*super().state_violations(state), *invariants.state_violations(self, state)]
+
+    def resample_hidden(self, state: FunkyMonkeyState, seat: int, seed: int) -> FunkyMonkeyState | None:
+        """Everything ``seat`` cannot see re-dealt (:func:`~monkey_envs.funky_monkey.invariants.resample_hidden`)."""
+        from monkey_envs.funky_monkey import invariants
+
+        return invariants.resample_hidden(self, state, seat, seed)
+
     def _next_alive_left(self, s: FunkyMonkeyState, rows: np.ndarray, seat: np.ndarray) -> np.ndarray:
         """``(n,)`` first surviving seat to the left of ``seat`` (``seat`` itself if alone)."""
         P = self.num_players

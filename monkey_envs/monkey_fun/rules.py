@@ -24,6 +24,7 @@ from monkey_envs.core.game import Game
 from monkey_envs.core.rng import seed_rng, shuffle_prefix
 from monkey_envs.core.spec import GameSpec, ObsLayout, ObsPiece
 from monkey_envs.monkey_fun import data as D
+from monkey_envs.monkey_fun import invariants
 from monkey_envs.monkey_fun import kernels as K
 from monkey_envs.monkey_fun.kernels import DISCARD_ACTION, NUM_ACTIONS, NUM_SUBSETS
 from monkey_envs.monkey_fun.state import END_NONE, END_REASONS, MonkeyFunState
@@ -319,6 +320,17 @@ class MonkeyFun(Game[MonkeyFunState]):
             "scores": s.scores[row].astype(int).tolist(),
             "winners": np.flatnonzero(s.winners_mask[row]).tolist(),
         }
+
+    def state_violations(self, state: MonkeyFunState) -> list[tuple[str, int, str]]:
+        """The shared laws and the Monkey Fun laws (:mod:`~monkey_envs.monkey_fun.invariants`) broken by ``state``."""
+        bad_layout = invariants.layout_violations(self, state)
+        if bad_layout:  # no law can be read from arrays of the wrong type or shape
+            return bad_layout
+        return [*super().state_violations(state), *invariants.state_violations(self, state)]
+
+    def resample_hidden(self, state: MonkeyFunState, seat: int, seed: int) -> MonkeyFunState | None:
+        """Other hands and the draw pile re-dealt, RNG redrawn (:func:`~monkey_envs.monkey_fun.invariants.resample_hidden`)."""
+        return invariants.resample_hidden(self, state, seat, seed)
 
     # ================================================================== positions
     def position(

@@ -1,0 +1,545 @@
+"""Funky Monkey consistency laws (:func:`state_violations`) and hidden-information resampling (:func:`resample_hidden`).
+
+:class:`~monkey_envs.funky_monkey.rules.FunkyMonkey` delegates its ``state_violations`` and
+``resample_hidden`` hooks here. The laws (each reported as ``(field, row, why)``; ``row == -1``
+when a whole array is wrong; a law over several fields names them joined by ``+``):
+
+* **layout**: every field is a numpy array of this game's dtype and per-row shape, all with the
+  same batch size (a broken layout is reported alone: no law is read from such arrays);
+* **ranges**: positions in ``[0, 38]`` (a monkey out beyond the tiger keeps its space, which
+  may lie past the track); coconuts and the well in ``[0, 40]``; ``golden`` a seat or -1;
+  bowls 0 / 1 / 2; the tiger on ``[0, 18]``; tile faces 1..7 on tile slots and 0 elsewhere,
+  removed tiles 1..7; card counts of a kind in ``[0, cards of that kind]``; ``draw_size`` in
+  ``[0, cards in play]`` and pile entries in ``[-1, 4]``; ``treasure_size`` in ``[0, 12]``,
+  treasure-pile entries in ``[-1, 2]``, treasure counts in ``[0, 4]``; chips in ``[-1, P)``,
+  ``chip_next`` in ``[1, P]``; ``round`` in ``[1, 5]``; ``active`` a seat; ``phase`` in
+  ``[-1, 8)``; ``stage`` ``ST_DECIDE``; card kinds of the turn in ``[-1, 4]`` (pyramid
+  numbers ``[-1, 3]``); holder / accepter / mover a seat or -1; ``passes`` in ``[0, P)``;
+  ``debt`` in ``[0, 2]``, ``debt_to`` in ``[-1, 1]``; stats and ``step_count`` >= 0. The laws
+  below are read only in rows whose ranges (these and the shared ``current_player`` /
+  ``end_reason`` ranges) are sane, so garbage never indexes out of bounds;
+* **coconuts**: well + every seat's (eliminated seats keep theirs) + bowls == 40 normal ones;
+  the golden coconut in at most one place (a seat or a bowl; else the well); every monkey in
+  the game holds a coconut;
+* **movement cards**: hands + draw pile + discard + out of play + the card in flight (played,
+  not yet revealed) == the cards in play, per kind; draw-pile entries below ``draw_size`` are
+  kinds and -1 above; a hand holds at most 5 cards; eliminated seats hold none;
+* **treasure cards**: held + treasure pile + used == the 12 cards, per type; pile entries below
+  ``treasure_size`` are types and -1 above;
+* **tiles**: per back, the tiles on its slots plus its removed tile are that back's stack;
+* **monkeys**: a running game has at least two monkeys, all in front of the tiger; the seat to
+  decide is in the game;
+* **turn order**: the round's chips are a prefix of distinct seats (then -1), ``chip_next`` at
+  most their number, and the chip turned last is the active player's;
+* **the turn**: with no card played yet (``offer_card == -1``) nothing of a turn is set
+  (announcement, holder, passes, seen, Crown play, accepter, revealed card); once a card is
+  played its player has seen it, a face-down play has an announcement and a Crown play none
+  (accepted by the active player at once); a revealed card is the played card and has an
+  accepter; a holder only while the card is in flight;
+* **the pending decision** (running games): ``active`` -- the active player decides, in the
+  game, holding a card, no card played yet; ``respond`` / ``respond_seen`` -- the holder
+  (another seat, in the game) decides about a card in flight played face down
+  (``respond_seen``: the holder has seen it); ``pay`` -- the mover owes 1-2 coconuts, holds the
+  golden and a normal one and more than the debt; ``bowl`` -- the mover stands on a face-up
+  nearest-bowl tile of the middle row; ``pyramid`` -- the mover stands on a face-up pyramid tile,
+  a number card 1-4 awaits a direction that may go backward; ``bonus`` -- the active player
+  told the truth (or played a Crown with ``crown_bonus``), is in the game and the card is
+  revealed; ``scales`` -- the active player or the accepter, holding a treasure card, after the
+  reveal; a debt is owed only in ``pay``, a pyramid card waits only in ``pyramid``; the legal
+  mask is the rules' mask of the pending decision (recomputed by the rules);
+* **endings**: ``phase`` is -1 exactly once the game is terminated, and ``end_reason`` is 0
+  exactly while it is not; a tiger win has one winner, on the tiger's space; a last-monkey
+  win has exactly one monkey left, the winner; a no-winner ending no monkey left and no winner;
+  quitting time: no monkey in the game holds a card, and the winners are the monkeys nearest
+  the tiger (then the golden coconut, then most coconuts); rewards are 0 in running games and,
+  in a finished game, either 0 (steps after the end) or its +1 / -1 / 0-for-all end rewards.
+
+Hidden from a seat: the other hands, the card in flight unless that seat has seen it, the cards
+out of play, face-down and removed tiles, the other seats' treasure types, the order of the
+draw pile and of the treasure pile, and the RNG.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from monkey_envs.funky_monkey import data as D
+from monkey_envs.funky_monkey.state import (
+    BOWL_COCONUT,
+    BOWL_GOLDEN,
+    END_LAST_MONKEY,
+    END_NO_WINNER,
+    END_QUITTING_TIME,
+    END_TIGER,
+    NUM_PHASES,
+    PH_ACTIVE,
+    PH_BONUS,
+    PH_BOWL,
+    PH_OVER,
+    PH_PAY,
+    PH_PYRAMID,
+    PH_RESPOND,
+    PH_RESPOND_SEEN,
+    PH_SCALES,
+    ST_DECIDE,
+    FunkyMonkeyState,
+)
+
+if TYPE_CHECKING:
+    from monkey_envs.funky_monkey.rules import FunkyMonkey
+
+__all__ = ["layout_violations", "resample_hidden", "state_violations"]
+
+Violation = tuple[str, int, str]
+
+_K = D.NUM_CARD_KINDS
+_L = D.TRACK_LENGTH
+_T = len(D.TREASURE_NAMES)
+_TREASURE_COUNTS = np.bincount(np.array(D.TREASURE_DECK_RECONSTRUCTED), minlength=_T).astype(np.int64)  # (3,)
+_BACK_SLOTS = [np.array(D.TILE_SLOTS_RECONSTRUCTED[b], dtype=np.intp) for b in D.TILE_BACKS]
+_CARDS_FIELD = "hands+draw_pile+discard+out_of_play+offer_card"
+_COCONUT_FIELD = "supply+coconuts+bowls"
+_TREASURE_FIELD = "treasures+treasure_pile+treasure_used"
+_TILE_FIELD = "tiles+removed_tiles"
+
+
+class _Report:
+    """Collects ``(field, row, why)`` triples; a law is one vectorised ``(B,) bool`` of offending rows."""
+
+    def __init__(self) -> None:
+        self.out: list[Violation] = []
+
+    def add(self, field: str, bad: np.ndarray, why: str) -> None:
+        """Report every row where ``bad (B,) bool`` is True (the loop runs over offending rows only)."""
+        for r in np.flatnonzero(bad).tolist():
+            self.out.append((field, r, why))
+
+    def rng(self, field: str, values: np.ndarray, low: Any, high: Any) -> np.ndarray:
+        """Report rows of ``values (B, ...)`` with an entry outside ``[low, high]`` (bounds broadcast
+        against ``values``); return the ``(B,) bool`` offending rows."""
+        out_of = (values < low) | (values > high)
+        bad = out_of.reshape(values.shape[0], -1).any(1)
+        for r in np.flatnonzero(bad).tolist():
+            self.out.append((field, r, f"value {int(values[r][out_of[r]][0])} outside its range"))
+        return bad
+
+
+@lru_cache(maxsize=64)
+def _expected_layout(cls: type, config: tuple[tuple[str, Any], ...]) -> dict[str, tuple[tuple[int, ...], np.dtype]]:
+    """Per-row shape and dtype of every field of a fresh state of game ``cls(**config)``."""
+    ref = cls(**dict(config)).init(0)
+    return {k: (v.shape[1:], v.dtype) for k, v in ref.arrays().items()}
+
+
+def layout_violations(game: FunkyMonkey, state: Any) -> list[Violation]:
+    """Type, dtype and shape problems of ``state`` for ``game`` (row ``-1``: the whole array).
+
+    Returns ``[]`` when ``state`` is a :class:`FunkyMonkeyState` whose every field is an array of
+    the dtype and per-row shape this game's ``init`` produces, all with one batch size.
+    """
+    if not isinstance(state, FunkyMonkeyState):
+        return [("state", -1, f"not a FunkyMonkeyState but a {type(state).__name__}")]
+    want = _expected_layout(type(game), tuple(sorted(game.config.items())))
+    out: list[Violation] = []
+    sizes = set()
+    for name, (shape, dtype) in want.items():
+        arr = getattr(state, name, None)
+        if not isinstance(arr, np.ndarray):
+            out.append((name, -1, f"not a numpy array but {type(arr).__name__}"))
+            continue
+        if arr.dtype != dtype:
+            out.append((name, -1, f"dtype {arr.dtype}, expected {dtype}"))
+        if arr.ndim != len(shape) + 1 or arr.shape[1:] != shape:
+            out.append((name, -1, f"shape {arr.shape}, expected (B{''.join(f', {d}' for d in shape)})"))
+        else:
+            sizes.add(arr.shape[0])
+    if len(sizes) > 1:
+        out.append(("state", -1, f"fields disagree on the batch size: {sorted(sizes)}"))
+    return out
+
+
+def _tally(values: np.ndarray, keep: np.ndarray, k: int) -> np.ndarray:
+    """``(B, k) int64``: per row, how many entries of ``values (B, n)`` at ``keep (B, n) bool`` equal each of ``0..k-1``.
+
+    Entries outside ``[0, k)`` are not counted (one ``bincount`` instead of a ``(B, n, k)`` comparison).
+    """
+    B = values.shape[0]
+    keep = keep & (values >= 0) & (values < k)
+    flat = (np.arange(B)[:, None] * k + values)[keep]
+    return np.bincount(flat, minlength=B * k).reshape(B, k)
+
+
+def state_violations(game: FunkyMonkey, state: FunkyMonkeyState) -> list[Violation]:
+    """The Funky Monkey laws (module docstring) broken by ``state``: ``(field, row, why)`` triples.
+
+    Vectorised over the batch; never raises on a damaged state (a broken layout is reported by
+    :func:`layout_violations` alone). The shared fields' own laws are the base ``Game``'s.
+    """
+    bad_layout = layout_violations(game, state)
+    if bad_layout:
+        return bad_layout
+    B, P = state.batch_size, game.num_players
+    if B == 0:
+        return []
+    rep = _Report()
+    # every integer field as int64 (no overflow in the sums below); the float rewards stay apart
+    s = {k: v.astype(np.int64) for k, v in state.arrays().items() if v.dtype.kind in "biu"}
+    cp, er, phase = s["current_player"], s["end_reason"], s["phase"]
+    term = state.terminated.astype(bool)
+    running = ~(term | state.truncated.astype(bool))
+    alive = state.alive.astype(bool)
+    counts = game.card_counts.astype(np.int64)  # (5,) cards of each kind in play
+    N = int(counts.sum())
+    tc = D.TOTAL_COCONUTS
+
+    # ---- ranges (every row)
+    slot_hi = np.where(D.IS_SLOT, D.NUM_TILE_KINDS, 0)
+    slot_lo = np.where(D.IS_SLOT, 1, 0)
+    ranges: list[tuple[str, Any, Any]] = [
+        ("pos", 0, 2 * _L),
+        ("coconuts", 0, tc),
+        ("supply", 0, tc),
+        ("golden", -1, P - 1),
+        ("bowls", 0, BOWL_GOLDEN),
+        ("tiger", 0, _L - 1),
+        ("tiles", slot_lo, slot_hi),
+        ("removed_tiles", 1, D.NUM_TILE_KINDS),
+        ("hands", 0, counts),
+        ("draw_pile", -1, _K - 1),
+        ("draw_size", 0, N),
+        ("discard", 0, counts),
+        ("out_of_play", 0, counts),
+        ("treasure_pile", -1, _T - 1),
+        ("treasure_size", 0, D.NUM_TREASURES),
+        ("treasures", 0, _TREASURE_COUNTS),
+        ("treasure_used", 0, _TREASURE_COUNTS),
+        ("chip_order", -1, P - 1),
+        ("chip_next", 1, P),
+        ("round", 1, D.NUM_ROUNDS),
+        ("active", 0, P - 1),
+        ("phase", PH_OVER, NUM_PHASES - 1),
+        ("stage", ST_DECIDE, ST_DECIDE),
+        ("offer_card", -1, _K - 1),
+        ("announce", -1, _K - 1),
+        ("holder", -1, P - 1),
+        ("passes", 0, P - 1),
+        ("accepter", -1, P - 1),
+        ("revealed", -1, _K - 1),
+        ("mover", -1, P - 1),
+        ("debt", 0, 2),
+        ("debt_to", -1, 1),
+        ("pyramid_card", -1, D.CARD_FOUR),
+        ("stats", 0, np.iinfo(np.int16).max),
+        ("step_count", 0, np.iinfo(np.int32).max),
+    ]
+    insane = np.zeros(B, bool)
+    for name, lo, hi in ranges:
+        insane |= rep.rng(name, s[name], lo, hi)
+    insane |= (cp < -1) | (cp >= P) | (er < 0) | (er >= len(game.spec.end_reasons))  # reported by the base
+    ok = ~insane
+    ar = np.arange(B)
+    seats = np.arange(P)
+
+    def at(field: str, seat: np.ndarray) -> np.ndarray:
+        """``s[field][b, seat[b]]`` with ``seat`` clipped to a seat (rows where it is -1 read seat 0)."""
+        return s[field][ar, np.clip(seat, 0, P - 1)]
+
+    # ---- coconuts
+    coco = s["coconuts"]
+    bowls = s["bowls"]
+    total = s["supply"] + coco.sum(1) + (bowls == BOWL_COCONUT).sum(1)
+    rep.add(_COCONUT_FIELD, ok & (total != tc), f"well + seats + bowls is not {tc} normal coconuts")
+    golden = s["golden"]
+    rep.add("golden+bowls", ok & ((golden >= 0) + (bowls == BOWL_GOLDEN).sum(1) > 1), "two golden coconuts")
+    own = coco + (golden[:, None] == seats[None, :])
+    rep.add("coconuts", ok & (alive & (own == 0)).any(1), "a monkey in the game holds no coconut")
+
+    # ---- movement cards
+    hands = s["hands"]  # (B, P, 5)
+    size = s["draw_size"]
+    pile = s["draw_pile"]
+    below = np.arange(pile.shape[1])[None, :] < size[:, None]
+    rep.add("draw_pile", ok & (below & (pile < 0)).any(1), "no card below draw_size")
+    rep.add("draw_pile", ok & (~below & (pile != -1)).any(1), "a card above draw_size (slots past the top are -1)")
+    kinds = np.arange(_K)
+    in_pile = _tally(pile, below, _K)
+    offer, revealed = s["offer_card"], s["revealed"]
+    flight = (offer >= 0) & (revealed < 0)
+    cards = hands.sum(1) + in_pile + s["discard"] + s["out_of_play"] + (flight[:, None] & (offer[:, None] == kinds))
+    rep.add(_CARDS_FIELD, ok & (cards != counts[None, :]).any(1), "the movement cards of a kind are not all there")
+    hand_size = hands.sum(2)  # (B, P)
+    rep.add("hands", ok & (hand_size > D.HAND_SIZE).any(1), f"a hand holds more than {D.HAND_SIZE} cards")
+    rep.add("hands", ok & (~alive & (hand_size > 0)).any(1), "an eliminated seat holds cards")
+
+    # ---- treasure cards
+    tsize = s["treasure_size"]
+    tpile = s["treasure_pile"]
+    tbelow = np.arange(tpile.shape[1])[None, :] < tsize[:, None]
+    rep.add("treasure_pile", ok & (tbelow & (tpile < 0)).any(1), "no card below treasure_size")
+    rep.add("treasure_pile", ok & (~tbelow & (tpile != -1)).any(1), "a card above treasure_size")
+    tin = _tally(tpile, tbelow, _T)
+    tall = s["treasures"].sum(1) + tin + s["treasure_used"]
+    rep.add(_TREASURE_FIELD, ok & (tall != _TREASURE_COUNTS[None, :]).any(1), "the treasure cards are not all there")
+
+    # ---- tiles
+    tiles = s["tiles"]
+    for i, slots in enumerate(_BACK_SLOTS):  # loop over the three backs, not rows
+        faces = np.concatenate([tiles[:, slots], s["removed_tiles"][:, i : i + 1]], axis=1)
+        have = _tally(faces - 1, np.ones(faces.shape, bool), D.NUM_TILE_KINDS)
+        wrong = ok & (have != D.BACK_COMPOSITION[i][None, :]).any(1)
+        rep.add(_TILE_FIELD, wrong, f"the {D.TILE_BACKS[i]} tiles and its removed tile are not its stack")
+
+    # ---- monkeys
+    live = ok & running
+    pos, tiger = s["pos"], s["tiger"]
+    rep.add("alive", live & (alive.sum(1) < 2), "a running game has fewer than two monkeys")
+    rep.add("pos", live & (alive & (pos >= tiger[:, None])).any(1), "a monkey in the game is not in front of the tiger")
+    rep.add("alive", live & (cp >= 0) & ~at("alive", cp), "the seat to decide is out of the game")
+
+    # ---- turn order
+    chips = s["chip_order"]
+    n_chips = (chips >= 0).sum(1)
+    rep.add("chip_order", ok & ((chips[:, :-1] < 0) & (chips[:, 1:] >= 0)).any(1), "a chip after the -1 padding")
+    dup = (chips[:, :, None] == chips[:, None, :]) & (chips[:, :, None] >= 0) & ~np.eye(P, dtype=bool)[None]
+    rep.add("chip_order", ok & dup.any((1, 2)), "a seat has two chips this round")
+    nxt = s["chip_next"]
+    rep.add("chip_next", ok & (nxt > n_chips), "past the round's chips")
+    last_chip = chips[ar, np.clip(nxt - 1, 0, P - 1)]
+    rep.add("active", ok & (nxt <= n_chips) & (last_chip != s["active"]), "not the seat of the chip turned last")
+
+    # ---- the turn
+    active = s["active"]
+    holder, accepter, mover = s["holder"], s["accepter"], s["mover"]
+    seen = state.seen.astype(bool)
+    crown = state.crown_play.astype(bool)
+    ann = s["announce"]
+
+    def at_seen(seat: np.ndarray) -> np.ndarray:
+        return seen[ar, np.clip(seat, 0, P - 1)]
+
+    none = ok & (offer < 0)
+    rep.add("announce", none & (ann >= 0), "an announcement before a card is played")
+    rep.add("holder", none & (holder >= 0), "a holder before a card is played")
+    rep.add("passes", none & (s["passes"] != 0), "passes before a card is played")
+    rep.add("seen", none & seen.any(1), "a seat has seen a card before one is played")
+    rep.add("crown_play", none & crown, "a Crown play before a card is played")
+    rep.add("accepter", none & (accepter >= 0), "an accepter before a card is played")
+    rep.add("revealed", none & (revealed >= 0), "a revealed card before one is played")
+    played = ok & (offer >= 0)
+    rep.add("seen", played & ~at_seen(active), "the active player has not seen the card it played")
+    rep.add("announce", played & ~crown & (ann < 0), "a face-down play without an announcement")
+    rep.add("announce", played & crown & (ann >= 0), "a Crown play with an announcement")
+    rep.add("accepter", played & crown & (accepter != active), "a Crown play is taken by the active player")
+    rep.add("revealed", ok & (revealed >= 0) & (revealed != offer), "the revealed card is not the card played")
+    rep.add("accepter", ok & (revealed >= 0) & (accepter < 0), "a revealed card without an accepter")
+    rep.add("accepter", ok & (revealed < 0) & (accepter >= 0), "an accepter of a card not revealed")
+    rep.add("holder", ok & (holder >= 0) & ~flight, "a holder of a card not in flight")
+
+    # ---- the pending decision (running games)
+    ph = np.where(live, phase, -2)
+    rep.add("phase", live & (phase < 0), "a running game has no pending decision")
+    rep.add("phase", ok & term & (phase != PH_OVER), "a finished game has a pending decision")
+    x = pos[ar, np.clip(mover, 0, P - 1)]
+    xs = np.clip(x, 0, _L - 1)
+    on_slot = D.IS_SLOT[xs] & (x < _L)
+    tile_here = np.where(on_slot, tiles[ar, xs], 0)
+    face_here = state.face_up[ar, xs] & on_slot
+    a_ = ph == PH_ACTIVE
+    rep.add("current_player", a_ & (cp != active), "active phase: the active player decides")
+    rep.add("hands", a_ & (at("hands", cp).sum(1) == 0) & (cp >= 0), "active phase: the active player has no card")
+    rep.add("offer_card", a_ & (offer >= 0), "active phase: a card is already played")
+    resp = (ph == PH_RESPOND) | (ph == PH_RESPOND_SEEN)
+    rep.add(
+        "holder",
+        resp & ((holder != cp) | (holder == active)),
+        "respond phase: the holder (not the active player) decides",
+    )
+    rep.add("offer_card", resp & (~flight | crown), "respond phase: no face-down card in flight")
+    rep.add(
+        "seen",
+        (ph == PH_RESPOND_SEEN) & ~at_seen(cp),
+        "respond_seen: the holder has not seen the card",
+    )
+    rep.add("holder", live & (phase >= 0) & ~resp & (holder >= 0), "a holder outside the respond phases")
+    pay = ph == PH_PAY
+    debt = s["debt"]
+    n_here = at("coconuts", mover)
+    rep.add("mover", pay & (cp != mover), "pay phase: the mover decides")
+    rep.add("debt", pay & ((debt < 1) | (n_here + 1 <= debt)), "pay phase: a debt of 1-2 below the payer's coconuts")
+    rep.add(
+        "golden", pay & ((golden != mover) | (n_here < 1)), "pay phase: the payer holds the golden and a normal coconut"
+    )
+    rep.add("debt", live & (phase >= 0) & ~pay & (debt != 0), "a debt outside the pay phase")
+    bowl = ph == PH_BOWL
+    rep.add("mover", bowl & (cp != mover), "bowl phase: the mover decides")
+    ok_bowl = face_here & (tile_here == D.E_NEAREST_BOWL) & (D.SLOT_ROW[xs] == 2)
+    rep.add("tiles", bowl & ~ok_bowl, "bowl phase: the mover is not on a face-up nearest-bowl tile of the middle row")
+    pyr = ph == PH_PYRAMID
+    pc = s["pyramid_card"]
+    rep.add("mover", pyr & (cp != mover), "pyramid phase: the mover decides")
+    rep.add(
+        "tiles", pyr & ~(face_here & (tile_here == D.E_PYRAMID)), "pyramid phase: the mover is not on a face-up pyramid"
+    )
+    rep.add("pyramid_card", pyr & ((pc < 0) | (x - (pc + 1) < 0)), "pyramid phase: no number that may go backward")
+    rep.add("pyramid_card", live & (phase >= 0) & ~pyr & (pc >= 0), "a pyramid card outside the pyramid phase")
+    bon = ph == PH_BONUS
+    truthful = (revealed == ann) | (crown & game.crown_bonus)
+    rep.add("current_player", bon & (cp != active), "bonus phase: the active player decides")
+    rep.add("revealed", bon & ((revealed < 0) | ~truthful), "bonus phase: no truthful revealed card")
+    sc = ph == PH_SCALES
+    rep.add(
+        "current_player", sc & (cp != active) & (cp != accepter), "scales phase: the active player or accepter decides"
+    )
+    rep.add("treasures", sc & (at("treasures", cp).sum(1) == 0), "scales phase: the decider holds no treasure card")
+    rep.add("revealed", sc & (revealed < 0), "scales phase before the card is revealed")
+    rows = np.flatnonzero(live & (phase >= 0) & (cp >= 0))
+    if rows.size:
+        sub = state.take(rows)
+        game._refresh(sub, np.arange(rows.size))
+        wrong = np.zeros(B, bool)
+        wrong[rows] = (sub.legal_action_mask != state.legal_action_mask[rows]).any(1)
+        rep.add("legal_action_mask", wrong, "differs from the rules' mask of the pending decision")
+
+    # ---- endings
+    rep.add("end_reason", ok & term & (er == 0), "a terminated game has no end reason")
+    rep.add("end_reason", ok & ~term & (er != 0), "a game that is not terminated has an end reason")
+    win = state.winners_mask.astype(bool)
+    n_win = win.sum(1)
+    fin = ok & term
+    tw = fin & (er == END_TIGER)
+    on_tiger = (pos == tiger[:, None]) & win
+    rep.add("winners_mask", tw & ((n_win != 1) | ~on_tiger.any(1)), "a tiger win has one winner, on the tiger")
+    lm = fin & (er == END_LAST_MONKEY)
+    rep.add("alive", lm & (alive.sum(1) != 1), "last_monkey ending with other than one monkey left")
+    rep.add("winners_mask", lm & (win != alive).any(1), "the last monkey is the winner")
+    nw = fin & (er == END_NO_WINNER)
+    rep.add("alive", nw & alive.any(1), "no_winner ending with a monkey left")
+    rep.add("winners_mask", nw & win.any(1), "no_winner ending with a winner")
+    qt = fin & (er == END_QUITTING_TIME)
+    rep.add("hands", qt & (alive & (hand_size > 0)).any(1), "quitting time while a monkey in the game holds a card")
+    key = np.where(alive, pos * 1000 + (golden[:, None] == seats[None, :]) * 500 + coco, -1)
+    best = alive & (key == key.max(1, keepdims=True))
+    rep.add(
+        "winners_mask", qt & (best != win).any(1), "not the quitting-time winners (nearest the tiger, golden, coconuts)"
+    )
+    _reward_laws(rep, state, ok, term, win)
+    return rep.out
+
+
+def _reward_laws(rep: _Report, state: FunkyMonkeyState, ok: np.ndarray, term: np.ndarray, win: np.ndarray) -> None:
+    """Rewards: 0 in running games; in finished ones 0 or the end rewards of ``winners_mask``."""
+    rew = state.rewards.astype(np.float64)
+    P = win.shape[1]
+    rep.add("rewards", ~np.isfinite(rew).all(1), "a reward is not finite")
+    zero = (rew == 0).all(1)
+    rep.add("rewards", ok & ~term & ~zero, "a reward before the end of the game")
+    everyone = win.all(1, keepdims=True) & (P > 1)
+    end = np.where(everyone, D.REWARD_DRAW, np.where(win, D.REWARD_WIN, D.REWARD_LOSS))
+    rep.add("rewards", ok & term & ~zero & (rew != end).any(1), "not the end rewards of the winners")
+
+
+def resample_hidden(game: FunkyMonkey, state: FunkyMonkeyState, seat: int, seed: int) -> FunkyMonkeyState | None:
+    """A state ``seat`` cannot tell apart from ``state``, with what it cannot see re-dealt.
+
+    Per row, with ``seed``: the movement cards ``seat`` has not seen (the other hands, the draw
+    pile, the cards out of play and the card in flight unless ``seat`` saw it) are pooled,
+    shuffled and dealt back in the same numbers (each other hand its size, the pile its size in
+    a new order, out of play its number, the card in flight); per tile back, its face-down tiles
+    and its removed tile are shuffled among those places; the other seats' treasure cards and the
+    treasure pile are pooled and dealt back in the same numbers; the RNG rows are redrawn; the
+    legal mask of running rows is recomputed for their decider (unchanged where that is
+    ``seat``). Everything public and ``seat``'s own cards are kept; ``state`` is not modified.
+
+    Args:
+        game: the game ``state`` belongs to.
+        state: a valid state (``state_violations`` empty), batch ``B``.
+        seat: the seat whose view is kept, in ``[0, P)``.
+        seed: seeds the resampling (a non-negative int).
+
+    Returns:
+        The new state, or ``None`` when ``state`` does not have this game's layout.
+
+    Raises:
+        ValueError: ``seat`` is not a seat of this game.
+    """
+    if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= int(seat) < game.num_players:
+        raise ValueError(f"seat must be an int in [0, {game.num_players}), got {seat!r}")
+    if layout_violations(game, state):
+        return None
+    o = int(seat)
+    gen = np.random.default_rng(seed)
+    new = state.clone()
+    B, P = new.batch_size, game.num_players
+    new.rng[:] = gen.integers(0, 2**63, size=new.rng.shape, dtype=np.int64).astype(np.uint64)
+    others = [p for p in range(P) if p != o]
+    n_o = len(others)
+
+    # ---- movement cards: one pool of slots per row (-1 = empty), cards move among the filled ones
+    H, N = D.HAND_SIZE, D.MAX_CARDS
+    flight = (new.offer_card >= 0) & (new.revealed < 0) & ~new.seen[:, o]
+    pool = np.concatenate(
+        [
+            _slots(new.hands[:, others].reshape(B * n_o, _K), H).reshape(B, n_o * H),
+            new.draw_pile,
+            _slots(new.out_of_play, N),
+            np.where(flight, new.offer_card, -1)[:, None],
+        ],
+        axis=1,
+    )
+    pool = _shuffle_among(pool, pool >= 0, gen)
+    new.hands[:, others] = _counts(pool[:, : n_o * H].reshape(B * n_o, H), _K).reshape(B, n_o, _K)
+    new.draw_pile[:] = pool[:, n_o * H : n_o * H + N]
+    new.out_of_play[:] = _counts(pool[:, n_o * H + N : n_o * H + 2 * N], _K)
+    new.offer_card[:] = np.where(flight, pool[:, -1], new.offer_card)
+
+    # ---- tiles: per back, its face-down tiles and its removed tile
+    for i, slots in enumerate(_BACK_SLOTS):  # loop over the three backs, not rows
+        faces = np.concatenate([new.tiles[:, slots], new.removed_tiles[:, i : i + 1]], axis=1)
+        down = np.concatenate([~new.face_up[:, slots], np.ones((B, 1), bool)], axis=1)
+        faces = _shuffle_among(faces, down, gen)
+        new.tiles[:, slots] = faces[:, :-1]
+        new.removed_tiles[:, i] = faces[:, -1]
+
+    # ---- treasure cards of the other seats and the treasure pile
+    M = D.NUM_TREASURES
+    tpool = np.concatenate(
+        [_slots(new.treasures[:, others].reshape(B * n_o, _T), M).reshape(B, n_o * M), new.treasure_pile], axis=1
+    )
+    tpool = _shuffle_among(tpool, tpool >= 0, gen)
+    new.treasures[:, others] = _counts(tpool[:, : n_o * M].reshape(B * n_o, M), _T).reshape(B, n_o, _T)
+    new.treasure_pile[:] = tpool[:, n_o * M :]
+
+    rows = np.flatnonzero(~(new.terminated | new.truncated) & (new.phase >= 0))
+    game._refresh(new, rows)
+    return new
+
+
+def _slots(counts: np.ndarray, width: int) -> np.ndarray:
+    """Counts per kind ``(n, k)`` as ``(n, width) int8`` slots: the kinds in ascending order, then -1."""
+    c = counts.astype(np.int64)
+    ends = np.cumsum(c, axis=1)  # (n, k)
+    j = np.arange(width)
+    kind = (j[None, :, None] >= ends[:, None, :]).sum(2)  # kind of slot j (k once past the last card)
+    return np.where(j[None, :] < ends[:, -1:], kind, -1).astype(np.int8)
+
+
+def _counts(slots: np.ndarray, k: int) -> np.ndarray:
+    """Slots ``(n, w)`` (kinds, -1 empty) as ``(n, k) int8`` counts per kind."""
+    return (slots[:, :, None] == np.arange(k)).sum(1).astype(np.int8)
+
+
+def _shuffle_among(values: np.ndarray, movable: np.ndarray, gen: np.random.Generator) -> np.ndarray:
+    """Per row, permute the entries of ``values (B, n)`` at ``movable (B, n) bool`` among those positions.
+
+    The other entries keep their place. Returns a new array of the same dtype.
+    """
+    keys = gen.random(values.shape)
+    keys[~movable] = 2.0  # fixed entries sort last, in their order (stable)
+    src = np.argsort(keys, axis=1, kind="stable")  # movable entries in random order, then the fixed ones
+    dst = np.argsort(~movable, axis=1, kind="stable")  # movable positions in order, then the fixed ones
+    out = np.empty_like(values)
+    np.put_along_axis(out, dst, np.take_along_axis(values, src, axis=1), axis=1)
+    return out

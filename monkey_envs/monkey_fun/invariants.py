@@ -1,0 +1,358 @@
+"""Monkey Fun consistency laws (:func:`state_violations`) and hidden-information resampling (:func:`resample_hidden`).
+
+:class:`~monkey_envs.monkey_fun.rules.MonkeyFun` delegates its ``state_violations`` and
+``resample_hidden`` hooks here. The laws (each reported as ``(field, row, why)``; ``row == -1``
+when a whole array is wrong):
+
+* **layout**: every field is a numpy array of this game's dtype and per-row shape, all with the
+  same batch size (a broken layout is reported alone: no law is read from such arrays);
+* **ranges**: ``counts``, ``supply``, ``box`` in ``[0, 20]``; ``owner`` in ``[-1, P)``; hand and
+  draw-pile cards in ``[0, 19]``; ``draw_size`` in ``[0, 55]``; ``discard`` of each value in
+  ``[0, copies in the deck]`` (index 0 unused: 0); ``last_field`` in ``[-1, 36)``;
+  ``step_count >= 0``. The laws below are read only in rows whose ranges (these and the shared
+  ``current_player`` / ``end_reason`` ranges) are sane, so garbage never indexes out of bounds;
+* **monkeys**: per seat, supply + board + box == 20;
+* **cards**: hands + draw pile (below ``draw_size``) + discard == the 55-card deck as a multiset;
+  draw-pile slots below ``draw_size`` hold a card, the slots above are 0; hand slots are sorted
+  ascending (empty slots, 0, first);
+* **securing**: a secured field holds at least 2 of its owner's monkeys and none of anyone
+  else's; the solo game secures nothing; solo: monkeys only on the inner 4x4 square, at most 5
+  per field, at most 4 minus towers (fields with 2+);
+* **turn**: the seat to move has monkeys in its supply; the legal mask is the rules' mask of the
+  seat to move (recomputed by the rules' own kernel; a solo player with no placement has lost);
+  no running game contains a line (or quick-game square) some seat holds;
+* **endings**: ``end_reason`` is 0 exactly while the game is not terminated and a code of this
+  variant once it is; a line win has one winner, who holds a line; a supplies-empty ending has
+  every supply empty and the rules' final scores and winners; a completed solo square has a
+  monkey on every inner field, a win and the score ``last field - minus towers``; a solo loss
+  by rounds has the supply empty and an inner field empty; a solo loss has no winner; scores
+  are 0 except after those two scored endings; rewards are 0 in running games and, in a
+  finished game, either 0 (steps after the end) or its +1 / -1 / 0-for-all end rewards.
+
+Hand sizes below 4 are allowed (scenario positions built with ``MonkeyFun.position`` may hold
+short hands, and the rules play them consistently).
+
+Hidden from a seat: the other seats' hands, the order of the draw pile and the RNG.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from monkey_envs.monkey_fun import data as D
+from monkey_envs.monkey_fun.state import (
+    END_LINE,
+    END_SOLO_COMPLETE,
+    END_SOLO_ROUNDS,
+    END_SOLO_STUCK,
+    END_SUPPLIES,
+    MonkeyFunState,
+)
+
+if TYPE_CHECKING:
+    from monkey_envs.monkey_fun.rules import MonkeyFun
+
+__all__ = ["layout_violations", "resample_hidden", "state_violations"]
+
+Violation = tuple[str, int, str]
+
+_DECK_COUNTS = np.bincount(np.array(D.DECK), minlength=D.MAX_CARD + 1).astype(np.int64)  # (20,)
+_INNER = np.zeros(D.NUM_FIELDS, dtype=bool)
+_INNER[list(D.INNER_FIELDS)] = True
+_NORMAL_ENDS = (END_LINE, END_SUPPLIES)
+_SOLO_ENDS = (END_SOLO_COMPLETE, END_SOLO_STUCK, END_SOLO_ROUNDS)
+_CARDS_FIELD = "hands+draw_pile+discard"
+_MONKEYS_FIELD = "counts+supply+box"
+
+
+class _Report:
+    """Collects ``(field, row, why)`` triples; a law is one vectorised ``(B,) bool`` of offending rows."""
+
+    def __init__(self) -> None:
+        self.out: list[Violation] = []
+
+    def add(self, field: str, bad: np.ndarray, why: str) -> None:
+        """Report every row where ``bad (B,) bool`` is True (the loop runs over offending rows only)."""
+        for r in np.flatnonzero(bad).tolist():
+            self.out.append((field, r, why))
+
+    def rng(self, field: str, values: np.ndarray, low: int, high: int) -> np.ndarray:
+        """Report rows of ``values (B, ...)`` with an entry outside ``[low, high]``; return ``(B,) bool`` bad rows."""
+        v = values.reshape(values.shape[0], -1)
+        bad = ((v < low) | (v > high)).any(1) if v.shape[1] else np.zeros(v.shape[0], bool)
+        for r in np.flatnonzero(bad).tolist():
+            row = v[r]
+            off = row[(row < low) | (row > high)]
+            self.out.append((field, r, f"value {int(off[0])} outside [{low}, {high}]"))
+        return bad
+
+
+@lru_cache(maxsize=64)
+def _expected_layout(cls: type, config: tuple[tuple[str, Any], ...]) -> dict[str, tuple[tuple[int, ...], np.dtype]]:
+    """Per-row shape and dtype of every field of a fresh state of game ``cls(**config)``."""
+    ref = cls(**dict(config)).init(0)
+    return {k: (v.shape[1:], v.dtype) for k, v in ref.arrays().items()}
+
+
+def layout_violations(game: MonkeyFun, state: Any) -> list[Violation]:
+    """Type, dtype and shape problems of ``state`` for ``game`` (row ``-1``: the whole array).
+
+    Returns ``[]`` when ``state`` is a :class:`MonkeyFunState` whose every field is an array of the
+    dtype and per-row shape this game's ``init`` produces, all with one batch size.
+    """
+    if not isinstance(state, MonkeyFunState):
+        return [("state", -1, f"not a MonkeyFunState but a {type(state).__name__}")]
+    want = _expected_layout(type(game), tuple(sorted(game.config.items())))
+    out: list[Violation] = []
+    sizes = set()
+    for name, (shape, dtype) in want.items():
+        arr = getattr(state, name, None)
+        if not isinstance(arr, np.ndarray):
+            out.append((name, -1, f"not a numpy array but {type(arr).__name__}"))
+            continue
+        if arr.dtype != dtype:
+            out.append((name, -1, f"dtype {arr.dtype}, expected {dtype}"))
+        if arr.ndim != len(shape) + 1 or arr.shape[1:] != shape:
+            out.append((name, -1, f"shape {arr.shape}, expected (B{''.join(f', {d}' for d in shape)})"))
+        elif arr.ndim:
+            sizes.add(arr.shape[0])
+    if len(sizes) > 1:
+        out.append(("state", -1, f"fields disagree on the batch size: {sorted(sizes)}"))
+    return out
+
+
+def _tally(values: np.ndarray, keep: np.ndarray, k: int) -> np.ndarray:
+    """``(B, k) int64``: per row, how many entries of ``values (B, n)`` at ``keep (B, n) bool`` equal each of ``0..k-1``.
+
+    Entries outside ``[0, k)`` are not counted (one ``bincount`` instead of a ``(B, n, k)`` comparison).
+    """
+    B = values.shape[0]
+    keep = keep & (values >= 0) & (values < k)
+    flat = (np.arange(B)[:, None] * k + values)[keep]
+    return np.bincount(flat, minlength=B * k).reshape(B, k)
+
+
+def _line_holders(game: MonkeyFun, counts: np.ndarray, owner: np.ndarray) -> np.ndarray:
+    """``(n, P) bool``: seats holding the majority (or the securing) on every field of some winning window."""
+    n, _, P = counts.shape
+    out = np.zeros((n, P), dtype=bool)
+    for p in range(P):  # loop over seats, not rows
+        others = np.delete(counts, p, axis=2).max(axis=2) if P > 1 else np.zeros(counts.shape[:2], counts.dtype)
+        maj = (counts[:, :, p] > others) | (owner == p)  # (n, 36)
+        out[:, p] = maj[:, game.windows].all(axis=2).any(axis=1)
+    return out
+
+
+def state_violations(game: MonkeyFun, state: MonkeyFunState) -> list[Violation]:
+    """The Monkey Fun laws (module docstring) broken by ``state``: ``(field, row, why)`` triples.
+
+    Vectorised over the batch; never raises on a damaged state (a broken layout is reported by
+    :func:`layout_violations` alone). The shared fields' own laws are the base ``Game``'s.
+    """
+    bad_layout = layout_violations(game, state)
+    if bad_layout:
+        return bad_layout
+    rep = _Report()
+    B, P = state.batch_size, game.num_players
+    if B == 0:
+        return []
+    i64 = np.int64
+    counts = state.counts.astype(i64)  # (B, 36, P)
+    owner = state.owner.astype(i64)  # (B, 36)
+    supply = state.supply.astype(i64)  # (B, P)
+    box = state.box.astype(i64)  # (B, P)
+    hands = state.hands.astype(i64)  # (B, P, 4)
+    pile = state.draw_pile.astype(i64)  # (B, 55)
+    size = state.draw_size.astype(i64)  # (B,)
+    discard = state.discard.astype(i64)  # (B, 20)
+    scores = state.scores.astype(i64)  # (B, P)
+    last = state.last_field.astype(i64)  # (B,)
+    cp = state.current_player.astype(i64)
+    er = state.end_reason.astype(i64)
+    term = state.terminated.astype(bool)
+    running = ~(term | state.truncated.astype(bool))
+    M = D.MONKEYS_PER_PLAYER
+
+    # ---- ranges (every row)
+    insane = rep.rng("counts", counts, 0, M)
+    insane |= rep.rng("owner", owner, -1, P - 1)
+    insane |= rep.rng("supply", supply, 0, M)
+    insane |= rep.rng("box", box, 0, M)
+    insane |= rep.rng("hands", hands, 0, D.MAX_CARD)
+    insane |= rep.rng("draw_pile", pile, 0, D.MAX_CARD)
+    insane |= rep.rng("draw_size", size, 0, D.NUM_CARDS)
+    bad_disc = ((discard < 0) | (discard > _DECK_COUNTS[None, :])).any(1)
+    rep.add("discard", bad_disc, f"a value's count outside [0, its copies in the deck {_DECK_COUNTS.tolist()}]")
+    insane |= bad_disc
+    insane |= rep.rng("last_field", last, -1, D.NUM_FIELDS - 1)
+    insane |= rep.rng("step_count", state.step_count.astype(i64), 0, np.iinfo(np.int32).max)
+    insane |= (cp < -1) | (cp >= P) | (er < 0) | (er >= len(game.spec.end_reasons))  # reported by the base
+    ok = ~insane
+    cps = np.clip(cp, 0, P - 1)
+    ar = np.arange(B)
+
+    # ---- monkeys
+    total = supply + counts.sum(1) + box  # (B, P)
+    rep.add(_MONKEYS_FIELD, ok & (total != M).any(1), f"a seat's supply + board + box is not {M}")
+
+    # ---- cards
+    in_pile = np.arange(D.NUM_CARDS)[None, :] < size[:, None]  # (B, 55)
+    rep.add("draw_pile", ok & (in_pile & (pile == 0)).any(1), "an empty slot below draw_size")
+    rep.add("draw_pile", ok & (~in_pile & (pile != 0)).any(1), "a card above draw_size (slots past the top must be 0)")
+    hv = hands.reshape(B, -1)
+    cards = _tally(hv, hv > 0, D.MAX_CARD + 1) + _tally(pile, in_pile, D.MAX_CARD + 1)
+    cards += discard
+    cards[:, 0] = 0  # empty hand slots
+    rep.add(_CARDS_FIELD, ok & (cards != _DECK_COUNTS[None, :]).any(1), "hands + draw pile + discard is not the deck")
+    rep.add(
+        "hands", ok & (np.diff(hands, axis=2) < 0).any((1, 2)), "a hand is not sorted ascending (empty slots first)"
+    )
+
+    # ---- securing
+    owned = owner >= 0
+    oc = np.clip(owner, 0, P - 1)
+    own_count = np.take_along_axis(counts, oc[:, :, None], axis=2)[:, :, 0]  # (B, 36)
+    foreign = counts.sum(2) - own_count
+    rep.add("owner", ok & (owned & (foreign > 0)).any(1), "a secured field holds another seat's monkeys")
+    rep.add("owner", ok & (owned & (own_count < D.SECURE_MARGIN)).any(1), "a secured field holds < 2 of its owner's")
+    if game.solo:
+        rep.add("owner", ok & owned.any(1), "the solo game secures no field")
+        c0 = counts[:, :, 0]
+        rep.add("counts", ok & (c0[:, ~_INNER] > 0).any(1), "solo: a monkey outside the inner 4x4 square")
+        rep.add("counts", ok & (c0 > D.SOLO_MAX_PER_FIELD).any(1), f"solo: > {D.SOLO_MAX_PER_FIELD} on a field")
+        towers = (c0[:, _INNER] >= 2).sum(1)
+        rep.add("counts", ok & (towers > D.SOLO_MAX_TOWERS), f"solo: more than {D.SOLO_MAX_TOWERS} minus towers")
+
+    # ---- turn
+    live = ok & running & (cp >= 0)
+    rep.add("supply", live & (supply[ar, cps] <= 0), "the seat to move has no monkey in its supply")
+    holders = _line_holders(game, counts, owner) if not game.solo else np.zeros((B, P), bool)
+    if not game.solo:
+        rep.add("counts+owner", live & holders.any(1), "a running game contains a line held by one seat")
+    rows = np.flatnonzero(live)
+    if rows.size:
+        sub = state.take(rows)
+        sub.legal_action_mask[:] = False
+        game._refresh(sub)
+        ended = sub.terminated & ~state.terminated[rows]
+        rep.add("legal_action_mask", np.isin(ar, rows[ended]), "solo: no placement is possible, the game is lost")
+        wrong = ~ended & (sub.legal_action_mask != state.legal_action_mask[rows]).any(1)
+        rep.add("legal_action_mask", np.isin(ar, rows[wrong]), "differs from the rules' mask of the seat to move")
+
+    # ---- endings
+    rep.add("end_reason", ok & term & (er == 0), "a terminated game has no end reason")
+    rep.add("end_reason", ok & ~term & (er != 0), "a game that is not terminated has an end reason")
+    codes = _SOLO_ENDS if game.solo else _NORMAL_ENDS
+    rep.add("end_reason", ok & term & (er != 0) & ~np.isin(er, codes), f"not an ending of the {game.variant} game")
+    win = state.winners_mask.astype(bool)
+    n_win = win.sum(1)
+    fin = ok & term
+    line = fin & (er == END_LINE)
+    rep.add("winners_mask", line & (n_win != 1), "a line win has exactly one winner")
+    rep.add("winners_mask", line & (n_win == 1) & ~(holders & win).any(1), "the line winner holds no line")
+    sup_end = fin & (er == END_SUPPLIES)
+    rep.add("supply", sup_end & (supply != 0).any(1), "supplies_empty ending with a supply left")
+    rows = np.flatnonzero(sup_end)
+    if rows.size:
+        fs, fw = game.final_scores(counts[rows])
+        bad_s = np.zeros(B, bool)
+        bad_w = np.zeros(B, bool)
+        bad_s[rows] = (fs.astype(i64) != scores[rows]).any(1)
+        bad_w[rows] = (fw != win[rows]).any(1)
+        rep.add("scores", bad_s, "not the final scores of the board")
+        rep.add("winners_mask", bad_w, "not the winners of the board's final scores")
+    inner_min = counts[:, _INNER, 0].min(1)
+    done = fin & (er == END_SOLO_COMPLETE)
+    rep.add("counts", done & (inner_min < 1), "solo_complete with an empty inner field")
+    rep.add("winners_mask", done & ~win[:, 0], "solo_complete is a win")
+    lf = np.clip(last, 0, D.NUM_FIELDS - 1)
+    minus = np.where(counts[:, :, 0] >= 2, game.field_number[None, :], 0)[:, _INNER].sum(1)
+    want = game.field_number[lf] - minus
+    rep.add("last_field", done & ((last < 0) | ~_INNER[lf]), "solo_complete: the last placement is no inner field")
+    rep.add("scores", done & (last >= 0) & (scores[:, 0] != want), "solo score is not last field - minus towers")
+    rounds = fin & (er == END_SOLO_ROUNDS)
+    rep.add("supply", rounds & (supply[:, 0] != 0), "solo_rounds with monkeys left")
+    rep.add("counts", rounds & (inner_min != 0), "solo_rounds with every inner field occupied")
+    rep.add(
+        "winners_mask", fin & np.isin(er, (END_SOLO_ROUNDS, END_SOLO_STUCK)) & win.any(1), "a solo loss has a winner"
+    )
+    scored = fin & np.isin(er, (END_SUPPLIES, END_SOLO_COMPLETE))
+    rep.add("scores", ok & ~scored & (scores != 0).any(1), "scores before (or without) a scored ending")
+    _reward_laws(rep, state, ok, term, win)
+    return rep.out
+
+
+def _reward_laws(rep: _Report, state: MonkeyFunState, ok: np.ndarray, term: np.ndarray, win: np.ndarray) -> None:
+    """Rewards: 0 in running games; in finished ones 0 or the end rewards of ``winners_mask``."""
+    rew = state.rewards.astype(np.float64)
+    P = win.shape[1]
+    rep.add("rewards", ~np.isfinite(rew).all(1), "a reward is not finite")
+    zero = (rew == 0).all(1)
+    rep.add("rewards", ok & ~term & ~zero, "a reward before the end of the game")
+    everyone = win.all(1, keepdims=True) & (P > 1)
+    end = np.where(everyone, D.REWARD_DRAW, np.where(win, D.REWARD_WIN, D.REWARD_LOSS))
+    rep.add("rewards", ok & term & ~zero & (rew != end).any(1), "not the end rewards of the winners")
+
+
+def resample_hidden(game: MonkeyFun, state: MonkeyFunState, seat: int, seed: int) -> MonkeyFunState | None:
+    """A state ``seat`` cannot tell apart from ``state``: other hands and the draw pile re-dealt, RNG redrawn.
+
+    Per row, the cards of every other seat's hand and of the draw pile are pooled, shuffled with
+    ``seed`` and dealt back: each other seat the same number of cards (sorted, empty slots first),
+    the draw pile the same size in the new order. ``seat``'s hand, the board, supplies, box and the
+    discard pile are kept; the RNG rows are redrawn; the legal mask of running rows is recomputed
+    for their seat to move (unchanged where that is ``seat``). ``state`` is not modified.
+
+    Args:
+        game: the game ``state`` belongs to.
+        state: a valid state (``state_violations`` empty), batch ``B``.
+        seat: the seat whose view is kept, in ``[0, P)``.
+        seed: seeds the resampling (a non-negative int).
+
+    Returns:
+        The new state, or ``None`` when ``state`` does not have this game's layout.
+
+    Raises:
+        ValueError: ``seat`` is not a seat of this game.
+    """
+    if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= int(seat) < game.num_players:
+        raise ValueError(f"seat must be an int in [0, {game.num_players}), got {seat!r}")
+    if layout_violations(game, state):
+        return None
+    seat = int(seat)
+    gen = np.random.default_rng(seed)
+    new = state.clone()
+    B, P = new.batch_size, game.num_players
+    new.rng[:] = gen.integers(0, 2**63, size=new.rng.shape, dtype=np.int64).astype(np.uint64)
+    others = [p for p in range(P) if p != seat]
+    H = D.HAND_SIZE
+    # one pool per row: the other seats' hand slots, then the draw pile; cards move among the filled slots
+    pool = np.concatenate([new.hands[:, others].reshape(B, -1), new.draw_pile], axis=1)  # (B, 4 (P-1) + 55)
+    pool = _shuffle_among(pool, pool > 0, gen)
+    hands = pool[:, : H * len(others)].reshape(B, len(others), H)
+    hands.sort(axis=2)
+    new.hands[:, others] = hands
+    new.draw_pile[:] = pool[:, H * len(others) :]
+    rows = np.flatnonzero(~(new.terminated | new.truncated))
+    if rows.size:
+        sub = new.take(rows)
+        game._refresh(sub)
+        new.legal_action_mask[rows] = sub.legal_action_mask
+    return new
+
+
+def _shuffle_among(values: np.ndarray, movable: np.ndarray, gen: np.random.Generator) -> np.ndarray:
+    """Per row, permute the entries of ``values (B, n)`` at ``movable (B, n) bool`` among those positions.
+
+    The other entries keep their place. Returns a new array of the same dtype.
+    """
+    keys = gen.random(values.shape)
+    keys[~movable] = 2.0  # fixed entries sort last, in their order (stable)
+    src = np.argsort(keys, axis=1, kind="stable")  # movable entries in random order, then the fixed ones
+    dst = np.argsort(~movable, axis=1, kind="stable")  # movable positions in order, then the fixed ones
+    out = np.empty_like(values)
+    np.put_along_axis(out, dst, np.take_along_axis(values, src, axis=1), axis=1)
+    return out
