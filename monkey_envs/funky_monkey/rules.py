@@ -190,6 +190,11 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         ValueError: an unsupported player count, visibility or flag value.
     """
 
+    test_configs = (
+        {"num_players": 4},
+        {"num_players": 2},
+        {"num_players": 7, "tile_visibility": "all", "crown_bonus": True},
+    )
     spec = SPEC
     state_class = FunkyMonkeyState
     #: bounds of every observation entry (counts are scaled; 40 coconuts / 10 is the largest)

@@ -69,6 +69,11 @@ class MonkeyFun(Game[MonkeyFunState]):
         ValueError: an unsupported player count, variant or board side.
     """
 
+    test_configs: ClassVar[tuple[dict[str, Any], ...]] = (
+        {"num_players": 2},
+        {"num_players": 4, "variant": "quick", "board_side": 2},
+        {"num_players": 1},
+    )
     spec = SPEC
     state_class = MonkeyFunState
     #: Observation bounds (every piece is in [0, 1] except ``counts`` = monkeys / 4 <= 20 / 4).
