@@ -1,5 +1,9 @@
-"""PettingZoo AEC face (monkey_envs.core.aec, monkey_envs.monkey_fun_v0): API conformance,
-registry, illegal-move policy, seeding and equality with the batched core."""
+"""PettingZoo AEC face (monkey_envs.core.aec, monkey_envs.monkey_fun_v0): metadata and spaces,
+registry, in-place stepping, seeding and equality with the batched core.
+
+PettingZoo's api_test / seed_test / render_test and the illegal-move policies of ``env()`` and
+``raw_env()`` run for every game and configuration in the conformance suite
+(``tests/test_conformance.py``)."""
 
 from __future__ import annotations
 
@@ -11,58 +15,18 @@ import warnings
 import numpy as np
 import pettingzoo
 import pytest
-from pettingzoo.test import api_test, render_test, seed_test
 
 import monkey_envs
 from monkey_envs import monkey_fun_v0
 from monkey_envs.core.aec import GameAECEnv
 from monkey_envs.monkey_fun import MonkeyFun
 
-CONFIGS = [
-    {"num_players": 1},
-    {"num_players": 2},
-    {"num_players": 3},
-    {"num_players": 4},
-    {"num_players": 2, "variant": "quick"},
-    {"num_players": 3, "board_side": 2},
-    {"num_players": 2, "place_on_own_secured": False},
-]
-
-
-def _ids(cfg: dict) -> str:
-    return "-".join(f"{k}={v}" for k, v in cfg.items())
-
 
 def _legal(mask: np.ndarray) -> int:
     return int(np.flatnonzero(mask)[-1])
 
 
-# ------------------------------------------------------------------ PettingZoo's own test kit
-#: api_test's warnings for every dict observation (connect_four_v3 gets them too).
-DICT_OBS_WARNINGS = ("Observation space for each agent probably should be", "Observation is not a NumPy array")
-
-
-@pytest.mark.parametrize("cfg", CONFIGS, ids=_ids)
-def test_pettingzoo_api_test_passes_without_unexpected_warnings(cfg):
-    env = monkey_fun_v0.env(**cfg)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        api_test(env, num_cycles=60)
-    unexpected = [str(w.message) for w in caught if not str(w.message).startswith(DICT_OBS_WARNINGS)]
-    assert unexpected == []
-
-
-@pytest.mark.parametrize("cfg", CONFIGS[:4], ids=_ids)
-def test_pettingzoo_seed_test_passes(cfg):
-    seed_test(lambda: monkey_fun_v0.env(**cfg), num_cycles=60)
-
-
-@pytest.mark.parametrize("players", [1, 2, 4])
-def test_pettingzoo_render_test_passes_for_ansi_and_human(players, capsys):
-    render_test(lambda render_mode=None: monkey_fun_v0.env(num_players=players, render_mode=render_mode))
-    assert "Monkey Fun" in capsys.readouterr().out  # human mode printed the picture
-
-
+# ------------------------------------------------------------------ rendering and metadata
 def test_ansi_render_shows_the_current_agents_hand():
     env = monkey_fun_v0.env(num_players=2, render_mode="ansi")
     env.reset(seed=3)
@@ -122,32 +86,6 @@ def test_registration_is_idempotent_on_reimport_and_reload():
 
 
 # ------------------------------------------------------------------ illegal moves
-def _reset_with_illegal_action(env, start_seed=0):
-    """Reset seeds until the agent to move has an illegal in-range action; return (agent, action)."""
-    for seed in range(start_seed, start_seed + 200):
-        env.reset(seed=seed)
-        mask = env.observe(env.agent_selection)["action_mask"]
-        if not mask.all():
-            return env.agent_selection, int(np.flatnonzero(mask == 0)[0])
-    raise AssertionError("no position with an illegal action found")
-
-
-def test_illegal_move_wrapper_gives_minus_one_to_the_offender_and_ends_the_game():
-    env = monkey_fun_v0.env(num_players=3)
-    offender, action = _reset_with_illegal_action(env)
-    env.step(action)
-    assert all(env.terminations.values()) or all(env.truncations.values())
-    seen = {}
-    for agent in env.agent_iter():
-        _, reward, term, trunc, _ = env.last()
-        assert term or trunc
-        seen[agent] = reward
-        env.step(None)
-    assert seen[offender] == -1
-    assert all(r == 0 for a, r in seen.items() if a != offender)
-    assert set(seen) == set(env.possible_agents) and env.agents == []
-
-
 def test_a_held_core_state_never_changes_and_in_place_steps_match_the_core():
     """The env advances its own state in place until ``core_state`` hands it out (then it copies)."""
     env = monkey_fun_v0.raw_env(num_players=2)
@@ -167,29 +105,6 @@ def test_a_held_core_state_never_changes_and_in_place_steps_match_the_core():
     with pytest.raises(ValueError, match="illegal"):
         env.step(illegal)  # on the in-place path too, nothing changes
     assert env.core_state.equals(ref)
-
-
-def test_raw_env_illegal_move_raises_and_changes_nothing():
-    env = monkey_fun_v0.raw_env(num_players=2)
-    agent, action = _reset_with_illegal_action(env)
-    before = env.core_state.clone()
-    with pytest.raises(ValueError, match="illegal"):
-        env.step(action)
-    assert env.core_state.equals(before)
-    assert env.agent_selection == agent and not any(env.terminations.values())
-
-
-def test_out_of_range_action_asserts_in_env_and_raises_value_error_in_raw_env():
-    env = monkey_fun_v0.env()
-    env.reset(seed=0)
-    with pytest.raises(AssertionError, match="action space"):
-        env.step(16)
-    raw = monkey_fun_v0.raw_env()
-    raw.reset(seed=0)
-    with pytest.raises(ValueError, match="out of range"):
-        raw.step(16)
-    with pytest.raises(ValueError, match="integers"):
-        raw.step(1.5)
 
 
 # ------------------------------------------------------------------ observations and seeding

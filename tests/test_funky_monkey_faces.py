@@ -1,17 +1,16 @@
-"""Funky Monkey through the faces: PettingZoo AEC (api/seed/render tests for 2, 4, 7 players,
-responders out of seat order, equality with the core, end-of-game info), gymnasium's checker
-on the single and vector envs with named opponents, and the SB3 VecEnv."""
+"""Funky Monkey through the faces: PettingZoo AEC (responders out of seat order, equality with
+the core, end-of-game info, eliminated agents), the single and vector envs with named opponents,
+and the SB3 VecEnv.
+
+PettingZoo's api/seed/render tests and the gymnasium / SB3 checkers run in the conformance suite
+(``tests/test_conformance.py``) for every configuration of ``FunkyMonkey.test_configs``."""
 
 from __future__ import annotations
-
-import warnings
 
 import gymnasium as gym
 import numpy as np
 import pettingzoo
 import pytest
-from gymnasium.utils.env_checker import check_env
-from pettingzoo.test import api_test, render_test, seed_test
 
 import agents.heuristics.funky_monkey  # noqa: F401  (registers honest / believer / skeptic / track)
 import monkey_envs
@@ -20,27 +19,6 @@ from monkey_envs.funky_monkey import FunkyMonkey
 from monkey_envs.funky_monkey.state import PH_RESPOND, STAT_NAMES
 
 ENV_ID = "monkey_envs/FunkyMonkey-v0"
-DICT_OBS_WARNINGS = ("Observation space for each agent probably should be", "Observation is not a NumPy array")
-
-
-@pytest.mark.parametrize("players", [2, 4, 7])
-def test_pettingzoo_api_test_passes(players):
-    env = funky_monkey_v0.env(num_players=players)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        api_test(env, num_cycles=300)
-    assert [str(w.message) for w in caught if not str(w.message).startswith(DICT_OBS_WARNINGS)] == []
-
-
-@pytest.mark.parametrize("players", [2, 4, 7])
-def test_pettingzoo_seed_test_passes(players):
-    seed_test(lambda: funky_monkey_v0.env(num_players=players), num_cycles=100)
-
-
-@pytest.mark.parametrize("players", [2, 4, 7])
-def test_pettingzoo_render_test_passes(players, capsys):
-    render_test(lambda render_mode=None: funky_monkey_v0.env(num_players=players, render_mode=render_mode))
-    assert "Funky Monkey" in capsys.readouterr().out
 
 
 def test_registry_ids_and_game_options():
@@ -91,15 +69,6 @@ def test_eliminated_agents_are_never_selected():
             assert state.alive[0, int(env.agent_selection.split("_")[1])]
             mask = env.observe(env.agent_selection)["action_mask"]
             env.step(int(rng.choice(np.flatnonzero(mask))))
-
-
-@pytest.mark.parametrize("players", [2, 4, 7])
-def test_gymnasium_check_env_passes_on_the_single_env(players):
-    env = gym.make(ENV_ID, num_players=players, opponent="track", illegal_action="lose")
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        check_env(env.unwrapped)
-    assert [str(w.message) for w in caught] == []
 
 
 def test_single_env_plays_named_opponents_and_reports_bluff_stats_at_the_end():

@@ -1,15 +1,15 @@
 """gymnasium faces (monkey_envs.core.gym_single / gym_vector) and the shared single-agent driver:
-gymnasium's checker, masks, determinism, learner seats, learner-side rewards, same-step autoreset
-and equality of the native vector env with gymnasium's SyncVectorEnv of single envs."""
+masks, determinism, learner seats, learner-side rewards and same-step autoreset.
+
+gymnasium's check_env, the illegal-action policies ("raise" / "lose") and the equality of the
+native vector env with single envs seeded s + i run for every game in the conformance suite
+(``tests/test_conformance.py``)."""
 
 from __future__ import annotations
-
-import warnings
 
 import gymnasium as gym
 import numpy as np
 import pytest
-from gymnasium.utils.env_checker import check_env
 from gymnasium.vector import AutoresetMode
 
 import monkey_envs  # noqa: F401  (registers the ids)
@@ -30,23 +30,7 @@ def _last_legal(mask: np.ndarray) -> np.ndarray | int:
     return m.shape[1] - 1 - m[:, ::-1].argmax(1)
 
 
-def _bound_warning(msg: str) -> bool:
-    """gymnasium warns about infinite Box bounds of games that declare no obs_low / obs_high."""
-    return "observation space m" in msg and "infinity" in msg and not hasattr(MonkeyFun(), "obs_high")
-
-
 # ------------------------------------------------------------------ single env
-@pytest.mark.parametrize("players", [1, 2, 3])
-def test_gymnasium_check_env_passes_on_the_single_env(players):
-    # check_env steps with unmasked random actions, so illegal ones must not raise here
-    env = gym.make(ENV_ID, num_players=players, illegal_action="lose")
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        check_env(env.unwrapped)
-    unexpected = [str(w.message) for w in caught if not _bound_warning(str(w.message))]
-    assert unexpected == []
-
-
 def test_make_builds_the_single_env_with_game_options_and_opponent():
     env = gym.make(ENV_ID, opponent="random", num_players=3, variant="quick", learner_seat=2)
     base = env.unwrapped
@@ -72,34 +56,6 @@ def test_single_env_mask_in_info_and_action_masks_agree_with_the_core():
         obs, _, terminated, _, info = env.step(env.action_space.sample(info["action_mask"]))
         if terminated:
             obs, info = env.reset()
-
-
-def test_single_env_illegal_action_raises_value_error_and_changes_nothing():
-    env = gym.make(ENV_ID, num_players=2, illegal_action="raise")
-    for seed in range(100):
-        _, info = env.reset(seed=seed)
-        if not info["action_mask"].all():
-            break
-    before = env.unwrapped.driver.state.clone()
-    with pytest.raises(ValueError, match="illegal"):
-        env.step(int(np.flatnonzero(info["action_mask"] == 0)[0]))
-    assert env.unwrapped.driver.state.equals(before)
-    with pytest.raises(ValueError, match="out of range"):
-        env.step(16)
-    env.step(_last_legal(info["action_mask"]))  # still playable
-
-
-def test_single_env_illegal_action_lose_policy_ends_the_episode_as_a_loss():
-    env = gym.make(ENV_ID, num_players=2, illegal_action="lose")
-    for seed in range(100):
-        _, info = env.reset(seed=seed)
-        if not info["action_mask"].all():
-            break
-    _, reward, terminated, truncated, info = env.step(int(np.flatnonzero(info["action_mask"] == 0)[0]))
-    assert reward == -1.0 and terminated and not truncated
-    assert info["illegal_action"] is True and not info["action_mask"].any()
-    with pytest.raises(ValueError, match="reset"):
-        env.step(0)
 
 
 def test_single_env_step_after_the_end_needs_a_reset():
@@ -226,51 +182,6 @@ def test_vector_env_same_step_autoreset_reports_final_obs_and_info():
             assert "final_obs" not in infos
         assert (rewards[~done] == 0).all()
     assert finished >= 16
-
-
-def test_vector_env_equals_gymnasiums_sync_vector_env_of_single_envs():
-    """Env i of the native vector env (seed s) == the single env seeded s + i, autoreset included."""
-    n, seed = 4, 40
-    native = gym.make_vec(ENV_ID, num_envs=n, vectorization_mode="vector_entry_point", num_players=3)
-    sync = gym.make_vec(
-        ENV_ID,
-        num_envs=n,
-        vectorization_mode="sync",
-        vector_kwargs={"autoreset_mode": AutoresetMode.SAME_STEP},
-        num_players=3,
-    )
-    o1, i1 = native.reset(seed=seed)
-    o2, i2 = sync.reset(seed=seed)
-    np.testing.assert_array_equal(o1, o2)
-    np.testing.assert_array_equal(i1["learner_seat"], i2["learner_seat"])
-    ends = 0
-    for _ in range(80):
-        np.testing.assert_array_equal(i1["action_mask"], i2["action_mask"])
-        actions = _last_legal(i1["action_mask"])
-        o1, r1, t1, u1, i1 = native.step(actions)
-        o2, r2, t2, u2, i2 = sync.step(actions)
-        np.testing.assert_array_equal(o1, o2)
-        np.testing.assert_array_equal(r1, r2)
-        np.testing.assert_array_equal(t1, t2)
-        np.testing.assert_array_equal(u1, u2)
-        for i in np.flatnonzero(t1):
-            np.testing.assert_array_equal(i1["final_obs"][i], i2["final_obs"][i])
-            assert i1["final_info"]["winners"][i] == i2["final_info"]["winners"][i]
-            ends += 1
-    assert ends >= 4
-
-
-def test_vector_env_illegal_action_raises_value_error():
-    venv = GameVectorEnv(num_envs=32, num_players=2)
-    _, infos = venv.reset(seed=0)
-    mask = infos["action_mask"].astype(bool)
-    actions = _last_legal(mask)
-    row = int(np.flatnonzero(~mask.all(1))[0])
-    actions[row] = int(np.flatnonzero(~mask[row])[0])
-    with pytest.raises(ValueError, match=f"rows \\[{row}"):
-        venv.step(actions)
-    with pytest.raises(ValueError, match="shape"):
-        venv.step(actions[:3])
 
 
 def test_vector_env_renders_every_env_in_ansi():

@@ -1,9 +1,10 @@
-"""Stable-Baselines3 face (monkey_envs.core.sb3_vec.MonkeyVecEnv) and SB3's checker on the single env:
-VecEnv API, SB3 autoreset conventions, MaskablePPO learning on it, and batch == single."""
+"""Stable-Baselines3 face (monkey_envs.core.sb3_vec.MonkeyVecEnv): VecEnv API, SB3 autoreset
+conventions, attribute access, seeding and MaskablePPO learning on it.
+
+SB3's check_env, the illegal-action policies and env i == the single env seeded s + i run for every
+game in the conformance suite (``tests/test_conformance.py``)."""
 
 from __future__ import annotations
-
-import warnings
 
 import gymnasium as gym
 import numpy as np
@@ -13,7 +14,6 @@ pytest.importorskip("stable_baselines3")
 pytest.importorskip("sb3_contrib")
 
 from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
-from stable_baselines3.common.env_checker import check_env
 from stable_baselines3.common.vec_env import VecEnv, VecMonitor
 
 import monkey_envs  # noqa: F401
@@ -24,15 +24,6 @@ from monkey_envs.monkey_fun import MonkeyFun
 def _last_legal(mask: np.ndarray) -> np.ndarray:
     m = np.asarray(mask).astype(bool)
     return m.shape[1] - 1 - m[:, ::-1].argmax(1)
-
-
-@pytest.mark.parametrize("players", [1, 2, 4])
-def test_sb3_check_env_passes_on_the_single_env(players):
-    env = gym.make("monkey_envs/MonkeyFun-v0", num_players=players, illegal_action="lose").unwrapped
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        check_env(env, warn=True)
-    assert [str(w.message) for w in caught] == []
 
 
 def test_vec_env_api_shapes_and_dtypes():
@@ -103,22 +94,6 @@ def test_vec_env_seed_then_reset_is_reproducible():
     assert not np.array_equal(a, c)
 
 
-def test_vec_env_illegal_action_raises_and_lose_policy_forfeits():
-    venv = MonkeyVecEnv("monkey_fun", num_envs=32, seed=0)
-    venv.reset()
-    mask = venv.action_masks()
-    row = int(np.flatnonzero(~mask.all(1))[0])
-    actions = _last_legal(mask)
-    actions[row] = int(np.flatnonzero(~mask[row])[0])
-    with pytest.raises(ValueError, match="illegal"):
-        venv.step(actions)
-    lose = MonkeyVecEnv("monkey_fun", num_envs=32, seed=0, illegal_action="lose")
-    lose.reset()
-    _, rewards, dones, infos = lose.step(actions)
-    assert dones[row] and rewards[row] == -1.0 and infos[row]["illegal_action"] is True
-    assert dones.sum() == 1
-
-
 def test_set_opponent_swaps_the_opponent_at_run_time():
     class Counter:
         name = "counter"
@@ -138,29 +113,6 @@ def test_set_opponent_swaps_the_opponent_at_run_time():
         venv.step(_last_legal(venv.action_masks()))
     assert counter.rows >= 5 * 8 - 8  # (nearly) every learner move got a reply from the new opponent
     assert venv.driver.opponents == [counter]
-
-
-def test_batch_of_64_equals_single_envs_with_the_same_seeds():
-    """Env i of MonkeyVecEnv(64, seed=s) replays like MonkeyVecEnv(1, seed=s+i), autoresets included."""
-    seed, rows = 500, [0, 17, 42, 63]
-    big = MonkeyVecEnv("monkey_fun", num_envs=64, seed=seed, num_players=2)
-    singles = {i: MonkeyVecEnv("monkey_fun", num_envs=1, seed=seed + i, num_players=2) for i in rows}
-    obs = big.reset()
-    for i, s in singles.items():
-        np.testing.assert_array_equal(s.reset()[0], obs[i])
-    ends = 0
-    for _ in range(60):
-        actions = _last_legal(big.action_masks())
-        obs, rewards, dones, infos = big.step(actions)
-        for i, s in singles.items():
-            o, r, d, inf = s.step(actions[[i]])
-            np.testing.assert_array_equal(o[0], obs[i])
-            assert r[0] == rewards[i] and d[0] == dones[i]
-            if d[0]:
-                np.testing.assert_array_equal(inf[0]["terminal_observation"], infos[i]["terminal_observation"])
-                assert inf[0]["winners"] == infos[i]["winners"]
-                ends += 1
-    assert ends >= 4
 
 
 def test_maskable_ppo_learns_a_few_hundred_steps_on_the_vec_env():
