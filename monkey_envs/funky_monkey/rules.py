@@ -412,6 +412,32 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         """Bluff analytics of every env: ``name -> (B, P) int16`` (columns of ``state.stats``)."""
         return {name: state.stats[:, :, i].copy() for i, name in enumerate(STAT_NAMES)}
 
+    # ------------------------------------------------------------------ analytics hooks
+    stats_title = "Bluff analytics"
+
+    def episode_stats(self, state: FunkyMonkeyState) -> dict[str, np.ndarray]:
+        """The game-kit hook: the bluff statistics (:meth:`bluff_stats`)."""
+        return self.bluff_stats(state)
+
+    def stats_summary(self, totals: dict[str, int], seats: int) -> dict[str, Any] | None:
+        """Bluff analytics of one agent (:func:`monkey_envs.funky_monkey.analytics.bluff_summary`)."""
+        from monkey_envs.funky_monkey.analytics import bluff_summary
+
+        return bluff_summary(totals, seats)
+
+    def report_decisions(self, actions: np.ndarray) -> np.ndarray:
+        """The face-down plays (``actions < NUM_PLAY_ACTIONS``): what the bluff-context report reads."""
+        return np.asarray(actions) < NUM_PLAY_ACTIONS
+
+    def decision_report(
+        self, obs: np.ndarray, actions: np.ndarray, about: dict[str, Any] | None = None
+    ) -> tuple[str, dict[str, Any], str]:
+        """The bluff rate by context of the recorded face-down plays (:mod:`monkey_envs.funky_monkey.analytics`)."""
+        from monkey_envs.funky_monkey.analytics import bluff_context, context_markdown
+
+        ctx = {**(about or {}), **bluff_context(self, obs, actions)}
+        return "When does the agent bluff?", ctx, context_markdown(ctx)
+
     def total_coconuts(self, state: FunkyMonkeyState) -> np.ndarray:
         """``(B, P) int64`` coconuts of each seat, the golden one included."""
         g = state.golden.astype(np.int64)[:, None] == self._rel[None, :]
