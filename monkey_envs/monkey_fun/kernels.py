@@ -12,6 +12,9 @@ from other versions of those files is dropped (:func:`_drop_stale_cache`).
 
 Notation: ``b`` a row, ``cp`` the seat to move, ``f`` a field index (``row * 6 + col``), ``a``
 an action (``a < 15`` plays the hand slots of bitmask ``a + 1``; 15 discards the hand).
+
+A per-row helper that runs in a kernel's loop over the rows takes its arrays as tuples built
+before that loop (``board``, ``legal``, ``ends``), not one by one.
 """
 
 from __future__ import annotations
@@ -94,6 +97,12 @@ OBS_PIECES = (
     "to_move",
     "solo",
 )
+#: ``(hands, owner, counts, mask)``: the arrays :func:`legal_row` reads and writes.
+Board = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+#: ``(field_of_sum, solo, own_ok)``: the rules :func:`legal_row` applies.
+LegalRules = tuple[np.ndarray, bool, bool]
+#: ``(rewards, winners_mask, terminated, end_reason, mask, current_player)``: what :func:`finish_row` writes.
+EndArrays = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 _F025 = np.float32(0.25)
 _F_CARD = np.float32(1 / MAX_CARD)
 _F_MONKEY = np.float32(1 / MONKEYS)
@@ -147,25 +156,16 @@ def subset_fields(hand: np.ndarray, field_of_sum: np.ndarray, out: np.ndarray) -
 
 
 @njit(cache=True, inline="always")
-def legal_row(
-    b: int,
-    cp: int,
-    hands: np.ndarray,
-    owner: np.ndarray,
-    counts: np.ndarray,
-    mask: np.ndarray,
-    field_of_sum: np.ndarray,
-    solo: bool,
-    own_ok: bool,
-    scratch: np.ndarray,
-) -> bool:
+def legal_row(b: int, cp: int, board: Board, legal: LegalRules, scratch: np.ndarray) -> bool:
     """Write row ``b``'s legal mask for seat ``cp``; return True when a solo player is stuck.
 
     Normal game: a subset is legal when its sum is a field that nobody secured (or that ``cp``
     secured, with ``own_ok``); action 15 is legal only when no subset is. Solo: free inner
     fields first; only with none, a minus tower on an occupied inner field (at most 5 monkeys,
-    at most 4 towers). Outside solo nobody is stuck (action 15 discards).
+    at most 4 towers). Outside solo nobody is stuck (action 15 discards). ``scratch (15,) intp``.
     """
+    hands, owner, counts, mask = board
+    field_of_sum, solo, own_ok = legal
     subset_fields(hands[b, cp], field_of_sum, scratch)
     any_ok = False
     if not solo:
@@ -203,22 +203,13 @@ def legal_row(
 
 
 @njit(cache=True)
-def finish_row(
-    b: int,
-    winners: np.ndarray,
-    reason: int,
-    rewards: np.ndarray,
-    winners_mask: np.ndarray,
-    terminated: np.ndarray,
-    end_reason: np.ndarray,
-    mask: np.ndarray,
-    current_player: np.ndarray,
-) -> None:
+def finish_row(b: int, winners: np.ndarray, reason: int, ends: EndArrays) -> None:
     """End game ``b`` with ``winners (P,) bool``: +1 each winner, -1 the others, 0 each if all share.
 
     Callers pass ``reason`` (an ``END_*`` code) as ``np.int64``, not as the bare constant (which
     numba types as a literal), so one compiled version serves every code.
     """
+    rewards, winners_mask, terminated, end_reason, mask, current_player = ends
     P = winners.size
     everyone = P > 1
     for p in range(P):
@@ -399,15 +390,16 @@ def refresh(
     own_ok: bool,
 ) -> None:
     """Recompute every row's legal mask for its current player; a stuck solo player loses."""
+    board = (hands, owner, counts, mask)
+    legal = (field_of_sum, solo, own_ok)
+    ends = (rewards, winners_mask, terminated, end_reason, mask, current_player)
     P = rewards.shape[1]
     scratch = np.empty(NUM_SUBSETS, np.intp)
     nobody = np.zeros(P, np.bool_)
     for b in range(mask.shape[0]):
         cp = np.int64(current_player[b])
-        if legal_row(b, cp, hands, owner, counts, mask, field_of_sum, solo, own_ok, scratch):
-            finish_row(
-                b, nobody, np.int64(END_SOLO_STUCK), rewards, winners_mask, terminated, end_reason, mask, current_player
-            )
+        if legal_row(b, cp, board, legal, scratch):
+            finish_row(b, nobody, np.int64(END_SOLO_STUCK), ends)
 
 
 @njit(cache=True)
@@ -435,6 +427,9 @@ def init(
     (stored sorted), leave the rest as the draw pile, draw the starting seat and compute its
     legal mask (a solo game that cannot place at all is lost at once).
     """
+    board = (hands, owner, counts, mask)
+    legal = (field_of_sum, solo, own_ok)
+    ends = (rewards, winners_mask, terminated, end_reason, mask, current_player)
     P = hands.shape[1]
     pile = np.empty(CARDS, np.int8)
     keys = np.empty(CARDS, np.float64)
@@ -459,10 +454,8 @@ def init(
         u = next_uniform(rng, b)
         cp = min(np.int64(u * P), P - 1)
         current_player[b] = cp
-        if legal_row(b, cp, hands, owner, counts, mask, field_of_sum, solo, own_ok, scratch):
-            finish_row(
-                b, nobody, np.int64(END_SOLO_STUCK), rewards, winners_mask, terminated, end_reason, mask, current_player
-            )
+        if legal_row(b, cp, board, legal, scratch):
+            finish_row(b, nobody, np.int64(END_SOLO_STUCK), ends)
 
 
 @njit(cache=True)
@@ -506,6 +499,9 @@ def step(
     left and compute its mask, and end the game when it is over. Finished rows ignore their
     action and stay as they are.
     """
+    board = (hands, owner, counts, mask)
+    legal = (field_of_sum, solo, own_ok)
+    ends = (rewards, winners_mask, terminated, end_reason, mask, current_player)
     B, P = rewards.shape
     for b in range(B):
         if not (terminated[b] or truncated[b]):
@@ -582,45 +578,15 @@ def step(
 
         # ---- end of game / next player ----------------------------------------------------------
         if solo:
-            if legal_row(b, cp, hands, owner, counts, mask, field_of_sum, solo, own_ok, scratch):
+            if legal_row(b, cp, board, legal, scratch):
                 winners[0] = False
-                finish_row(
-                    b,
-                    winners,
-                    np.int64(END_SOLO_STUCK),
-                    rewards,
-                    winners_mask,
-                    terminated,
-                    end_reason,
-                    mask,
-                    current_player,
-                )
+                finish_row(b, winners, np.int64(END_SOLO_STUCK), ends)
             if not won and supply[b, 0] == 0:
                 winners[0] = False
-                finish_row(
-                    b,
-                    winners,
-                    np.int64(END_SOLO_ROUNDS),
-                    rewards,
-                    winners_mask,
-                    terminated,
-                    end_reason,
-                    mask,
-                    current_player,
-                )
+                finish_row(b, winners, np.int64(END_SOLO_ROUNDS), ends)
             if won:
                 winners[0] = True
-                finish_row(
-                    b,
-                    winners,
-                    np.int64(END_SOLO_COMPLETE),
-                    rewards,
-                    winners_mask,
-                    terminated,
-                    end_reason,
-                    mask,
-                    current_player,
-                )
+                finish_row(b, winners, np.int64(END_SOLO_COMPLETE), ends)
         else:
             key = 0
             for k in range(P):
@@ -628,28 +594,16 @@ def step(
                     key |= 1 << k
             nxt = np.int64(next_seat[cp, key])
             current_player[b] = nxt
-            legal_row(b, nxt, hands, owner, counts, mask, field_of_sum, solo, own_ok, scratch)
+            legal_row(b, nxt, board, legal, scratch)
             if key == 0 and not won:
                 final_scores_row(counts[b], field_number, fscores, winners)
                 for k in range(P):
                     scores[b, k] = fscores[k]
-                finish_row(
-                    b,
-                    winners,
-                    np.int64(END_SUPPLIES),
-                    rewards,
-                    winners_mask,
-                    terminated,
-                    end_reason,
-                    mask,
-                    current_player,
-                )
+                finish_row(b, winners, np.int64(END_SUPPLIES), ends)
             if won:
                 for k in range(P):
                     winners[k] = k == cp
-                finish_row(
-                    b, winners, np.int64(END_LINE), rewards, winners_mask, terminated, end_reason, mask, current_player
-                )
+                finish_row(b, winners, np.int64(END_LINE), ends)
     return True
 
 
