@@ -1,7 +1,8 @@
 """Monkey Fun rules as numba-compiled kernels over a batch of games.
 
-Each kernel takes the state's numpy arrays (leading batch axis ``B``, dtypes as in
-:class:`~monkey_envs.monkey_fun.state.MonkeyFunState`) and the game's lookup tables, and runs a
+Each batch kernel takes the state's numpy arrays as one tuple ``st`` (leading batch axis ``B``,
+dtypes as in :class:`~monkey_envs.monkey_fun.state.MonkeyFunState`, order of :data:`STATE_FIELDS`)
+and the game's lookup tables as one tuple ``rules`` (order of :data:`RULES_FIELDS`), and runs a
 compiled loop over the rows: no Python code runs per row, so a step's cost grows with ``B``
 only through that loop's work. Kernels are compiled on first use and cached on disk
 (``cache=True``, in ``__pycache__``), so later processes load the machine code (about a second)
@@ -12,6 +13,13 @@ from other versions of those files is dropped (:func:`_drop_stale_cache`).
 
 Notation: ``b`` a row, ``cp`` the seat to move, ``f`` a field index (``row * 6 + col``), ``a``
 an action (``a < 15`` plays the hand slots of bitmask ``a + 1``; 15 discards the hand).
+
+Grouping: a kernel takes its arrays out of ``st`` and ``rules`` once, before its loop over the rows
+(``st[COUNTS]``: numba resolves a constant index into a tuple when it compiles). A per-row helper
+that runs in that loop gets its arrays from tuples built there too (``board``, ``legal``, ``ends``);
+it never indexes ``st`` itself: each array taken out of a tuple is a reference-count increment and
+decrement, which inside the row loop cost ``step`` up to 65% at ``B = 4096``. The draw helpers
+(:func:`draw_row`, :func:`reshuffle_row`) keep their arrays one by one: grouping them cost 5-10%.
 """
 
 from __future__ import annotations
@@ -94,6 +102,82 @@ OBS_PIECES = (
     "to_move",
     "solo",
 )
+#: Names of the state arrays in the tuple ``st`` the batch kernels take, in order (the fields of
+#: :class:`~monkey_envs.monkey_fun.state.MonkeyFunState`); the constants below index it.
+STATE_FIELDS = (
+    "current_player",
+    "rewards",
+    "terminated",
+    "truncated",
+    "legal_action_mask",
+    "step_count",
+    "rng",
+    "counts",
+    "owner",
+    "supply",
+    "box",
+    "hands",
+    "draw_pile",
+    "draw_size",
+    "discard",
+    "scores",
+    "winners_mask",
+    "end_reason",
+    "last_field",
+)
+(
+    CURRENT_PLAYER,
+    REWARDS,
+    TERMINATED,
+    TRUNCATED,
+    MASK,
+    STEP_COUNT,
+    RNG,
+    COUNTS,
+    OWNER,
+    SUPPLY,
+    BOX,
+    HANDS,
+    DRAW_PILE,
+    DRAW_SIZE,
+    DISCARD,
+    SCORES,
+    WINNERS_MASK,
+    END_REASON,
+    LAST_FIELD,
+) = range(len(STATE_FIELDS))
+#: The state arrays :func:`observe` reads besides ``counts``, in the order of its tuple ``seen``
+#: (only these: each array in a tuple is unboxed on every call, about 0.15 us at ``B = 1``).
+OBSERVED_FIELDS = ("current_player", "owner", "supply", "box", "hands", "draw_size", "discard")
+#: Names of the lookup tables in the tuple ``rules`` the batch kernels take, in order (built once
+#: per game configuration by :class:`~monkey_envs.monkey_fun.rules.MonkeyFun`): ``field_of_sum
+#: (309,) intp`` field of each subset sum (-1: none), ``field_number (36,) int64`` number printed
+#: on each field, ``window_bits (W,) uint64`` field bitmask of each winning window, ``next_seat
+#: (P, 2**P) int8`` seat to move after ``cp`` given the bitmask of seats with monkeys left,
+#: ``field_value (36,) float32`` field number / 36, ``obs_offsets (11,) int64`` start of each
+#: piece of :data:`OBS_PIECES`, and the flags ``solo`` (the solo game) and ``own_ok`` (may a seat
+#: place on a field it secured).
+RULES_FIELDS = (
+    "field_of_sum",
+    "field_number",
+    "window_bits",
+    "next_seat",
+    "field_value",
+    "obs_offsets",
+    "solo",
+    "own_ok",
+)
+FIELD_OF_SUM, FIELD_NUMBER, WINDOW_BITS, NEXT_SEAT, FIELD_VALUE, OBS_OFFSETS, SOLO, OWN_OK = range(len(RULES_FIELDS))
+#: Type of ``st`` (the arrays of :data:`STATE_FIELDS`).
+StateArrays = tuple[np.ndarray, ...]
+#: Type of ``rules`` (the tables and flags of :data:`RULES_FIELDS`).
+RulesTables = tuple[np.ndarray | bool, ...]
+#: ``(hands, owner, counts, mask)``: the arrays :func:`legal_row` reads and writes.
+Board = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+#: ``(field_of_sum, solo, own_ok)``: the rules :func:`legal_row` applies.
+LegalRules = tuple[np.ndarray, bool, bool]
+#: ``(rewards, winners_mask, terminated, end_reason, mask, current_player)``: what :func:`finish_row` writes.
+EndArrays = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 _F025 = np.float32(0.25)
 _F_CARD = np.float32(1 / MAX_CARD)
 _F_MONKEY = np.float32(1 / MONKEYS)
@@ -147,25 +231,16 @@ def subset_fields(hand: np.ndarray, field_of_sum: np.ndarray, out: np.ndarray) -
 
 
 @njit(cache=True, inline="always")
-def legal_row(
-    b: int,
-    cp: int,
-    hands: np.ndarray,
-    owner: np.ndarray,
-    counts: np.ndarray,
-    mask: np.ndarray,
-    field_of_sum: np.ndarray,
-    solo: bool,
-    own_ok: bool,
-    scratch: np.ndarray,
-) -> bool:
+def legal_row(b: int, cp: int, board: Board, legal: LegalRules, scratch: np.ndarray) -> bool:
     """Write row ``b``'s legal mask for seat ``cp``; return True when a solo player is stuck.
 
     Normal game: a subset is legal when its sum is a field that nobody secured (or that ``cp``
     secured, with ``own_ok``); action 15 is legal only when no subset is. Solo: free inner
     fields first; only with none, a minus tower on an occupied inner field (at most 5 monkeys,
-    at most 4 towers). Outside solo nobody is stuck (action 15 discards).
+    at most 4 towers). Outside solo nobody is stuck (action 15 discards). ``scratch (15,) intp``.
     """
+    hands, owner, counts, mask = board
+    field_of_sum, solo, own_ok = legal
     subset_fields(hands[b, cp], field_of_sum, scratch)
     any_ok = False
     if not solo:
@@ -203,22 +278,13 @@ def legal_row(
 
 
 @njit(cache=True)
-def finish_row(
-    b: int,
-    winners: np.ndarray,
-    reason: int,
-    rewards: np.ndarray,
-    winners_mask: np.ndarray,
-    terminated: np.ndarray,
-    end_reason: np.ndarray,
-    mask: np.ndarray,
-    current_player: np.ndarray,
-) -> None:
+def finish_row(b: int, winners: np.ndarray, reason: int, ends: EndArrays) -> None:
     """End game ``b`` with ``winners (P,) bool``: +1 each winner, -1 the others, 0 each if all share.
 
     Callers pass ``reason`` (an ``END_*`` code) as ``np.int64``, not as the bare constant (which
     numba types as a literal), so one compiled version serves every code.
     """
+    rewards, winners_mask, terminated, end_reason, mask, current_player = ends
     P = winners.size
     everyone = P > 1
     for p in range(P):
@@ -382,59 +448,44 @@ def draw_row(
     draw_pile[b, max(new_size, 0) :] = 0
 
 
+@njit(cache=True, inline="always")
+def row_tuples(st: StateArrays, rules: RulesTables) -> tuple[Board, LegalRules, EndArrays]:
+    """The tuples the per-row helpers take, ``(board, legal, ends)`` (see :data:`Board` etc.).
+
+    Built once per kernel call, before the loop over the rows.
+    """
+    board = (st[HANDS], st[OWNER], st[COUNTS], st[MASK])
+    legal = (rules[FIELD_OF_SUM], rules[SOLO], rules[OWN_OK])
+    ends = (st[REWARDS], st[WINNERS_MASK], st[TERMINATED], st[END_REASON], st[MASK], st[CURRENT_PLAYER])
+    return board, legal, ends
+
+
 # ====================================================================== batch kernels
 @njit(cache=True)
-def refresh(
-    current_player: np.ndarray,
-    rewards: np.ndarray,
-    terminated: np.ndarray,
-    mask: np.ndarray,
-    hands: np.ndarray,
-    owner: np.ndarray,
-    counts: np.ndarray,
-    winners_mask: np.ndarray,
-    end_reason: np.ndarray,
-    field_of_sum: np.ndarray,
-    solo: bool,
-    own_ok: bool,
-) -> None:
+def refresh(st: StateArrays, rules: RulesTables) -> None:
     """Recompute every row's legal mask for its current player; a stuck solo player loses."""
-    P = rewards.shape[1]
+    current_player, mask = st[CURRENT_PLAYER], st[MASK]
+    board, legal, ends = row_tuples(st, rules)
+    P = st[REWARDS].shape[1]
     scratch = np.empty(NUM_SUBSETS, np.intp)
     nobody = np.zeros(P, np.bool_)
     for b in range(mask.shape[0]):
         cp = np.int64(current_player[b])
-        if legal_row(b, cp, hands, owner, counts, mask, field_of_sum, solo, own_ok, scratch):
-            finish_row(
-                b, nobody, np.int64(END_SOLO_STUCK), rewards, winners_mask, terminated, end_reason, mask, current_player
-            )
+        if legal_row(b, cp, board, legal, scratch):
+            finish_row(b, nobody, np.int64(END_SOLO_STUCK), ends)
 
 
 @njit(cache=True)
-def init(
-    seeds: np.ndarray,
-    rng: np.ndarray,
-    current_player: np.ndarray,
-    rewards: np.ndarray,
-    terminated: np.ndarray,
-    mask: np.ndarray,
-    hands: np.ndarray,
-    owner: np.ndarray,
-    counts: np.ndarray,
-    draw_pile: np.ndarray,
-    draw_size: np.ndarray,
-    winners_mask: np.ndarray,
-    end_reason: np.ndarray,
-    field_of_sum: np.ndarray,
-    solo: bool,
-    own_ok: bool,
-) -> None:
+def init(seeds: np.ndarray, st: StateArrays, rules: RulesTables) -> None:
     """Deal new games into rows whose other arrays hold an empty board (``seeds (B,) int64``, >= 0).
 
     Per row: seed the row's RNG, shuffle the 55-card deck, deal 4 cards to each seat from the top
     (stored sorted), leave the rest as the draw pile, draw the starting seat and compute its
     legal mask (a solo game that cannot place at all is lost at once).
     """
+    rng, current_player, hands = st[RNG], st[CURRENT_PLAYER], st[HANDS]
+    draw_pile, draw_size = st[DRAW_PILE], st[DRAW_SIZE]
+    board, legal, ends = row_tuples(st, rules)
     P = hands.shape[1]
     pile = np.empty(CARDS, np.int8)
     keys = np.empty(CARDS, np.float64)
@@ -459,41 +510,12 @@ def init(
         u = next_uniform(rng, b)
         cp = min(np.int64(u * P), P - 1)
         current_player[b] = cp
-        if legal_row(b, cp, hands, owner, counts, mask, field_of_sum, solo, own_ok, scratch):
-            finish_row(
-                b, nobody, np.int64(END_SOLO_STUCK), rewards, winners_mask, terminated, end_reason, mask, current_player
-            )
+        if legal_row(b, cp, board, legal, scratch):
+            finish_row(b, nobody, np.int64(END_SOLO_STUCK), ends)
 
 
 @njit(cache=True)
-def step(
-    actions: np.ndarray,
-    current_player: np.ndarray,
-    rewards: np.ndarray,
-    terminated: np.ndarray,
-    truncated: np.ndarray,
-    mask: np.ndarray,
-    step_count: np.ndarray,
-    rng: np.ndarray,
-    counts: np.ndarray,
-    owner: np.ndarray,
-    supply: np.ndarray,
-    box: np.ndarray,
-    hands: np.ndarray,
-    draw_pile: np.ndarray,
-    draw_size: np.ndarray,
-    discard: np.ndarray,
-    scores: np.ndarray,
-    winners_mask: np.ndarray,
-    end_reason: np.ndarray,
-    last_field: np.ndarray,
-    field_of_sum: np.ndarray,
-    field_number: np.ndarray,
-    window_bits: np.ndarray,
-    next_seat: np.ndarray,
-    solo: bool,
-    own_ok: bool,
-) -> bool:
+def step(actions: np.ndarray, st: StateArrays, rules: RulesTables) -> bool:
     """Validate ``actions (B,) int64`` and apply them to the running rows; False if one is invalid.
 
     First every running row's action is checked (in ``[0, 16)`` and legal); if one is not,
@@ -506,6 +528,14 @@ def step(
     left and compute its mask, and end the game when it is over. Finished rows ignore their
     action and stay as they are.
     """
+    current_player, rewards, mask = st[CURRENT_PLAYER], st[REWARDS], st[MASK]
+    terminated, truncated, step_count = st[TERMINATED], st[TRUNCATED], st[STEP_COUNT]
+    rng, counts, owner, supply, box = st[RNG], st[COUNTS], st[OWNER], st[SUPPLY], st[BOX]
+    hands, draw_pile, draw_size, discard = st[HANDS], st[DRAW_PILE], st[DRAW_SIZE], st[DISCARD]
+    scores, last_field = st[SCORES], st[LAST_FIELD]
+    field_of_sum, field_number, window_bits = rules[FIELD_OF_SUM], rules[FIELD_NUMBER], rules[WINDOW_BITS]
+    next_seat, solo = rules[NEXT_SEAT], rules[SOLO]
+    board, legal, ends = row_tuples(st, rules)
     B, P = rewards.shape
     for b in range(B):
         if not (terminated[b] or truncated[b]):
@@ -582,45 +612,15 @@ def step(
 
         # ---- end of game / next player ----------------------------------------------------------
         if solo:
-            if legal_row(b, cp, hands, owner, counts, mask, field_of_sum, solo, own_ok, scratch):
+            if legal_row(b, cp, board, legal, scratch):
                 winners[0] = False
-                finish_row(
-                    b,
-                    winners,
-                    np.int64(END_SOLO_STUCK),
-                    rewards,
-                    winners_mask,
-                    terminated,
-                    end_reason,
-                    mask,
-                    current_player,
-                )
+                finish_row(b, winners, np.int64(END_SOLO_STUCK), ends)
             if not won and supply[b, 0] == 0:
                 winners[0] = False
-                finish_row(
-                    b,
-                    winners,
-                    np.int64(END_SOLO_ROUNDS),
-                    rewards,
-                    winners_mask,
-                    terminated,
-                    end_reason,
-                    mask,
-                    current_player,
-                )
+                finish_row(b, winners, np.int64(END_SOLO_ROUNDS), ends)
             if won:
                 winners[0] = True
-                finish_row(
-                    b,
-                    winners,
-                    np.int64(END_SOLO_COMPLETE),
-                    rewards,
-                    winners_mask,
-                    terminated,
-                    end_reason,
-                    mask,
-                    current_player,
-                )
+                finish_row(b, winners, np.int64(END_SOLO_COMPLETE), ends)
         else:
             key = 0
             for k in range(P):
@@ -628,28 +628,16 @@ def step(
                     key |= 1 << k
             nxt = np.int64(next_seat[cp, key])
             current_player[b] = nxt
-            legal_row(b, nxt, hands, owner, counts, mask, field_of_sum, solo, own_ok, scratch)
+            legal_row(b, nxt, board, legal, scratch)
             if key == 0 and not won:
                 final_scores_row(counts[b], field_number, fscores, winners)
                 for k in range(P):
                     scores[b, k] = fscores[k]
-                finish_row(
-                    b,
-                    winners,
-                    np.int64(END_SUPPLIES),
-                    rewards,
-                    winners_mask,
-                    terminated,
-                    end_reason,
-                    mask,
-                    current_player,
-                )
+                finish_row(b, winners, np.int64(END_SUPPLIES), ends)
             if won:
                 for k in range(P):
                     winners[k] = k == cp
-                finish_row(
-                    b, winners, np.int64(END_LINE), rewards, winners_mask, terminated, end_reason, mask, current_player
-                )
+                finish_row(b, winners, np.int64(END_LINE), ends)
     return True
 
 
@@ -662,28 +650,18 @@ def final_scores(counts: np.ndarray, field_number: np.ndarray, scores: np.ndarra
 
 @njit(cache=True)
 def observe(
-    player: np.ndarray,
-    obs: np.ndarray,
-    current_player: np.ndarray,
-    counts: np.ndarray,
-    owner: np.ndarray,
-    supply: np.ndarray,
-    box: np.ndarray,
-    hands: np.ndarray,
-    draw_size: np.ndarray,
-    discard: np.ndarray,
-    field_of_sum: np.ndarray,
-    field_value: np.ndarray,
-    offsets: np.ndarray,
-    solo: bool,
+    player: np.ndarray, obs: np.ndarray, counts: np.ndarray, seen: tuple[np.ndarray, ...], rules: RulesTables
 ) -> None:
     """Write every row's observation for seat ``player[b]`` into ``obs (B, D) float32`` (all of it).
 
-    ``offsets (11,) int64`` holds the start of each piece of :data:`OBS_PIECES` (the layout of
-    :class:`~monkey_envs.monkey_fun.rules.MonkeyFun`, pieces back to back). Seats are listed
+    ``seen`` holds the other state arrays it reads (order of :data:`OBSERVED_FIELDS`);
+    ``rules[OBS_OFFSETS] (11,) int64`` the start of each piece of :data:`OBS_PIECES` (the layout
+    of :class:`~monkey_envs.monkey_fun.rules.MonkeyFun`, pieces back to back). Seats are listed
     observer-first (slot ``r`` is seat ``(player + r) % P``); ``player (B,) int64`` in ``[0, P)``.
     ``counts`` must be C-contiguous (its rows are read flat).
     """
+    current_player, owner, supply, box, hands, draw_size, discard = seen
+    field_of_sum, field_value, offsets, solo = rules[FIELD_OF_SUM], rules[FIELD_VALUE], rules[OBS_OFFSETS], rules[SOLO]
     P = supply.shape[1]
     o_hand, o_af, o_counts, o_owner, o_fv, o_supply, o_box, o_disc, o_draw, o_move, o_solo = (
         offsets[0],

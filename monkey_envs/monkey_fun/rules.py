@@ -16,6 +16,7 @@ once per configuration and hands the state's arrays to the kernels.
 
 from __future__ import annotations
 
+import operator
 from typing import Any, ClassVar
 
 import numpy as np
@@ -35,6 +36,11 @@ __all__ = ["DISCARD_ACTION", "NUM_ACTIONS", "NUM_SUBSETS", "SPEC", "SUBSET_BITS"
 SUBSET_BITS = np.array([[(s >> j) & 1 for j in range(D.HAND_SIZE)] for s in range(1, 16)], dtype=bool)
 _MAX_SUM = D.HAND_SIZE * D.MAX_CARD
 _DECK_COUNTS = np.bincount(np.array(D.DECK), minlength=D.MAX_CARD + 1)
+#: A state's arrays as the tuple the batch kernels take (order of ``kernels.STATE_FIELDS``); one
+#: C-level call builds it.
+_state_arrays = operator.attrgetter(*K.STATE_FIELDS)
+#: The arrays the observe kernel reads besides ``counts`` (order of ``kernels.OBSERVED_FIELDS``).
+_observed_arrays = operator.attrgetter(*K.OBSERVED_FIELDS)
 
 
 SPEC = GameSpec(
@@ -170,6 +176,18 @@ class MonkeyFun(Game[MonkeyFunState]):
         assert tuple(p.name for p in self.obs_layout.pieces) == K.OBS_PIECES
         #: ``(11,) int64`` start of each observation piece (order of ``kernels.OBS_PIECES``).
         self._obs_offsets = np.array([self.obs_layout.slices[k].start for k in K.OBS_PIECES], dtype=np.int64)
+        tables = {
+            "field_of_sum": self._field_of_sum,
+            "field_number": self.field_number,
+            "window_bits": self.window_bits,
+            "next_seat": self._next_seat,
+            "field_value": self._field_value,
+            "obs_offsets": self._obs_offsets,
+            "solo": self.solo,
+            "own_ok": self.place_on_own_secured,
+        }
+        #: The tables and flags above as the one tuple the kernels take (order of ``kernels.RULES_FIELDS``).
+        self._rules = tuple(tables[k] for k in K.RULES_FIELDS)
 
     # ================================================================== helpers
     def action_name(self, state: MonkeyFunState, row: int, action: int) -> str:
@@ -184,20 +202,7 @@ class MonkeyFun(Game[MonkeyFunState]):
 
     def _refresh(self, s: MonkeyFunState) -> None:
         """Recompute the mask of every row for its current player (a stuck solo player loses)."""
-        K.refresh(
-            s.current_player,
-            s.rewards,
-            s.terminated,
-            s.legal_action_mask,
-            s.hands,
-            s.owner,
-            s.counts,
-            s.winners_mask,
-            s.end_reason,
-            self._field_of_sum,
-            self.solo,
-            self.place_on_own_secured,
-        )
+        K.refresh(_state_arrays(s), self._rules)
 
     def final_scores(self, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """End-of-game scoring of boards ``counts (n, 36, P)``.
@@ -237,24 +242,7 @@ class MonkeyFun(Game[MonkeyFunState]):
             end_reason=np.zeros(B, np.int8),
             last_field=np.full(B, -1, np.int8),
         )
-        K.init(
-            seeds,
-            s.rng,
-            s.current_player,
-            s.rewards,
-            s.terminated,
-            s.legal_action_mask,
-            s.hands,
-            s.owner,
-            s.counts,
-            s.draw_pile,
-            s.draw_size,
-            s.winners_mask,
-            s.end_reason,
-            self._field_of_sum,
-            self.solo,
-            self.place_on_own_secured,
-        )
+        K.init(seeds, _state_arrays(s), self._rules)
         return s
 
     # ================================================================== step
@@ -262,54 +250,12 @@ class MonkeyFun(Game[MonkeyFunState]):
     fused_step: ClassVar[bool] = True
 
     def _step_fused(self, s: MonkeyFunState, actions: np.ndarray) -> bool:
-        return K.step(
-            actions,
-            s.current_player,
-            s.rewards,
-            s.terminated,
-            s.truncated,
-            s.legal_action_mask,
-            s.step_count,
-            s.rng,
-            s.counts,
-            s.owner,
-            s.supply,
-            s.box,
-            s.hands,
-            s.draw_pile,
-            s.draw_size,
-            s.discard,
-            s.scores,
-            s.winners_mask,
-            s.end_reason,
-            s.last_field,
-            self._field_of_sum,
-            self.field_number,
-            self.window_bits,
-            self._next_seat,
-            self.solo,
-            self.place_on_own_secured,
-        )
+        return K.step(actions, _state_arrays(s), self._rules)
 
     # ================================================================== observation
     def _observe(self, s: MonkeyFunState, player: np.ndarray) -> np.ndarray:
         obs = np.empty((s.batch_size, self.obs_layout.size), dtype=np.float32)
-        K.observe(
-            player,
-            obs,
-            s.current_player,
-            np.ascontiguousarray(s.counts),
-            s.owner,
-            s.supply,
-            s.box,
-            s.hands,
-            s.draw_size,
-            s.discard,
-            self._field_of_sum,
-            self._field_value,
-            self._obs_offsets,
-            self.solo,
-        )
+        K.observe(player, obs, np.ascontiguousarray(s.counts), _observed_arrays(s), self._rules)
         return obs
 
     def _winners(self, s: MonkeyFunState) -> np.ndarray:
