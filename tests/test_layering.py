@@ -126,12 +126,7 @@ def forbidden_game_names() -> list[str]:
 
 GENERIC_FILES = _files("monkey_envs/core/**/*.py", "agents/*.py", "training/**/*.py", "benchmarks/**/*.py")
 #: Violations found in generic code this test does not own: ``file -> reason`` (xfail, strict).
-KNOWN_NAME_VIOLATIONS = {
-    "monkey_envs/core/playthrough.py": (
-        "monkey_envs/core/playthrough.py:389 -- the argparse help of `record --game` is the string "
-        "'game name, e.g. monkey_fun' (a game named in generic code)"
-    ),
-}
+KNOWN_NAME_VIOLATIONS: dict[str, str] = {}
 
 
 def _generic_param(path: Path) -> object:

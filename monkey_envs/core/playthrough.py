@@ -386,7 +386,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     sub = ap.add_subparsers(dest="command", required=True)
     rec = sub.add_parser("record", help="record seeded games of one config into one file")
-    rec.add_argument("--game", required=True, help="game name, e.g. monkey_fun")
+    rec.add_argument("--game", required=True, help="a registered game name (monkey_envs.games.GAMES)")
     rec.add_argument("--config", default="{}", help="game options as a JSON object, e.g. '{\"num_players\": 2}'")
     rec.add_argument("--seeds", type=int, nargs="+", default=[0], help="one game per seed (default: 0)")
     rec.add_argument("--max-steps", type=int, default=DEFAULT_MAX_STEPS, help="decision cap per game")
