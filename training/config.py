@@ -1,8 +1,8 @@
 """Typed, documented training configuration, loaded safely from YAML.
 
-A config is a tree of dataclasses; every field has a docstring (the ``#:`` comment above it)
-and a default, so ``TrainConfig()`` *is* the embedded default run. YAML files in ``configs/``
-override any subset of fields::
+A config is a tree of dataclasses; every field has a docstring (the ``#:`` comment above it, with
+its allowed range) and a default, so ``TrainConfig()`` *is* the embedded default run. YAML files
+in ``configs/`` override any subset of fields::
 
     seed: 1
     total_timesteps: 100000
@@ -11,15 +11,23 @@ override any subset of fields::
     ppo:
       learning_rate: 0.001
 
-``load_config(path, overrides=["ppo.n_steps=64"])`` reads the file with ``yaml.safe_load``,
-applies ``--set``-style overrides (dotted keys, values parsed as YAML scalars), and checks every
-key and value: an unknown key, a wrong type or an out-of-range value raises ``ValueError``
-naming the key -- before any training starts.
+``load_config(path, overrides=["ppo.n_steps=64"])`` reads the file with a strict safe YAML
+loader, applies ``--set``-style overrides (dotted keys, values parsed as YAML scalars or flow
+collections), and checks every key and value: an unknown key, a wrong type or an out-of-range
+value raises :class:`ConfigError` (a ``ValueError``) whose message is ``<key>: <why>`` -- before
+anything is built or written.
+
+Untrusted input: the loader refuses YAML anchors, aliases and merge keys (a "billion laughs"
+file fails at its first anchor), duplicate keys and any non-standard tag; files over 1 MiB and
+values nested too deeply are refused; integers must be integers (``1e12`` or ``true`` are not),
+numbers finite and within each key's documented range; messages quote values cut to 80
+characters.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 import types
 import typing
 from pathlib import Path
@@ -32,6 +40,55 @@ ALGOS = ("maskable_ppo",)
 ACTIVATIONS = ("tanh", "relu")
 #: Policy heads (see :mod:`training.policies`).
 HEADS = ("linear", "scorer")
+DEVICES = ("cpu", "cuda", "auto")
+
+#: Limits (documented per key below).
+MAX_STEPS = 10**10
+MAX_SEED = 2**63
+MAX_ENVS = 65_536
+MAX_ROLLOUT = 2**20
+MAX_WIDTH = 4096
+MAX_LAYERS = 16
+MAX_THREADS = 256
+MAX_GAMES = 100_000
+MAX_SNAPSHOTS = 1000
+MAX_CHECKPOINTS = 10_000
+#: Size limits of the input itself.
+MAX_FILE_BYTES = 1 << 20
+MAX_VALUE_CHARS = 1 << 16
+MAX_STRING = 4096
+MAX_LIST = 1024
+MAX_DEPTH = 64
+
+
+class ConfigError(ValueError):
+    """A bad config key or value; ``str()`` is ``"<key>: <why>"``.
+
+    Attributes:
+        key: the dotted key (or the file / ``--set`` item) at fault.
+        why: what is wrong with it.
+    """
+
+    def __init__(self, key: str, why: str) -> None:
+        super().__init__(f"{key}: {why}")
+        self.key = key
+        self.why = why
+
+
+def short(value: Any, limit: int = 80) -> str:
+    """``repr(value)`` cut to ``limit`` characters (error messages never print unbounded values)."""
+    try:
+        if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 10**30:
+            return f"<an integer of {value.bit_length()} bits>"
+        text = repr(value)
+    except Exception:  # a repr that fails or would be too large
+        return f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def cut(text: str, limit: int = 120) -> str:
+    """``text`` (a key or path, shown as is) cut to ``limit`` characters."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 @dataclasses.dataclass
@@ -40,17 +97,19 @@ class EnvConfig:
 
     #: Game name (a key of ``monkey_envs.games.GAMES``; default: the registry's first game).
     game: str = DEFAULT_GAME
-    #: Options passed to the game, e.g. ``{num_players: 2, variant: normal, board_side: 1}``.
+    #: Options passed to the game, e.g. ``{num_players: 2, variant: normal, board_side: 1}``
+    #: (plain values: numbers, strings, booleans, null, or short lists of them).
     game_options: dict[str, Any] = dataclasses.field(default_factory=lambda: {"num_players": 2})
-    #: Games played side by side in the VecEnv (rows of the batched core).
+    #: Games played side by side in the VecEnv (rows of the batched core). Range: [1, 65536].
     num_envs: int = 128
     #: Opponent of every other seat: an agent name (``random``, ``greedy``, ``track``, ...) or
-    #: ``ppo:PATH``; or a list of them -- a mix: every episode, each opponent seat draws one
-    #: (uniformly, or by ``opponent_weights``).
+    #: ``ppo:PATH`` (a policy's safe files; ``ppo+pickle:PATH`` unpickles a trusted SB3 zip); or a
+    #: list of them -- a mix: every episode, each opponent seat draws one (uniformly, or by
+    #: ``opponent_weights``).
     opponent: str | list[str] = "greedy"
-    #: Weights of a mix (one per entry of ``opponent``), or ``null`` for uniform.
+    #: Weights of a mix (one per entry of ``opponent``; finite, >= 0, positive sum), or ``null`` for uniform.
     opponent_weights: list[float] | None = None
-    #: Fixed learner seat, or ``null`` for a random seat per episode.
+    #: Fixed learner seat (in [0, players)), or ``null`` for a random seat per episode.
     learner_seat: int | None = None
     #: Restrict the learner to one of the game's action filters (``null``: every legal action).
     #: Funky Monkey: ``honest`` -- announcements always equal the card (the honest-only ablation).
@@ -61,27 +120,28 @@ class EnvConfig:
 class PPOConfig:
     """Hyperparameters of sb3-contrib's ``MaskablePPO`` (same names as its constructor)."""
 
-    #: Adam step size.
+    #: Adam step size. Range: (0, 1].
     learning_rate: float = 1e-3
-    #: Steps per env per rollout (rollout size = ``n_steps * num_envs``).
+    #: Steps per env per rollout (rollout size = ``n_steps * num_envs``, at most 2**20). Range: [1, 2**20].
     n_steps: int = 32
-    #: Minibatch size (should divide ``n_steps * num_envs``).
+    #: Minibatch size (should divide ``n_steps * num_envs``). Range: [2, n_steps * num_envs].
     batch_size: int = 1024
-    #: Optimisation passes over each rollout.
+    #: Optimisation passes over each rollout. Range: [1, 1000].
     n_epochs: int = 8
-    #: Discount factor.
+    #: Discount factor. Range: (0, 1].
     gamma: float = 0.95
-    #: GAE lambda.
+    #: GAE lambda. Range: [0, 1].
     gae_lambda: float = 0.95
-    #: PPO clipping range.
+    #: PPO clipping range. Range: (0, 1].
     clip_range: float = 0.2
-    #: Entropy bonus coefficient.
+    #: Entropy bonus coefficient. Range: [0, 1].
     ent_coef: float = 0.01
-    #: Value loss coefficient.
+    #: Value loss coefficient. Range: [0, 10].
     vf_coef: float = 0.5
-    #: Gradient clipping norm.
+    #: Gradient clipping norm. Range: (0, 1000].
     max_grad_norm: float = 0.5
     #: Hidden layer sizes of the policy and value networks (separate networks of this shape).
+    #: Range: 1 to 16 layers, each of 1 to 4096 units.
     net_arch: list[int] = dataclasses.field(default_factory=lambda: [128, 128])
     #: Hidden activation: ``tanh`` or ``relu``.
     activation: str = "relu"
@@ -96,7 +156,7 @@ class PPOConfig:
     #: features with per-action blocks, e.g. Monkey Fun's ``board`` or ``greedy``; ``net_arch`` sets
     #: its hidden sizes).
     head: str = "linear"
-    #: Convolution channels of the ``board`` extractor.
+    #: Convolution channels of the ``board`` extractor. Range: [1, 1024].
     board_channels: int = 16
 
 
@@ -109,30 +169,31 @@ class SelfPlayConfig:
     """Self-play: opponents drawn from a pool of frozen snapshots of the learner (and heuristics).
 
     Every ``snapshot_every`` steps the current policy is frozen, saved to
-    ``<run>/snapshots/snapshot_<steps>.zip`` and added to the pool; each episode, every opponent
-    seat draws a pool member (see ``training/selfplay.py``).
+    ``<run>/snapshots/snapshot_<steps>.zip`` (+ its safe files) and added to the pool; each
+    episode, every opponent seat draws a pool member (see ``training/selfplay.py``).
     """
 
     #: Turn self-play on (``env.opponent`` then only seeds the pool, see ``heuristic_share``).
     enabled: bool = False
     #: Learner steps between snapshots (the first snapshot, of the initial policy, is taken at 0).
+    #: Range: [1, 10**10], and at most 1000 snapshots per run (``total_timesteps / snapshot_every``).
     snapshot_every: int = 50_000
     #: How snapshots are drawn: ``uniform`` over the window, ``latest`` (always the newest),
     #: or ``prioritized`` (weight ``(1 - w) ** priority_power`` with ``w`` the learner's smoothed
     #: win rate against the member, rescaled so the fair share ``1 / P`` counts as 0.5: opponents
     #: it still loses to come up more often).
     sampling: str = "uniform"
-    #: Only the newest ``window`` snapshots are drawn (older ones get weight 0).
+    #: Only the newest ``window`` snapshots are drawn (older ones get weight 0). Range: [1, 1000].
     window: int = 10
-    #: Exponent of prioritized sampling.
+    #: Exponent of prioritized sampling. Range: [0, 100].
     priority_power: float = 2.0
     #: Prioritized sampling reads the learner's win rate over roughly the last this many
     #: episodes of the pool (older episodes fade by ``1 - 1 / win_rate_memory`` per later
     #: episode), so a snapshot the learner has since learned to beat comes up less; ``null``
-    #: counts every episode alike.
+    #: counts every episode alike. Range: [1, 10**9] or null.
     win_rate_memory: int | None = 5000
     #: Keep ``env.opponent`` (heuristics) in the pool, sharing this probability of the draws
-    #: (0 drops them once the first snapshot exists).
+    #: (0 drops them once the first snapshot exists). Range: [0, 1).
     heuristic_share: float = 0.2
     #: Snapshots sample their moves (``false``) or take the most likely one (``true``).
     deterministic: bool = False
@@ -153,17 +214,17 @@ class PretrainConfig:
 
     #: Teacher agent name (e.g. ``greedy``, ``track``), or ``null`` for no pretraining.
     teacher: str | None = None
-    #: Teacher's games to record.
+    #: Teacher's games to record. Range: [1, 100000].
     games: int = 2000
-    #: Passes over the recorded decisions.
+    #: Passes over the recorded decisions. Range: [1, 10000].
     epochs: int = 10
-    #: Minibatch size.
+    #: Minibatch size. Range: [2, 2**20].
     batch_size: int = 1024
-    #: Adam step size.
+    #: Adam step size. Range: (0, 1].
     learning_rate: float = 1e-3
     #: ``imitation`` (behaviour cloning) or ``rollout_q`` (fit the teacher's action values).
     objective: str = "imitation"
-    #: ``rollout_q``: chance that a decision of the teacher's games becomes a probe state.
+    #: ``rollout_q``: chance that a decision of the teacher's games becomes a probe state. Range: (0, 1].
     probe_prob: float = 0.1
 
 
@@ -173,16 +234,20 @@ class EvalConfig:
 
     #: Opponents: a name or ``ppo:PATH`` (plays every other seat), or a line-up of ``P - 1``
     #: joined by ``+`` (``honest+skeptic+track``: one agent per other seat; paths must not hold ``+``).
+    #: Must not be empty when ``num_games > 0``.
     opponents: list[str] = dataclasses.field(default_factory=lambda: ["random", "greedy"])
-    #: Games per opponent (>= 500 for a tight interval; a multiple of the player count).
+    #: Games per opponent (>= 500 for a tight interval). Range: [0, 100000], a multiple of the
+    #: player count (seat-balanced games); 0: no final evaluation.
     num_games: int = 1000
-    #: Seed of the evaluation deals (independent of the training seed).
+    #: Seed of the evaluation deals (independent of the training seed). Range: [0, 2**63).
     seed: int = 1_000_003
     #: Evaluate the policy's most likely action (``true``) or sample from it.
     deterministic: bool = True
     #: Learner steps between learning-curve evaluations (``0``: none; ``curve.csv``/``curve.png``).
+    #: Range: [0, 10**10].
     curve_every: int = 50_000
-    #: Games per opponent at each learning-curve point.
+    #: Games per opponent at each learning-curve point. Range: [1, 100000], a multiple of the
+    #: player count when curve points are taken.
     curve_games: int = 200
 
 
@@ -191,27 +256,31 @@ class TrainConfig:
     """One training run: algorithm, budget, environment, hyperparameters, evaluation."""
 
     #: Modules to import before anything else (plugins that register games or agents, e.g. a game
-    #: from another package); ``--import MODULE`` adds one.
+    #: from another package); ``--import MODULE`` adds one. Dotted module names; importing runs
+    #: that module's code, so name only modules you trust.
     imports: list[str] = dataclasses.field(default_factory=list)
     #: Algorithm: ``maskable_ppo``.
     algo: str = "maskable_ppo"
     #: Environment steps of the learner to train for (0: no reinforcement learning, only the
-    #: pretraining; needs ``pretrain.teacher``).
+    #: pretraining; needs ``pretrain.teacher``). Range: [0, 10**10].
     total_timesteps: int = 400_000
-    #: Seed of the envs, the network initialisation and the learner's sampling.
+    #: Seed of the envs, the network initialisation and the learner's sampling. Range: [0, 2**63).
     seed: int = 0
     #: Folder under which the run folder ``<game>__<algo>__<seed>__<time>`` is created.
     runs_dir: str = "runs"
     #: Show a progress bar while training (tqdm + rich).
     progress_bar: bool = True
-    #: Torch CPU threads (``0`` keeps torch's default).
+    #: Torch CPU threads (``0`` keeps torch's default). Range: [0, 256].
     torch_threads: int = 1
     #: Training device for torch (``cpu``, ``cuda``, ``auto``).
     device: str = "cpu"
-    #: Start from the weights of a saved MaskablePPO ``.zip`` (same game, sizes and network) instead
-    #: of a fresh policy -- to resume from a checkpoint or fine-tune a model (``null``: fresh).
+    #: Start from the weights of a saved policy (same game, sizes and network) instead of a fresh
+    #: one -- to resume from a checkpoint or fine-tune a model (``null``: fresh). An SB3 ``.zip``
+    #: loads its policy and optimizer tensors (``torch.load(weights_only=True)``, its pickled
+    #: ``data`` is not read); a ``.safetensors`` / ``.json`` / run folder loads the safe weights.
     init_model: str | None = None
-    #: Learner steps between checkpoints in ``<run>/checkpoints/`` (``0``: none).
+    #: Learner steps between checkpoints in ``<run>/checkpoints/`` (``0``: none). Range: [0, 10**10],
+    #: and at most 10000 checkpoints per run.
     checkpoint_every: int = 100_000
     #: Also write a TensorBoard log to ``<run>/tb/`` (needs the ``tensorboard`` package).
     tensorboard: bool = True
@@ -232,20 +301,30 @@ class TrainConfig:
         """Check value ranges and cross-field constraints; return ``self``.
 
         Raises:
-            ValueError: the first problem found, naming the key.
+            ConfigError: the first problem found, naming the key.
         """
-        _check(self.algo in ALGOS, "algo", f"must be one of {ALGOS}, got {self.algo!r}")
-        _check(self.total_timesteps >= 0, "total_timesteps", f"must be >= 0, got {self.total_timesteps}")
+        _check(self.algo in ALGOS, "algo", f"must be one of {ALGOS}, got {short(self.algo)}")
+        _int_range(self.total_timesteps, "total_timesteps", 0, MAX_STEPS)
         _check(
             self.total_timesteps > 0 or self.pretrain.teacher is not None,
             "total_timesteps",
             "0 (no reinforcement learning) needs pretraining (pretrain.teacher)",
         )
-        _check(self.seed >= 0, "seed", f"must be >= 0, got {self.seed}")
-        _check(self.torch_threads >= 0, "torch_threads", f"must be >= 0, got {self.torch_threads}")
-        _check(self.device in ("cpu", "cuda", "auto"), "device", f"must be cpu, cuda or auto, got {self.device!r}")
+        _int_range(self.seed, "seed", 0, MAX_SEED - 1, shown="[0, 2**63)")
+        _int_range(self.torch_threads, "torch_threads", 0, MAX_THREADS)
+        _check(self.device in DEVICES, "device", f"must be cpu, cuda or auto, got {short(self.device)}")
+        _check(bool(self.runs_dir), "runs_dir", "must name a folder")
+        for i, module in enumerate(self.imports):
+            _check(
+                bool(module) and all(part.isidentifier() for part in module.split(".")),
+                f"imports[{i}]",
+                f"must be a dotted module name, got {short(module)}",
+            )
         e = self.env
-        _check(e.num_envs >= 1, "env.num_envs", f"must be >= 1, got {e.num_envs}")
+        _check(
+            isinstance(e.game, str) and e.game.isidentifier(), "env.game", f"must be a game name, got {short(e.game)}"
+        )
+        _int_range(e.num_envs, "env.num_envs", 1, MAX_ENVS)
         _check(
             bool(self.opponents) and all(isinstance(o, str) and o for o in self.opponents),
             "env.opponent",
@@ -254,7 +333,7 @@ class TrainConfig:
         _check(
             len(set(self.opponents)) == len(self.opponents),
             "env.opponent",
-            f"lists an agent twice ({self.opponents}); give it a larger share with env.opponent_weights instead",
+            f"lists an agent twice ({short(self.opponents)}); give it a larger share with env.opponent_weights instead",
         )
         if e.opponent_weights is not None:
             _check(
@@ -265,68 +344,125 @@ class TrainConfig:
             _check(
                 all(0 <= w < float("inf") for w in e.opponent_weights) and sum(e.opponent_weights) > 0,
                 "env.opponent_weights",
-                f"must be >= 0 with a positive sum, got {e.opponent_weights}",
+                f"must be >= 0 with a positive sum, got {short(e.opponent_weights)}",
             )
-        _check(self.checkpoint_every >= 0, "checkpoint_every", f"must be >= 0, got {self.checkpoint_every}")
+        if e.learner_seat is not None:
+            _int_range(e.learner_seat, "env.learner_seat", 0, 1023)
+        _int_range(self.checkpoint_every, "checkpoint_every", 0, MAX_STEPS)
+        if self.checkpoint_every:
+            _check(
+                self.total_timesteps // self.checkpoint_every <= MAX_CHECKPOINTS,
+                "checkpoint_every",
+                f"{self.checkpoint_every} would write {self.total_timesteps // self.checkpoint_every} checkpoints "
+                f"(at most {MAX_CHECKPOINTS}); raise it",
+            )
         sp = self.selfplay
-        _check(sp.snapshot_every >= 1, "selfplay.snapshot_every", f"must be >= 1, got {sp.snapshot_every}")
-        _check(sp.sampling in SAMPLING, "selfplay.sampling", f"must be one of {SAMPLING}, got {sp.sampling!r}")
-        _check(sp.window >= 1, "selfplay.window", f"must be >= 1, got {sp.window}")
-        _check(
-            sp.win_rate_memory is None or sp.win_rate_memory >= 1,
-            "selfplay.win_rate_memory",
-            f"must be >= 1 or null, got {sp.win_rate_memory}",
-        )
-        _check(sp.priority_power >= 0, "selfplay.priority_power", f"must be >= 0, got {sp.priority_power}")
-        _check(0 <= sp.heuristic_share < 1, "selfplay.heuristic_share", f"must be in [0, 1), got {sp.heuristic_share}")
+        _int_range(sp.snapshot_every, "selfplay.snapshot_every", 1, MAX_STEPS)
+        if sp.enabled:
+            _check(
+                self.total_timesteps // sp.snapshot_every + 1 <= MAX_SNAPSHOTS,
+                "selfplay.snapshot_every",
+                f"{sp.snapshot_every} would take {self.total_timesteps // sp.snapshot_every + 1} snapshots "
+                f"(at most {MAX_SNAPSHOTS}, each kept in memory); raise it",
+            )
+        _check(sp.sampling in SAMPLING, "selfplay.sampling", f"must be one of {SAMPLING}, got {short(sp.sampling)}")
+        _int_range(sp.window, "selfplay.window", 1, 1000)
+        if sp.win_rate_memory is not None:
+            _int_range(sp.win_rate_memory, "selfplay.win_rate_memory", 1, 10**9, shown="[1, 10**9] or null")
+        _float_range(sp.priority_power, "selfplay.priority_power", 0, 100)
+        _float_range(sp.heuristic_share, "selfplay.heuristic_share", 0, 1, hi_open=True)
         pt = self.pretrain
-        _check(pt.games >= 1, "pretrain.games", f"must be >= 1, got {pt.games}")
-        _check(pt.epochs >= 1, "pretrain.epochs", f"must be >= 1, got {pt.epochs}")
-        _check(pt.batch_size >= 2, "pretrain.batch_size", f"must be >= 2, got {pt.batch_size}")
-        _check(pt.learning_rate > 0, "pretrain.learning_rate", f"must be > 0, got {pt.learning_rate}")
+        _int_range(pt.games, "pretrain.games", 1, MAX_GAMES)
+        _int_range(pt.epochs, "pretrain.epochs", 1, 10_000)
+        _int_range(pt.batch_size, "pretrain.batch_size", 2, MAX_ROLLOUT, shown="[2, 2**20]")
+        _float_range(pt.learning_rate, "pretrain.learning_rate", 0, 1, lo_open=True)
         _check(
             pt.objective in PRETRAIN_OBJECTIVES,
             "pretrain.objective",
-            f"must be one of {PRETRAIN_OBJECTIVES}, got {pt.objective!r}",
+            f"must be one of {PRETRAIN_OBJECTIVES}, got {short(pt.objective)}",
         )
-        _check(0 < pt.probe_prob <= 1, "pretrain.probe_prob", f"must be in (0, 1], got {pt.probe_prob}")
+        _float_range(pt.probe_prob, "pretrain.probe_prob", 0, 1, lo_open=True)
         p = self.ppo
-        _check(p.learning_rate > 0, "ppo.learning_rate", f"must be > 0, got {p.learning_rate}")
-        _check(p.n_steps >= 1, "ppo.n_steps", f"must be >= 1, got {p.n_steps}")
-        _check(p.batch_size >= 2, "ppo.batch_size", f"must be >= 2, got {p.batch_size}")
+        _float_range(p.learning_rate, "ppo.learning_rate", 0, 1, lo_open=True)
+        _int_range(p.n_steps, "ppo.n_steps", 1, MAX_ROLLOUT, shown="[1, 2**20]")
+        rollout = p.n_steps * e.num_envs
         _check(
-            p.batch_size <= p.n_steps * e.num_envs,
-            "ppo.batch_size",
-            f"{p.batch_size} exceeds the rollout size n_steps * num_envs = {p.n_steps * e.num_envs}",
+            rollout <= MAX_ROLLOUT,
+            "ppo.n_steps",
+            f"the rollout n_steps * num_envs = {rollout} exceeds {MAX_ROLLOUT} (2**20); lower n_steps or env.num_envs",
         )
-        _check(p.n_epochs >= 1, "ppo.n_epochs", f"must be >= 1, got {p.n_epochs}")
-        _check(0 < p.gamma <= 1, "ppo.gamma", f"must be in (0, 1], got {p.gamma}")
-        _check(0 <= p.gae_lambda <= 1, "ppo.gae_lambda", f"must be in [0, 1], got {p.gae_lambda}")
-        _check(p.clip_range > 0, "ppo.clip_range", f"must be > 0, got {p.clip_range}")
-        _check(p.ent_coef >= 0, "ppo.ent_coef", f"must be >= 0, got {p.ent_coef}")
-        _check(p.vf_coef >= 0, "ppo.vf_coef", f"must be >= 0, got {p.vf_coef}")
-        _check(p.max_grad_norm > 0, "ppo.max_grad_norm", f"must be > 0, got {p.max_grad_norm}")
-        _check(len(p.net_arch) >= 1 and min(p.net_arch) >= 1, "ppo.net_arch", f"needs positive sizes, got {p.net_arch}")
-        _check(p.activation in ACTIVATIONS, "ppo.activation", f"must be one of {ACTIVATIONS}, got {p.activation!r}")
+        _int_range(p.batch_size, "ppo.batch_size", 2, MAX_ROLLOUT, shown="[2, n_steps * num_envs]")
+        _check(
+            p.batch_size <= rollout,
+            "ppo.batch_size",
+            f"{p.batch_size} exceeds the rollout size n_steps * num_envs = {rollout}",
+        )
+        _int_range(p.n_epochs, "ppo.n_epochs", 1, 1000)
+        _float_range(p.gamma, "ppo.gamma", 0, 1, lo_open=True)
+        _float_range(p.gae_lambda, "ppo.gae_lambda", 0, 1)
+        _float_range(p.clip_range, "ppo.clip_range", 0, 1, lo_open=True)
+        _float_range(p.ent_coef, "ppo.ent_coef", 0, 1)
+        _float_range(p.vf_coef, "ppo.vf_coef", 0, 10)
+        _float_range(p.max_grad_norm, "ppo.max_grad_norm", 0, 1000, lo_open=True)
+        _check(
+            1 <= len(p.net_arch) <= MAX_LAYERS and all(1 <= h <= MAX_WIDTH for h in p.net_arch),
+            "ppo.net_arch",
+            f"needs 1 to {MAX_LAYERS} layer sizes in [1, {MAX_WIDTH}], got {short(p.net_arch)}",
+        )
+        _check(
+            p.activation in ACTIVATIONS, "ppo.activation", f"must be one of {ACTIVATIONS}, got {short(p.activation)}"
+        )
         _check(
             isinstance(p.features, str) and p.features.isidentifier(),
             "ppo.features",
-            f"must be a features name, got {p.features!r}",
+            f"must be a features name, got {short(p.features)}",
         )
-        _check(p.head in HEADS, "ppo.head", f"must be one of {HEADS}, got {p.head!r}")
+        _check(p.head in HEADS, "ppo.head", f"must be one of {HEADS}, got {short(p.head)}")
         _check(
             p.head != "scorer" or p.features != "mlp",
             "ppo.head",
             "'scorer' needs per-action features (a game's registered features, e.g. 'board'), not 'mlp'",
         )
-        _check(p.board_channels >= 1, "ppo.board_channels", f"must be >= 1, got {p.board_channels}")
+        _int_range(p.board_channels, "ppo.board_channels", 1, 1024)
         v = self.eval
-        _check(v.num_games >= 0, "eval.num_games", f"must be >= 0, got {v.num_games}")
-        _check(v.seed >= 0, "eval.seed", f"must be >= 0, got {v.seed}")
+        _int_range(v.num_games, "eval.num_games", 0, MAX_GAMES)
+        _int_range(v.seed, "eval.seed", 0, MAX_SEED - 1, shown="[0, 2**63)")
         _check(all(isinstance(o, str) and o for o in v.opponents), "eval.opponents", "must be agent names")
-        _check(v.curve_every >= 0, "eval.curve_every", f"must be >= 0, got {v.curve_every}")
-        _check(v.curve_games >= 1, "eval.curve_games", f"must be >= 1, got {v.curve_games}")
+        _check(
+            bool(v.opponents) or v.num_games == 0,
+            "eval.opponents",
+            f"is empty but eval.num_games is {v.num_games}; name opponents or set eval.num_games: 0",
+        )
+        _int_range(v.curve_every, "eval.curve_every", 0, MAX_STEPS)
+        _int_range(v.curve_games, "eval.curve_games", 1, MAX_GAMES)
         return self
+
+    def check_players(self, num_players: int) -> None:
+        """Check the counts that depend on the game's player count (seat-balanced evaluations).
+
+        Raises:
+            ConfigError: ``eval.num_games`` (or ``eval.curve_games`` when curve points are taken)
+                not a multiple of ``num_players``, or ``env.learner_seat`` outside the seats.
+        """
+        v = self.eval
+        P = int(num_players)
+        _check(
+            v.num_games % P == 0,
+            "eval.num_games",
+            f"must be a multiple of the player count {P} (seat-balanced games), got {v.num_games}",
+        )
+        if v.curve_every and v.opponents:
+            _check(
+                v.curve_games % P == 0,
+                "eval.curve_games",
+                f"must be a multiple of the player count {P} (seat-balanced games), got {v.curve_games}",
+            )
+        seat = self.env.learner_seat
+        _check(
+            seat is None or 0 <= seat < P,
+            "env.learner_seat",
+            f"must be in [0, {P}) or null, got {short(seat)}",
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """The resolved config as plain data (what ``config.yaml`` of a run holds)."""
@@ -335,7 +471,139 @@ class TrainConfig:
 
 def _check(ok: bool, key: str, message: str) -> None:
     if not ok:
-        raise ValueError(f"config key {key!r}: {message}")
+        raise ConfigError(key, message)
+
+
+def _int_range(value: int, key: str, lo: int, hi: int, shown: str | None = None) -> None:
+    _check(lo <= value <= hi, key, f"must be in {shown or f'[{lo}, {_num(hi)}]'}, got {short(value)}")
+
+
+def _float_range(value: float, key: str, lo: float, hi: float, lo_open: bool = False, hi_open: bool = False) -> None:
+    ok = (lo < value if lo_open else lo <= value) and (value < hi if hi_open else value <= hi)
+    shown = f"{'(' if lo_open else '['}{_num(lo)}, {_num(hi)}{')' if hi_open else ']'}"
+    _check(ok and math.isfinite(value), key, f"must be in {shown}, got {short(value)}")
+
+
+def _num(x: float) -> str:
+    if x == MAX_STEPS:
+        return "10**10"
+    return str(int(x)) if float(x).is_integer() else str(x)
+
+
+# ====================================================================== YAML
+class _Refused(Exception):
+    """A construct the strict loader refuses (anchors, aliases, merge keys, duplicate keys)."""
+
+    def __init__(self, mark: Any, message: str) -> None:
+        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+        super().__init__(where + message)
+
+
+def _strict_loader() -> type:
+    """A ``yaml.SafeLoader`` subclass refusing anchors, aliases, merge keys and duplicate keys."""
+    import yaml
+
+    class StrictLoader(yaml.SafeLoader):
+        depth = 0
+
+        def fetch_flow_collection_start(self, token_class: Any) -> None:
+            # the scanner's cost grows with the flow depth: stop a "[[[[..." file at once
+            if self.flow_level >= MAX_DEPTH:
+                raise _Refused(self.get_mark(), f"nested deeper than {MAX_DEPTH} levels")
+            super().fetch_flow_collection_start(token_class)
+
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            event = self.peek_event()
+            if isinstance(event, yaml.AliasEvent):
+                raise _Refused(event.start_mark, f"YAML aliases (*{cut(str(event.anchor), 40)}) are not allowed")
+            if getattr(event, "anchor", None) is not None:
+                raise _Refused(event.start_mark, f"YAML anchors (&{cut(str(event.anchor), 40)}) are not allowed")
+            if self.depth >= MAX_DEPTH:
+                raise _Refused(event.start_mark, f"nested deeper than {MAX_DEPTH} levels")
+            self.depth += 1
+            try:
+                return super().compose_node(parent, index)
+            finally:
+                self.depth -= 1
+
+        def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+            seen: set[Any] = set()
+            for key_node, _ in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    raise _Refused(key_node.start_mark, "YAML merge keys (<<) are not allowed")
+                key = self.construct_object(key_node, deep=True)
+                try:
+                    duplicate = key in seen
+                    seen.add(key)
+                except TypeError:
+                    raise _Refused(key_node.start_mark, f"unhashable key {short(key)}") from None
+                if duplicate:
+                    raise _Refused(key_node.start_mark, f"duplicate key {short(key)}")
+            return super().construct_mapping(node, deep=deep)
+
+    return StrictLoader
+
+
+def _no_alias_dumper() -> type:
+    import yaml
+
+    class NoAliasDumper(yaml.SafeDumper):
+        def ignore_aliases(self, data: Any) -> bool:
+            return True
+
+    return NoAliasDumper
+
+
+def parse_yaml(text: str, where: str) -> Any:
+    """Parse ``text`` with the strict loader.
+
+    Raises:
+        ConfigError: ``where: <problem>`` for bad or refused YAML (never another exception).
+    """
+    import yaml
+
+    try:
+        return yaml.load(text, Loader=_strict_loader())  # a SafeLoader subclass
+    except _Refused as exc:
+        raise ConfigError(where, str(exc)) from None
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        at = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+        problem = exc.problem or exc.context or "invalid"
+        raise ConfigError(where, f"not valid YAML: {at}{cut(str(problem), 160)}") from None
+    except RecursionError:
+        raise ConfigError(where, "not valid YAML: nested too deeply") from None
+    except Exception as exc:  # e.g. an integer too long to convert; any parser failure is bad input
+        raise ConfigError(where, f"not valid YAML: {cut(str(exc), 160)}") from None
+
+
+def read_yaml(path: str | Path) -> Any:
+    """Read a YAML file with the strict loader (at most 1 MiB).
+
+    Raises:
+        ConfigError: a missing, oversized, non-UTF-8 or invalid file.
+    """
+    p = Path(path)
+    where = cut(str(p), 200)
+    if not p.is_file():
+        raise ConfigError(where, "config file not found")
+    try:
+        size = p.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise ConfigError(where, f"{size} bytes: a config file may hold at most {MAX_FILE_BYTES}")
+        text = p.read_bytes().decode("utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError(where, "not UTF-8 text") from None
+    except OSError as exc:
+        raise ConfigError(where, f"cannot read: {exc.strerror or exc}") from None
+    return parse_yaml(text, where)
+
+
+def dump_config(cfg: TrainConfig) -> str:
+    """``cfg`` as YAML (no anchors or aliases: the strict loader reads it back)."""
+    import yaml
+
+    return yaml.dump(cfg.to_dict(), Dumper=_no_alias_dumper(), sort_keys=False)
 
 
 # ====================================================================== loading
@@ -343,23 +611,59 @@ def from_dict(data: dict[str, Any] | None, cls: type = TrainConfig, path: str = 
     """Build the dataclass ``cls`` from nested plain data, checking keys and types.
 
     Raises:
-        ValueError: an unknown key, or a value of the wrong type (the message names the key).
+        ConfigError: an unknown key, or a value of the wrong type (the message names the key).
     """
     if data is None:
         data = {}
     if not isinstance(data, dict):
-        raise ValueError(f"config section {path or '<root>'!r} must be a mapping, got {type(data).__name__}")
+        raise ConfigError(path or "<root>", f"must be a mapping of keys, got {type(data).__name__}")
     fields = {f.name: f for f in dataclasses.fields(cls)}
     hints = typing.get_type_hints(cls)
-    unknown = sorted(set(data) - set(fields))
+    bad = [k for k in data if not isinstance(k, str)]
+    if bad:
+        raise ConfigError(path or "<root>", f"keys must be strings, got {short(bad[0])}")
+    unknown = [k for k in data if k not in fields]
     if unknown:
+        key = f"{path}.{unknown[0]}" if path else unknown[0]
+        more = f" (also unknown: {short(unknown[1:])})" if len(unknown) > 1 else ""
         where = f" in section {path!r}" if path else ""
-        raise ValueError(f"unknown config key(s) {unknown}{where}; known keys: {sorted(fields)}")
+        raise ConfigError(cut(key), f"unknown config key{more}; known keys{where}: {sorted(fields)}")
     kwargs = {}
     for name, value in data.items():
         key = f"{path}.{name}" if path else name
         kwargs[name] = _coerce(value, hints[name], key)
     return cls(**kwargs)
+
+
+def _type_name(tp: Any) -> str:
+    origin = typing.get_origin(tp)
+    if origin in (typing.Union, types.UnionType):
+        return " or ".join(_type_name(a) for a in typing.get_args(tp))
+    if origin is list:
+        inner = typing.get_args(tp)[0]
+        return "a list of " + {int: "integers", float: "numbers", str: "strings"}.get(inner, str(inner))
+    return {int: "an integer", float: "a number", str: "a string", bool: "true or false", type(None): "null"}.get(
+        tp, "a mapping" if origin is dict else str(tp)
+    )
+
+
+def _plain(value: Any, key: str, depth: int = 0) -> Any:
+    """A game option: a finite number, short string, boolean, null or a short list of them."""
+    if value is None or isinstance(value, (bool, str)):
+        if isinstance(value, str) and len(value) > 256:
+            raise ConfigError(key, f"a string of at most 256 characters, got {short(value)}")
+        return value
+    if isinstance(value, int):
+        if abs(value) > 2**62:
+            raise ConfigError(key, f"must be an integer in [-2**62, 2**62], got {short(value)}")
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ConfigError(key, f"must be a finite number, got {short(value)}")
+        return value
+    if isinstance(value, list) and depth == 0 and len(value) <= 64:
+        return [_plain(x, f"{key}[{i}]", 1) for i, x in enumerate(value)]
+    raise ConfigError(key, f"must be a number, string, boolean, null or a short list of them, got {short(value)}")
 
 
 def _coerce(value: Any, tp: Any, key: str) -> Any:
@@ -376,69 +680,91 @@ def _coerce(value: Any, tp: Any, key: str) -> Any:
         for tp_i in inner:
             try:
                 return _coerce(value, tp_i, key)
-            except ValueError as exc:
-                errors.append(str(exc))
-        raise ValueError(errors[0] if len(errors) == 1 else f"config key {key!r}: none of {inner} fits {value!r}")
+            except ConfigError as exc:
+                errors.append(exc)
+        if len(errors) == 1:
+            raise errors[0]
+        raise ConfigError(key, f"must be {_type_name(tp)}, got {short(value)}")
     if origin is list:
         if not isinstance(value, list):
-            raise ValueError(f"config key {key!r} must be a list, got {value!r}")
+            raise ConfigError(key, f"must be a list, got {short(value)}")
+        if len(value) > MAX_LIST:
+            raise ConfigError(key, f"must hold at most {MAX_LIST} entries, got {len(value)}")
         return [_coerce(x, args[0], f"{key}[{i}]") for i, x in enumerate(value)]
     if origin is dict:
         if not isinstance(value, dict):
-            raise ValueError(f"config key {key!r} must be a mapping, got {value!r}")
-        return dict(value)
+            raise ConfigError(key, f"must be a mapping, got {short(value)}")
+        if len(value) > 64:
+            raise ConfigError(key, f"must hold at most 64 entries, got {len(value)}")
+        out = {}
+        for k, v in value.items():
+            if not isinstance(k, str) or not k.isidentifier():
+                raise ConfigError(key, f"keys must be names, got {short(k)}")
+            out[k] = _plain(v, f"{key}.{k}")
+        return out
     if tp is bool:
         if not isinstance(value, bool):
-            raise ValueError(f"config key {key!r} must be true or false, got {value!r}")
+            raise ConfigError(key, f"must be true or false, got {short(value)}")
         return value
     if tp is int:
         if isinstance(value, bool) or not isinstance(value, int):
-            if isinstance(value, float) and value.is_integer():
-                return int(value)
-            raise ValueError(f"config key {key!r} must be an integer, got {value!r}")
+            raise ConfigError(key, f"must be an integer, got {short(value)}")
         return value
     if tp is float:
         if isinstance(value, str):  # YAML 1.1 reads "3e-4" as a string
             try:
-                return float(value)
+                value = float(value)
             except ValueError:
-                pass
+                raise ConfigError(key, f"must be a number, got {short(value)}") from None
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ValueError(f"config key {key!r} must be a number, got {value!r}")
-        return float(value)
+            raise ConfigError(key, f"must be a number, got {short(value)}")
+        try:
+            out = float(value)
+        except OverflowError:
+            raise ConfigError(key, f"must be a finite number, got {short(value)}") from None
+        if not math.isfinite(out):
+            raise ConfigError(key, f"must be a finite number, got {short(value)}")
+        return out
     if tp is str:
         if not isinstance(value, str):
-            raise ValueError(f"config key {key!r} must be a string, got {value!r}")
+            raise ConfigError(key, f"must be a string, got {short(value)}")
+        if len(value) > MAX_STRING:
+            raise ConfigError(key, f"must be at most {MAX_STRING} characters, got {len(value)}")
         return value
     if tp is Any:
         return value
-    raise ValueError(f"config key {key!r}: unsupported type {tp!r}")  # pragma: no cover - schema bug
+    raise ConfigError(key, f"unsupported type {tp!r}")  # pragma: no cover - schema bug
 
 
 def apply_overrides(data: dict[str, Any], overrides: list[str]) -> dict[str, Any]:
     """Apply ``key=value`` overrides (dotted keys for nested sections) to plain config data.
 
-    Values are parsed as YAML scalars/flow collections (``3``, ``true``, ``[64, 64]``, ``null``).
+    Values are parsed with the strict YAML loader as scalars/flow collections (``3``, ``true``,
+    ``[64, 64]``, ``null``).
 
     Raises:
-        ValueError: an override without ``=`` or that descends into a non-mapping.
+        ConfigError: an override without ``=``, with a bad value, or that descends into a non-mapping.
     """
-    import yaml
-
     out = _deepcopy(data)
     for item in overrides:
-        if "=" not in item:
-            raise ValueError(f"override {item!r} must look like key=value (e.g. ppo.learning_rate=3e-4)")
+        if not isinstance(item, str) or "=" not in item:
+            raise ConfigError("--set", f"{short(item)} must look like KEY=VALUE (e.g. ppo.learning_rate=3e-4)")
         key, raw = item.split("=", 1)
         parts = [p for p in key.strip().split(".") if p]
         if not parts:
-            raise ValueError(f"override {item!r} has an empty key")
+            raise ConfigError("--set", f"{short(item)} has an empty key")
+        dotted = cut(".".join(parts))
+        if len(raw) > MAX_VALUE_CHARS:
+            raise ConfigError(dotted, f"the --set value has {len(raw)} characters (at most {MAX_VALUE_CHARS})")
         node = out
-        for p in parts[:-1]:
+        for i, p in enumerate(parts[:-1]):
             node = node.setdefault(p, {})
             if not isinstance(node, dict):
-                raise ValueError(f"override {item!r}: {p!r} is not a section")
-        node[parts[-1]] = yaml.safe_load(raw) if raw.strip() else ""
+                raise ConfigError(cut(".".join(parts[: i + 1])), f"is not a section (in --set {short(item)})")
+        if raw.strip():
+            node[parts[-1]] = parse_yaml(raw, dotted)
+        else:
+            node[parts[-1]] = ""
     return out
 
 
@@ -454,21 +780,13 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
         overrides: ``["ppo.learning_rate=3e-4", "env.num_envs=64"]``.
 
     Raises:
-        ValueError: a missing/unreadable file, bad YAML, an unknown key or a bad value.
+        ConfigError: a missing/unreadable file, bad or refused YAML, an unknown key or a bad value.
     """
-    import yaml
-
     data: dict[str, Any] = {}
     if path is not None:
-        p = Path(path)
-        if not p.is_file():
-            raise ValueError(f"config file {str(p)!r} not found")
-        try:
-            loaded = yaml.safe_load(p.read_text())
-        except yaml.YAMLError as exc:
-            raise ValueError(f"config file {str(p)!r} is not valid YAML: {exc}") from exc
+        loaded = read_yaml(path)
         if loaded is not None and not isinstance(loaded, dict):
-            raise ValueError(f"config file {str(p)!r} must hold a mapping at the top level")
+            raise ConfigError(cut(str(path), 200), "must hold a mapping of keys at the top level")
         data = loaded or {}
     if overrides:
         data = apply_overrides(data, overrides)
