@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
-from agents.policy import PolicyAgent
+from agents.policy import PolicyAgent, write_safe_files
 from monkey_envs.core.opponents import OpponentPool
 from training.config import SelfPlayConfig
 
@@ -172,6 +172,9 @@ class SelfPlayCallback(BaseCallback):
         if self.snapshot_dir is not None:
             self.snapshot_dir.mkdir(parents=True, exist_ok=True)
             self.model.save(self.snapshot_dir / f"{name}.zip")
+            write_safe_files(
+                self.model, self.snapshot_dir / f"{name}.zip", self.game, allowed_actions=self.allowed_actions
+            )
         self.update_weights()
 
     def update_weights(self) -> None:
