@@ -24,9 +24,13 @@ learner (ablations).
 Each run writes ``runs/<game>__<algo>__<seed>__<time>/``:
 
 - ``config.yaml``: the resolved config (rerun it with ``--config``),
-- ``model.zip``: the trained model (``make_agent("ppo:<run>/model.zip", game)`` plays it),
-- ``checkpoints/model_<steps>_steps.zip``: every ``checkpoint_every`` steps,
-- ``snapshots/snapshot_<steps>.zip``: self-play snapshots (rate them with ``agents.arena``),
+- ``model.zip``: the trained model (SB3's zip, pickled: for resuming in a trusted setting), and
+  beside it ``model.safetensors`` + ``model.json``: its weights and network description, the safe
+  form ``make_agent("ppo:<run>/model.zip", game)`` loads (:mod:`agents.policy`; no code from the
+  files runs),
+- ``checkpoints/model_<steps>_steps.zip`` (+ ``.safetensors`` / ``.json``): every ``checkpoint_every`` steps,
+- ``snapshots/snapshot_<steps>.zip`` (+ ``.safetensors`` / ``.json``): self-play snapshots (rate them
+  with ``agents.arena``),
 - ``progress.csv`` and (``tensorboard: true``, the default) ``tb/``: SB3's training log (losses, fps, rollout win
   rate, learning-curve points, self-play pool facts),
 - ``curve.csv`` / ``curve.png``: win rate (95% Wilson band) vs each evaluation opponent over
@@ -35,6 +39,11 @@ Each run writes ``runs/<game>__<algo>__<seed>__<time>/``:
   per opponent, with the game's analytics of the trained agent (``stats_summary``) and its
   decision report (``decision_report``; Funky Monkey: bluff analytics and the bluff rate by
   context).
+
+Errors: every config or ``--set`` problem prints ``error: <key>: <why>`` and exits 2 before any
+folder is written; ``--dry-run`` loads no model (it checks that named model files exist). A
+loss or a parameter that turns NaN/infinite stops training (``error: training diverged: ...``,
+exit 2); the checkpoints written before stay, no final model is saved.
 """
 
 from __future__ import annotations
@@ -49,47 +58,99 @@ from typing import Any
 
 import numpy as np
 
-from training.config import TrainConfig, describe, load_config
+from training.config import ConfigError, TrainConfig, cut, describe, dump_config, load_config, short
+
+#: Agent name prefixes that name saved models (``--dry-run`` checks their files without loading them).
+MODEL_PREFIXES = {"ppo:": False, "ppo+pickle:": True}
+
+
+class TrainingDiverged(ValueError):
+    """A loss or a policy parameter became NaN or infinite during training."""
+
 
 # ====================================================================== setup
 
 
-def check_agents(cfg: TrainConfig, game: Any) -> None:
-    """Build every opponent named in ``cfg`` once, so a typo fails before training.
+def check_agent(name: str, game: Any, load: bool = True, seed: int = 0) -> None:
+    """Check one agent name: build it (``load=True``), or -- for a saved model with ``load=False``
+    -- only check that its files exist, reading nothing.
 
     Raises:
-        ValueError: an unknown agent, an agent for another game, or a missing model file.
+        ValueError: an unknown agent, an agent for another game, or a missing / unsafe model file.
     """
     from agents import make_agent
-    from agents.evaluate import opponent_lineup
+    from agents.policy import check_model_files  # registers the ppo+pickle: prefix too
 
-    for name in [*cfg.opponents, *([cfg.pretrain.teacher] if cfg.pretrain.teacher else [])]:
-        try:
-            make_agent(name, game, 0)
-        except ValueError as exc:
-            raise ValueError(f"config: agent {name!r}: {exc}") from exc
+    for prefix, trusted in MODEL_PREFIXES.items():
+        if not load and name.startswith(prefix):
+            check_model_files(name[len(prefix) :], trusted=trusted)
+            return
+    make_agent(name, game, seed)
+
+
+def check_agents(cfg: TrainConfig, game: Any, load: bool = True) -> None:
+    """Build every opponent named in ``cfg`` once, so a typo fails before training.
+
+    Args:
+        load: build saved-model agents too (``False``, ``--dry-run``: only check their files exist).
+
+    Raises:
+        ConfigError: an unknown agent, an agent for another game, or a missing model file.
+    """
+    from agents.evaluate import LINEUP_SEP, opponent_lineup
+
+    for key, names in (
+        ("env.opponent", cfg.opponents),
+        ("pretrain.teacher", [cfg.pretrain.teacher] if cfg.pretrain.teacher else []),
+    ):
+        for name in names:
+            try:
+                check_agent(name, game, load)
+            except ValueError as exc:
+                raise ConfigError(key, f"agent {short(name)}: {exc}") from exc
     for name in cfg.eval.opponents:
         try:
-            opponent_lineup(name, game, 0)
+            if "ppo+pickle:" in name:
+                raise ValueError(
+                    f"{LINEUP_SEP!r} joins the agents of a line-up, so a ppo+pickle: model cannot be an evaluation "
+                    "opponent; convert it (python -m agents.policy convert PATH) and name it ppo:PATH"
+                )
+            if load:
+                opponent_lineup(name, game, 0)
+                continue
+            parts = name.split(LINEUP_SEP)
+            if len(parts) not in (1, game.num_players - 1):
+                raise ValueError(
+                    f"line-up {short(name)} names {len(parts)} agents; {game.num_players} players need "
+                    f"{game.num_players - 1} opponents"
+                )
+            for part in parts:
+                check_agent(part, game, load)
         except ValueError as exc:
-            raise ValueError(f"config: eval opponent {name!r}: {exc}") from exc
+            raise ConfigError("eval.opponents", f"{short(name)}: {exc}") from exc
     if cfg.env.learner_actions is not None:
         try:
             game.action_filter(cfg.env.learner_actions)
         except ValueError as exc:
-            raise ValueError(f"config 'env.learner_actions': {exc}") from exc
-    if cfg.init_model is not None and not Path(cfg.init_model).is_file():
-        raise ValueError(f"config 'init_model': no saved model at {cfg.init_model!r}")
-    seat = cfg.env.learner_seat
-    if seat is not None and not 0 <= seat < game.num_players:
-        raise ValueError(f"config 'env.learner_seat': must be in [0, {game.num_players}) or null, got {seat}")
+            raise ConfigError("env.learner_actions", str(exc)) from exc
+    if cfg.init_model is not None:
+        from agents.policy import check_model_files
+
+        try:
+            if Path(cfg.init_model).suffix != ".zip":  # an SB3 zip's tensors load weights-only
+                check_model_files(cfg.init_model)
+            elif not Path(cfg.init_model).is_file():
+                raise ValueError(f"no saved model at {short(cfg.init_model, 200)}")
+        except ValueError as exc:
+            raise ConfigError("init_model", str(exc)) from exc
+    cfg.check_players(game.num_players)
     if cfg.tensorboard:
         try:
             import tensorboard  # noqa: F401
         except ImportError:
-            raise ValueError(
-                "config 'tensorboard': the tensorboard package is not installed "
-                "(pip install 'monkey-envs[train]', or set tensorboard: false)"
+            raise ConfigError(
+                "tensorboard",
+                "the tensorboard package is not installed (pip install 'monkey-envs[train]', or set tensorboard: false)",
             ) from None
 
 
@@ -134,27 +195,24 @@ def build_env(cfg: TrainConfig) -> Any:
 
 
 def build_model(cfg: TrainConfig, venv: Any) -> Any:
-    """A fresh ``MaskablePPO`` with the config's hyperparameters."""
-    import torch
+    """A fresh ``MaskablePPO`` with the config's hyperparameters (its network as
+    :func:`agents.policy.policy_kwargs_for` builds it, which is also how a saved policy is rebuilt)."""
     from sb3_contrib import MaskablePPO
 
+    from agents.policy import policy_kwargs_for
     from monkey_envs.games import make_game
-    from training.policies import HEADS, extractor_class
+    from training.policies import HEADS
 
     p = cfg.ppo
-    activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[p.activation]
-    policy_kwargs: dict[str, Any] = {
-        "net_arch": {"pi": list(p.net_arch), "vf": list(p.net_arch)},
-        "activation_fn": activation,
-    }
-    extractor = extractor_class(p.features, make_game(cfg.env.game, **cfg.env.game_options))
-    if extractor is not None:
-        policy_kwargs["features_extractor_class"] = extractor
-        policy_kwargs["features_extractor_kwargs"] = {
-            "game": cfg.env.game,
-            "game_options": dict(cfg.env.game_options),
-            "channels": p.board_channels,
-        }
+    policy_kwargs = policy_kwargs_for(
+        p.features,
+        list(p.net_arch),
+        p.activation,
+        p.board_channels,
+        make_game(cfg.env.game, **cfg.env.game_options),
+        game_name=cfg.env.game,
+        game_options=dict(cfg.env.game_options),
+    )
     return MaskablePPO(
         HEADS[p.head] or "MlpPolicy",
         venv,
@@ -175,19 +233,32 @@ def build_model(cfg: TrainConfig, venv: Any) -> Any:
     )
 
 
-def load_initial_weights(model: Any, path: str) -> None:
-    """Load a saved model's policy (and optimizer) weights into ``model`` (``init_model``).
+def load_initial_weights(model: Any, path: str, game: Any = None) -> None:
+    """Load a saved model's policy weights into ``model`` (``init_model``).
+
+    An SB3 ``.zip`` gives its policy and optimizer tensors (SB3 reads them with
+    ``torch.load(weights_only=True)`` and does not unpickle the zip's ``data``); a ``.safetensors``
+    / ``.json`` / run folder gives the policy weights of the safe form (:mod:`agents.policy`).
 
     Raises:
-        ValueError: the saved network does not have the same shapes as the configured one.
+        ConfigError: a missing or damaged file, or a network of other shapes than the configured one.
     """
+    where = (
+        f"{short(path, 200)} does not fit the configured game and network (ppo.net_arch, ppo.features, game options)"
+    )
+    if Path(path).suffix != ".zip":
+        from agents.policy import load_safe_policy
+
+        try:
+            loaded, _ = load_safe_policy(path, game)
+            model.policy.load_state_dict(loaded.policy.state_dict(), strict=True)
+        except (RuntimeError, ValueError) as exc:
+            raise ConfigError("init_model", f"{where}: {cut(str(exc), 400)}") from exc
+        return
     try:
         model.set_parameters(path, exact_match=True, device=model.device)
-    except (RuntimeError, ValueError, KeyError) as exc:
-        raise ValueError(
-            f"config 'init_model': {path!r} does not fit the configured game and network "
-            f"(ppo.net_arch, ppo.features, game options): {exc}"
-        ) from exc
+    except Exception as exc:  # a damaged zip can fail in zipfile, torch's weights-only unpickler or SB3
+        raise ConfigError("init_model", f"{where}: {cut(str(exc), 400)}") from exc
 
 
 def win_rate_callback() -> Any:
@@ -214,6 +285,74 @@ def win_rate_callback() -> Any:
                 self.logger.record("rollout/win_rate", float(np.mean(self.outcomes)))
 
     return WinRate()
+
+
+def checkpoint_callback(every: int, folder: Path, game: Any, learner_actions: str | None) -> Any:
+    """SB3's ``CheckpointCallback`` (``model_<steps>_steps.zip`` every ``every`` calls) that also
+    writes each checkpoint's safe files (``.safetensors`` + ``.json``, :mod:`agents.policy`)."""
+    from stable_baselines3.common.callbacks import CheckpointCallback
+
+    from agents.policy import write_safe_files
+
+    class SafeCheckpoint(CheckpointCallback):
+        def _on_step(self) -> bool:
+            out = super()._on_step()
+            if self.n_calls % self.save_freq == 0:
+                write_safe_files(self.model, self._checkpoint_path(extension="zip"), game, learner_actions)
+            return out
+
+    return SafeCheckpoint(every, str(folder), "model")
+
+
+#: Logged values of an update that must stay finite (``train/explained_variance`` is NaN for a
+#: rollout whose returns are all equal: no divergence).
+WATCHED_LOGS = ("train/loss", "train/value_loss", "train/policy_gradient_loss", "train/entropy_loss", "train/approx_kl")
+
+
+def non_finite(model: Any) -> str | None:
+    """What is NaN or infinite in ``model``: the first policy parameter, else the first of the
+    last update's logged losses (:data:`WATCHED_LOGS`); ``None`` when everything is finite."""
+    import torch
+
+    for name, param in model.policy.named_parameters():
+        finite = torch.isfinite(param)
+        if not bool(finite.all()):
+            nan = int(torch.isnan(param).sum())
+            return f"policy parameter {name!r} has {nan} NaN and {int((~finite).sum()) - nan} infinite values"
+    values = getattr(getattr(model, "logger", None), "name_to_value", {}) or {}
+    for key in WATCHED_LOGS:
+        value = values.get(key)
+        if isinstance(value, (int, float)) and not np.isfinite(value):
+            return f"{key} is {value}"
+    return None
+
+
+def divergence_callback() -> Any:
+    """An SB3 callback raising :class:`TrainingDiverged` when a policy parameter or a logged loss
+    is NaN/infinite: at the start of training, after every update (at the next rollout's start,
+    before anything plays or saves with the broken network) and at the end."""
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class Divergence(BaseCallback):
+        def _check(self, when: str) -> None:
+            what = non_finite(self.model)
+            if what is not None:
+                raise TrainingDiverged(f"training diverged: {what} ({when}, {self.num_timesteps} steps)")
+
+        def _on_training_start(self) -> None:
+            self._check("before the first rollout")
+
+        def _on_rollout_start(self) -> None:
+            if self.num_timesteps > 0:
+                self._check("after an update")
+
+        def _on_step(self) -> bool:
+            return True
+
+        def _on_training_end(self) -> None:
+            self._check("after the last update")
+
+    return Divergence()
 
 
 # ====================================================================== evaluation
@@ -276,35 +415,39 @@ def _scalars(summary: dict[str, Any]) -> dict[str, Any]:
 # ====================================================================== main
 
 
-def prepare(cfg: TrainConfig) -> Any:
+def prepare(cfg: TrainConfig, load_models: bool = True) -> Any:
     """Build the game and every named opponent once; return the game.
 
+    Args:
+        load_models: build ``ppo:`` opponents too (``False``, for ``--dry-run``: only check that
+            their files exist; nothing is loaded).
+
     Raises:
-        ValueError: bad game options or opponents (before any training starts).
+        ConfigError: bad game options or opponents (before any training starts).
     """
     from monkey_envs.games import make_game
 
     try:
         game = make_game(cfg.env.game, **cfg.env.game_options)
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"config 'env.game' / 'env.game_options': {exc}") from exc
-    check_agents(cfg, game)
+        key = "env.game" if "unknown game" in str(exc) else "env.game_options"
+        raise ConfigError(key, cut(str(exc), 300)) from exc
+    check_agents(cfg, game, load=load_models)
     from agents.registry import features_class, resolve_features
 
     try:
         features_class(cfg.ppo.features, game)  # an unknown name or a configuration it cannot serve
     except ValueError as exc:
-        raise ValueError(f"config 'ppo.features': {exc}") from exc
+        raise ConfigError("ppo.features", str(exc)) from exc
     cfg.ppo.features = resolve_features(cfg.ppo.features, game)  # the resolved config names it
     if cfg.ppo.head == "scorer" and cfg.ppo.features == "mlp":
-        raise ValueError(f"config 'ppo.head': 'scorer' needs per-action features; {cfg.env.game!r} uses 'mlp'")
+        raise ConfigError("ppo.head", f"'scorer' needs per-action features; {cfg.env.game!r} uses 'mlp'")
     return game
 
 
 def run(cfg: TrainConfig, game: Any = None) -> Path:
     """Train, save and evaluate as ``cfg`` says; return the run folder."""
     import torch
-    import yaml
 
     if game is None:
         game = prepare(cfg)
@@ -315,10 +458,10 @@ def run(cfg: TrainConfig, game: Any = None) -> Path:
     venv = build_env(cfg)
     model = build_model(cfg, venv)
     if cfg.init_model is not None:
-        load_initial_weights(model, cfg.init_model)
+        load_initial_weights(model, cfg.init_model, game)
 
     run_dir = make_run_dir(cfg)
-    (run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
+    (run_dir / "config.yaml").write_text(dump_config(cfg))
     print(f"run folder: {run_dir}")
     print(
         f"training {cfg.algo} on {cfg.env.game} {cfg.env.game_options} vs {cfg.env.opponent!r}: "
@@ -328,19 +471,25 @@ def run(cfg: TrainConfig, game: Any = None) -> Path:
         print(f"starting from the weights of {cfg.init_model}")
 
     # ---- train -------------------------------------------------------------------------
-    from stable_baselines3.common.callbacks import CallbackList, CheckpointCallback
+    from stable_baselines3.common.callbacks import CallbackList
     from stable_baselines3.common.logger import configure
 
+    from agents.policy import write_safe_files
     from training.outputs import CurveCallback
 
     model.set_logger(_tb_logger(run_dir) if cfg.tensorboard else configure(str(run_dir), ["csv"]))
     pretraining = None
     if cfg.pretrain.teacher:
         pretraining = pretrain(model, cfg, game)
-    callbacks: list[Any] = [win_rate_callback()]
+    callbacks: list[Any] = [divergence_callback(), win_rate_callback()]
     if cfg.checkpoint_every:
         callbacks.append(
-            CheckpointCallback(max(cfg.checkpoint_every // cfg.env.num_envs, 1), str(run_dir / "checkpoints"), "model")
+            checkpoint_callback(
+                max(cfg.checkpoint_every // cfg.env.num_envs, 1),
+                run_dir / "checkpoints",
+                game,
+                cfg.env.learner_actions,
+            )
         )
     if cfg.eval.curve_every and cfg.eval.opponents:
         callbacks.append(
@@ -371,9 +520,22 @@ def run(cfg: TrainConfig, game: Any = None) -> Path:
             )
         )
     t0 = time.perf_counter()
-    model.learn(cfg.total_timesteps, callback=CallbackList(callbacks), progress_bar=cfg.progress_bar)
+    try:
+        model.learn(cfg.total_timesteps, callback=CallbackList(callbacks), progress_bar=cfg.progress_bar)
+    except TrainingDiverged:
+        venv.close()
+        raise
+    except (ValueError, RuntimeError) as exc:  # e.g. torch refusing NaN logits mid-update
+        what = non_finite(model)
+        if what is None:
+            raise
+        venv.close()
+        raise TrainingDiverged(
+            f"training diverged: {what} ({model.num_timesteps} steps; {cut(str(exc), 160)})"
+        ) from exc
     train_seconds = time.perf_counter() - t0
     model.save(run_dir / "model.zip")
+    write_safe_files(model, run_dir / "model.zip", game, cfg.env.learner_actions)
     steps = int(model.num_timesteps)
     print(f"trained {steps} steps in {train_seconds:.1f} s ({steps / max(train_seconds, 1e-9):.0f} steps/s)")
 
@@ -429,7 +591,10 @@ def run(cfg: TrainConfig, game: Any = None) -> Path:
         with open(run_dir / "eval.md", "a") as f:
             f.write(f"\n## {report[0]}\n\n" + report[1] + "\n")
     venv.close()
-    print(f"\nsaved {run_dir / 'model.zip'}, {run_dir / 'config.yaml'}, {run_dir / 'eval.json'}, {run_dir / 'eval.md'}")
+    print(
+        f"\nsaved {run_dir / 'model.zip'} (+ model.safetensors, model.json), {run_dir / 'config.yaml'}, "
+        f"{run_dir / 'eval.json'}, {run_dir / 'eval.md'}"
+    )
     return run_dir
 
 
@@ -550,7 +715,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="import a module first (a plugin that registers games or agents; added to the config's imports)",
     )
     parser.add_argument("--help-config", action="store_true", help="list every config key with default and meaning")
-    parser.add_argument("--dry-run", action="store_true", help="print the resolved config and exit")
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="check the config, print it resolved and exit (named model files are checked to exist, not loaded)",
+    )
     return parser.parse_args(argv)
 
 
@@ -558,15 +727,15 @@ def import_plugins(cfg: TrainConfig) -> None:
     """Import the config's ``imports`` (modules that register games or agents), in order.
 
     Raises:
-        ValueError: a module that cannot be imported.
+        ConfigError: a module that cannot be imported (or fails while importing).
     """
     import importlib
 
-    for module in cfg.imports:
+    for i, module in enumerate(cfg.imports):
         try:
             importlib.import_module(module)
-        except ImportError as exc:
-            raise ValueError(f"config 'imports': cannot import {module!r}: {exc}") from exc
+        except Exception as exc:  # the plugin's own error, whatever it is, is a config error here
+            raise ConfigError(f"imports[{i}]", f"cannot import {short(module)}: {cut(str(exc), 300)}") from exc
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -577,19 +746,18 @@ def main(argv: list[str] | None = None) -> int:
     try:
         cfg = load_config(args.config, args.set)
         cfg.imports = [*cfg.imports, *(m for m in args.imports if m not in cfg.imports)]
+        cfg.validate()
         import_plugins(cfg)
-        game = prepare(cfg)
+        game = prepare(cfg, load_models=not args.dry_run)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if args.dry_run:
-        import yaml
-
-        print(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
+        print(dump_config(cfg))
         return 0
     try:
         run(cfg, game)
-    except ValueError as exc:  # raised while building the env / model, before any folder exists
+    except ValueError as exc:  # building the env / model (before any folder exists), or divergence
         print(f"error: {exc}", file=sys.stderr)
         return 2
     return 0
