@@ -8,8 +8,8 @@ it::
 
 **The safe form** (what ``ppo:PATH`` loads). Next to every SB3 ``model.zip`` (and every checkpoint
 and self-play snapshot) ``training.run`` writes ``model.safetensors`` -- the policy's weights as
-plain little-endian arrays in the `safetensors <https://github.com/huggingface/safetensors>`_
-layout (read here with numpy, no pickle) -- and ``model.json``, which describes the network: the
+plain arrays in the `safetensors <https://github.com/huggingface/safetensors>`_ format (written and
+read by the ``safetensors`` library: no pickle) -- and ``model.json``, which describes the network: the
 game and its options, the observation and action sizes, the features extractor (a name of
 :mod:`agents.registry`'s features registry), the head, ``net_arch``, the activation, the board
 channels, ``env.learner_actions`` and the SHA-256 of the weights file. Loading rebuilds that
@@ -68,18 +68,6 @@ MAX_ACTIONS = 1 << 20
 MAX_DESCRIPTION_BYTES = 1 << 20
 MAX_WEIGHTS_BYTES = 4 << 30
 MAX_HEADER_BYTES = 16 << 20
-#: safetensors dtype codes this reader and writer handle (little-endian numpy dtypes).
-_DTYPES: dict[str, np.dtype] = {
-    "F64": np.dtype("<f8"),
-    "F32": np.dtype("<f4"),
-    "F16": np.dtype("<f2"),
-    "I64": np.dtype("<i8"),
-    "I32": np.dtype("<i4"),
-    "I16": np.dtype("<i2"),
-    "I8": np.dtype("i1"),
-    "U8": np.dtype("u1"),
-    "BOOL": np.dtype("?"),
-}
 _DESCRIPTION_KEYS = {
     "format": True,
     "version": True,
@@ -517,7 +505,7 @@ def read_description(json_path: str | Path) -> dict[str, Any]:
     return _check_description(_strict_json(raw, where), where)
 
 
-# ====================================================================== safetensors (numpy only)
+# ====================================================================== safetensors
 def _atomic_write(path: Path, data: bytes) -> None:
     tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
     tmp.write_bytes(data)
@@ -525,46 +513,36 @@ def _atomic_write(path: Path, data: bytes) -> None:
 
 
 def write_safetensors(tensors: dict[str, np.ndarray], path: str | Path, metadata: dict[str, str] | None = None) -> str:
-    """Write ``tensors`` in the safetensors layout (8-byte header size, JSON header, raw data);
-    returns the file's SHA-256 (hex).
+    """Write ``tensors`` with the ``safetensors`` library (no pickle); returns the file's SHA-256 (hex).
 
     Raises:
-        ValueError: a dtype the layout here does not handle.
+        ValueError: a dtype safetensors does not handle.
     """
-    header: dict[str, Any] = {}
-    blobs: list[bytes] = []
-    offset = 0
-    for name, arr in tensors.items():
-        a = np.ascontiguousarray(arr)
-        code = next((c for c, dt in _DTYPES.items() if dt == a.dtype.newbyteorder("<")), None)
-        if code is None:
-            raise ValueError(f"tensor {name!r}: dtype {a.dtype} is not supported")
-        blob = a.astype(_DTYPES[code], copy=False).tobytes()
-        header[name] = {"dtype": code, "shape": list(a.shape), "data_offsets": [offset, offset + len(blob)]}
-        blobs.append(blob)
-        offset += len(blob)
-    if metadata:
-        header["__metadata__"] = dict(metadata)
-    head = json.dumps(header, separators=(",", ":")).encode()
-    head += b" " * (-len(head) % 8)
-    data = b"".join([struct.pack("<Q", len(head)), head, *blobs])
+    from safetensors.numpy import save
+
+    try:
+        data = save({k: np.ascontiguousarray(v) for k, v in tensors.items()}, metadata=metadata)
+    except Exception as exc:  # safetensors raises its own error types for unsupported arrays
+        raise ValueError(f"cannot write weights to {str(path)!r}: {exc}") from exc
     _atomic_write(Path(path), data)
     return hashlib.sha256(data).hexdigest()
 
 
 def read_safetensors(path: str | Path, sha256: str | None = None) -> dict[str, np.ndarray]:
-    """Read a safetensors file with numpy (no pickle), checking its layout.
+    """Read a safetensors file with the ``safetensors`` library (no pickle, no code run).
 
     Args:
         path: the file.
         sha256: the expected SHA-256 of the whole file (``None``: not checked).
 
     Returns:
-        ``name -> array`` (read-only views of the file's bytes).
+        ``name -> array``.
 
     Raises:
         ValueError: a missing, oversized, truncated, altered or malformed file.
     """
+    from safetensors.numpy import load
+
     p = Path(path)
     where = str(p)
     try:
@@ -579,48 +557,14 @@ def read_safetensors(path: str | Path, sha256: str | None = None) -> dict[str, n
             f"{where}: SHA-256 differs from the one its description records: the weights file is damaged "
             "(truncated or altered) or not the one the description was written with"
         )
-    if len(data) < 8:
-        raise ValueError(f"{where}: truncated: {len(data)} bytes, shorter than the 8-byte header size")
-    (n,) = struct.unpack("<Q", data[:8])
-    if n > MAX_HEADER_BYTES or 8 + n > len(data):
-        raise ValueError(f"{where}: header size {n} does not fit the file ({len(data)} bytes): truncated or damaged")
-    header = _strict_json(data[8 : 8 + n], f"{where} (header)")
-    if not isinstance(header, dict):
-        raise ValueError(f"{where}: the header must be a JSON object")
-    header.pop("__metadata__", None)
-    buffer = len(data) - 8 - n
-    entries = []
-    for name, info in header.items():
-        if not isinstance(info, dict) or set(info) != {"dtype", "shape", "data_offsets"}:
-            raise ValueError(f"{where}: tensor {_short(name)}: bad header entry {_short(info)}")
-        dtype, shape, offsets = info["dtype"], info["shape"], info["data_offsets"]
-        if dtype not in _DTYPES:
-            raise ValueError(f"{where}: tensor {_short(name)}: unsupported dtype {_short(dtype)}")
-        if not isinstance(shape, list) or len(shape) > 8 or not all(_is_int(s) and s >= 0 for s in shape):
-            raise ValueError(f"{where}: tensor {_short(name)}: bad shape {_short(shape)}")
-        if not (isinstance(offsets, list) and len(offsets) == 2 and all(_is_int(o) for o in offsets)):
-            raise ValueError(f"{where}: tensor {_short(name)}: bad data_offsets {_short(offsets)}")
-        begin, end = offsets
-        numel = int(np.prod(shape, dtype=object)) if shape else 1
-        if not 0 <= begin <= end <= buffer or end - begin != numel * _DTYPES[dtype].itemsize:
-            raise ValueError(
-                f"{where}: tensor {_short(name)}: data_offsets {_short(offsets)} do not fit its shape {_short(shape)} "
-                f"and the {buffer} data bytes"
-            )
-        entries.append((begin, end, name, dtype, shape))
-    entries.sort()
-    pos = 0
-    for begin, end, name, _, _ in entries:
-        if begin != pos:
-            raise ValueError(f"{where}: tensor {_short(name)}: data overlaps another tensor or leaves a gap")
-        pos = end
-    if pos != buffer:
-        raise ValueError(f"{where}: {buffer - pos} bytes after the last tensor: damaged")
-    out: dict[str, np.ndarray] = {}
-    for begin, _, name, dtype, shape in entries:
-        count = int(np.prod(shape, dtype=object)) if shape else 1
-        out[name] = np.frombuffer(data, dtype=_DTYPES[dtype], count=count, offset=8 + n + begin).reshape(shape)
-    return out
+    if len(data) >= 8:
+        (n,) = struct.unpack("<Q", data[:8])
+        if n > MAX_HEADER_BYTES:
+            raise ValueError(f"{where}: header size {n} is larger than {MAX_HEADER_BYTES} bytes: damaged")
+    try:
+        return load(data)
+    except Exception as exc:  # SafetensorError and friends: a damaged or foreign file
+        raise ValueError(f"{where}: not a valid safetensors file (truncated or damaged): {_cut(str(exc))}") from None
 
 
 # ====================================================================== loading

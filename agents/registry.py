@@ -10,7 +10,8 @@ agents), so ``make_agent("track", game)`` works without importing anything first
 elsewhere (a plugin, a test's toy game) registers its agents itself, next to the game.
 
 Names with a registered prefix carry an argument: ``"ppo:runs/<run>/model.zip"`` loads a saved
-policy (:mod:`agents.policy`, torch imported lazily).
+policy from its safe files (:mod:`agents.policy`, torch imported lazily); ``"ppo+pickle:PATH"``
+unpickles a trusted SB3 zip.
 
 The env library (:mod:`monkey_envs`) never imports this package: its faces take an agent
 object, a factory ``factory(game, seed)``, the built-in ``"random"``, or a name that they
@@ -200,7 +201,14 @@ def _make_ppo(spec: str, game: Any, seed: int) -> Agent:
     return make_ppo_agent(spec, game, seed)
 
 
+def _make_ppo_pickle(spec: str, game: Any, seed: int) -> Agent:
+    from agents.policy import make_pickle_ppo_agent  # lazy; unpickles a trusted SB3 zip (runs its code)
+
+    return make_pickle_ppo_agent(spec, game, seed)
+
+
 register_prefix("ppo:", _make_ppo)
+register_prefix("ppo+pickle:", _make_ppo_pickle)
 
 __all__ = [
     "GENERIC_FEATURES",

@@ -319,9 +319,10 @@ def test_a_saved_maskable_ppo_model_plays_in_the_arena(tmp_path):
         "MlpPolicy", venv, n_steps=16, batch_size=64, n_epochs=1, seed=0, policy_kwargs={"net_arch": [16]}
     )
     model.learn(128)
+    from agents.policy import save_policy
+
     path = tmp_path / "tiny" / "model.zip"
-    path.parent.mkdir()
-    model.save(path)
+    save_policy(model, path, venv.game)
     venv.close()
     r = run_arena("monkey_fun", ["random", f"ppo:{path}"], num_games=20, seed=0, num_players=2)
     assert r.names == ["random", "ppo:tiny"]

@@ -188,8 +188,9 @@ def test_honest_filter_with_lose_policy_forfeits_a_bluff():
 
 
 def test_a_saved_restricted_learner_stays_restricted_when_loaded(tmp_path):
-    """A model trained with learner_actions=honest, loaded as ppo:PATH, never bluffs (its run's
-    config.yaml carries the restriction; checkpoints/ and snapshots/ one folder down too)."""
+    """A model trained with learner_actions=honest, loaded as ppo+pickle:PATH (a trusted SB3 zip),
+    never bluffs (its run's config.yaml carries the restriction; checkpoints/ and snapshots/ one
+    folder down too). The safe form records it in its model.json (tests/test_untrusted_models.py)."""
     sb3_contrib = pytest.importorskip("sb3_contrib")
     from agents import make_agent
     from monkey_envs.core.sb3_vec import MonkeyVecEnv
@@ -202,7 +203,7 @@ def test_a_saved_restricted_learner_stays_restricted_when_loaded(tmp_path):
     (tmp_path / "config.yaml").write_text("env:\n  learner_actions: honest\n")
     model.save(tmp_path / "snapshots" / "snapshot_0.zip")
     game = venv.game
-    agent = make_agent(f"ppo:{tmp_path / 'snapshots' / 'snapshot_0.zip'}", game)
+    agent = make_agent(f"ppo+pickle:{tmp_path / 'snapshots' / 'snapshot_0.zip'}", game)
     np.testing.assert_array_equal(agent.allowed_actions, game.action_filter("honest"))
     state = game.init(np.arange(64))
     mask = state.legal_action_mask
@@ -210,7 +211,7 @@ def test_a_saved_restricted_learner_stays_restricted_when_loaded(tmp_path):
     acts = agent.act(game.observe(state, state.current_player), mask)
     assert game.action_filter("honest")[acts].all()
     (tmp_path / "config.yaml").unlink()
-    assert make_agent(f"ppo:{tmp_path / 'snapshots' / 'snapshot_0.zip'}", game).allowed_actions is None
+    assert make_agent(f"ppo+pickle:{tmp_path / 'snapshots' / 'snapshot_0.zip'}", game).allowed_actions is None
 
 
 def test_switching_to_a_pool_redraws_episodes_in_progress():

@@ -67,7 +67,7 @@ def test_snapshots_join_the_pool_play_and_stay_frozen(tmp_path):
     assert cb.snapshot_steps == [0, 128, 256, 384, 512]
     assert pool.names == ["random", *(f"snapshot_{s}" for s in (0, 128, 256, 384, 512))]
     assert sorted(p.name for p in (tmp_path / "snapshots").iterdir()) == sorted(
-        f"snapshot_{s}.zip" for s in (0, 128, 256, 384, 512)
+        f"snapshot_{s}.{ext}" for s in (0, 128, 256, 384, 512) for ext in ("zip", "safetensors", "json")
     )
     np.testing.assert_allclose(pool.weights, [0.25, *[0.75 / 5] * 5])
     assert pool.games[1:].sum() > 0, "snapshots never played"

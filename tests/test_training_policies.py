@@ -147,11 +147,11 @@ def test_scorer_head_scores_every_action_with_the_same_network(features):
 
 
 def test_a_scorer_model_saves_loads_and_plays_as_an_agent(tmp_path):
-    from agents.policy import load_policy_agent
+    from agents.policy import load_policy_agent, save_policy
 
     model = _scorer_model("greedy")
-    model.save(tmp_path / "model.zip")
     game = MonkeyFun(num_players=2)
+    save_policy(model, tmp_path / "model.zip", game)
     agent = load_policy_agent(tmp_path / "model.zip", game)
     obs, mask = _random_positions(game, rows=16, steps=8)
     acts = agent.act(obs, mask)

@@ -46,7 +46,9 @@ def test_smoke_run_writes_every_output_file(smoke_run):
     """Checkpoints, learning curve (csv + png), TensorBoard events, eval.md -- and their content."""
     _, run_dir = smoke_run
     ckpts = sorted(p.name for p in (run_dir / "checkpoints").iterdir())
-    assert ckpts == ["model_1024_steps.zip", "model_512_steps.zip"]  # checkpoint_every: 512
+    assert ckpts == [  # checkpoint_every: 512; each with its safe files
+        f"model_{s}_steps.{ext}" for s in (1024, 512) for ext in ("json", "safetensors", "zip")
+    ]
     assert list((run_dir / "tb").glob("events.out.tfevents.*")), "no TensorBoard event file"
     assert (run_dir / "curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     from training.outputs import read_curve

@@ -329,9 +329,9 @@ DAMAGE = {
     ),
     "bad header offsets": (
         lambda f: _forge_header(f, lambda h: h[next(iter(h))].update(data_offsets=[0, 10**12])),
-        r"data_offsets \[0, 1000000000000\] do not fit its shape",
+        r"not a valid safetensors file",
     ),
-    "header not JSON": (lambda f: _forge_header(f, None), r"\(header\) is not valid JSON"),
+    "header not JSON": (lambda f: _forge_header(f, None), r"not a valid safetensors file .*invalid JSON"),
     "JSON syntax": (lambda f: (f / "model.json").write_text('{"format": '), r"model\.json is not valid JSON"),
     "JSON not an object": (lambda f: (f / "model.json").write_text("[1, 2]"), r"must hold a JSON object, got list"),
     "JSON duplicate key": (
