@@ -132,14 +132,29 @@ class GameAECEnv(AECEnv):
     def load_state(self, state: BatchState) -> None:
         """Continue from a core state of batch size 1 (e.g. ``game.position(...)``), like a reset.
 
+        The state is validated with this env's game first (:meth:`Game.validate_state
+        <monkey_envs.core.game.Game.validate_state>`: dtypes, shapes, the game's laws and the legal
+        mask); the env keeps a copy, so later changes to ``state`` do not reach it.
+
         Raises:
-            ValueError: a state of another game/configuration or batch size.
+            ValueError: a state of another game, configuration or batch size, or one that breaks
+                the game's laws (the env is left as it was).
         """
-        if not isinstance(state, self.game.state_class) or state.batch_size != 1:
-            raise ValueError(f"state must be a {self.game.state_class.__name__} of batch size 1")
-        if state.legal_action_mask.shape[1] != self.game.num_actions or state.rewards.shape[1] != self.game.num_players:
-            raise ValueError("state comes from a differently configured game")
-        self._load(state.clone())
+        if not isinstance(state, self.game.state_class):
+            raise ValueError(
+                f"state must be a {self.game.state_class.__name__} of batch size 1, got {type(state).__name__}"
+            )
+        ident = state.game_identity()
+        if ident is not None and ident != self.game.identity:
+            raise ValueError(f"state comes from a differently configured game ({ident}), not {self.game!r}")
+        self.game.validate_state(state)
+        if state.batch_size != 1:
+            raise ValueError(
+                f"state must be a {self.game.state_class.__name__} of batch size 1, got {state.batch_size}"
+            )
+        own = state.clone()
+        own.mark_game(self.game)
+        self._load(own)
 
     def _load(self, state: BatchState) -> None:
         self._state = state

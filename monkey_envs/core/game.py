@@ -13,6 +13,12 @@ over a :class:`~monkey_envs.core.state.BatchState`::
 Rows that have already ended ignore their action and stay as they are (rewards zeroed).
 An action that is out of range or illegal in a live row raises ``ValueError`` naming the
 rows, and nothing changes.
+
+States from outside (a dict, JSON text or ``.npz`` file, or a state object handed to a face) are
+validated before use: :meth:`Game.set_state`, :meth:`Game.state_from_json` and
+:meth:`Game.load_state` read one for this game, :meth:`Game.validate_state` checks one (exact
+dtypes and shapes of this game's ``init``, then :meth:`Game.state_violations`). States made by
+the game itself (``init``, ``step``) are trusted and not re-checked on the step hot path.
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 import numpy as np
 
 from monkey_envs.core.spec import GameSpec, ObsLayout
-from monkey_envs.core.state import BatchState
+from monkey_envs.core.state import BatchState, StateError
 
 S = TypeVar("S", bound=BatchState)
 
@@ -197,7 +203,9 @@ class Game(abc.ABC, Generic[S]):
         Returns:
             A State with batch size ``B``.
         """
-        return self._init(as_seeds(seeds))
+        state = self._init(as_seeds(seeds))
+        state.mark_game(self)
+        return state
 
     def step(self, state: S, actions: Any) -> S:
         """Apply one action per env for that env's current player.
@@ -464,3 +472,112 @@ class Game(abc.ABC, Generic[S]):
         rng = np.random.default_rng(seed)
         new.rng[:] = rng.integers(0, 2**63, size=new.rng.shape, dtype=np.int64).astype(np.uint64)
         return new
+
+    # ------------------------------------------------------------------ untrusted states
+    # States from outside -- a dict, JSON text or a file, or a state object handed to a face --
+    # are checked before any rule (or compiled kernel) reads them.
+
+    #: How many violations the message of :meth:`validate_state` lists.
+    max_reported_violations: ClassVar[int] = 5
+    #: A loaded state's ``step_count`` must be below this, so stepping it can never overflow.
+    max_loaded_step_count: ClassVar[int] = 2**30
+
+    @property
+    def identity(self) -> dict[str, Any]:
+        """``{"name": spec.name, "config": config}``: what a saved state records of its game (enough to rebuild it)."""
+        return {"name": self.spec.name, "config": self.config}
+
+    def state_layout(self) -> dict[str, tuple[tuple[int, ...], np.dtype]]:
+        """Per field, the per-row shape and the dtype of this game's states (from a fresh ``init``; cached)."""
+        layout = self.__dict__.get("_state_layout")
+        if layout is None:
+            ref = self.init(0)
+            layout = {k: (v.shape[1:], v.dtype) for k, v in ref.arrays().items()}
+            self.__dict__["_state_layout"] = layout
+        return layout
+
+    def layout_violations(self, state: Any) -> list[tuple[str, int, str]]:
+        """Type, dtype and shape problems of ``state`` for this game, each with row ``-1`` (the whole array).
+
+        ``[]`` when ``state`` is a :attr:`state_class` whose every field is a numpy array of exactly
+        the dtype and per-row shape this game's ``init`` produces, all with one batch size.
+        """
+        if not isinstance(state, self.state_class):
+            return [("state", -1, f"not a {self.state_class.__name__} but a {type(state).__name__}")]
+        out: list[tuple[str, int, str]] = []
+        sizes = set()
+        for name, (row_shape, dtype) in self.state_layout().items():
+            arr = state.__dict__.get(name)
+            if not isinstance(arr, np.ndarray):
+                out.append((name, -1, f"not a numpy array but {type(arr).__name__}"))
+                continue
+            if arr.dtype != dtype:
+                out.append((name, -1, f"dtype {arr.dtype}, expected {dtype}"))
+            if arr.ndim != len(row_shape) + 1 or arr.shape[1:] != row_shape:
+                want = "(B" + "".join(f", {d}" for d in row_shape) + ")"
+                out.append((name, -1, f"shape {arr.shape}, expected {want}"))
+            else:
+                sizes.add(arr.shape[0])
+        if len(sizes) > 1:
+            out.append(("state", -1, f"fields disagree on the batch size: {sorted(sizes)}"))
+        return out
+
+    def validate_state(self, state: Any) -> None:
+        """Check that ``state`` is a state this game can play: before any rule reads a state from outside.
+
+        In order: the class, every field's dtype and shape (exactly those of this game's
+        ``init``), finite floats, a ``step_count`` in ``[0, 2**30)``, then the game's laws (:meth:`state_violations`, which also
+        compares the stored legal mask with the rules' one). A state that passes is a position
+        the rules (and their compiled kernels) handle safely.
+
+        Raises:
+            StateError: (a ``ValueError``) naming the field and row of the first
+                :attr:`max_reported_violations` problems (row ``-1``: the whole array).
+        """
+        found = self.layout_violations(state)
+        if not found:
+            for name, (_, dtype) in self.state_layout().items():
+                if dtype.kind == "f":
+                    arr = state.__dict__[name]
+                    bad = ~np.isfinite(arr).reshape(arr.shape[0], -1).all(1)
+                    found += [(name, int(r), "a value is not finite") for r in np.flatnonzero(bad)]
+            sc = state.step_count.astype(np.int64)
+            for r in np.flatnonzero((sc < 0) | (sc >= self.max_loaded_step_count)).tolist():
+                found.append(("step_count", r, f"{sc[r]} outside [0, {self.max_loaded_step_count}) (room to step)"))
+        if not found:
+            try:
+                found = list(self.state_violations(state))
+            except Exception as e:  # a law that cannot be read is a broken state
+                raise StateError(f"{self!r} cannot check this state: {type(e).__name__}: {e}") from e
+        if found:
+            n = self.max_reported_violations
+            shown = "; ".join(
+                f"field {f!r} {'(whole array)' if r < 0 else f'row {r}'}: {why}" for f, r, why in found[:n]
+            )
+            more = f" (and {len(found) - n} more)" if len(found) > n else ""
+            raise StateError(f"not a valid state of {self!r}: {shown}{more}")
+
+    def set_state(self, data: dict[str, Any]) -> S:
+        """A state of this game from a :meth:`BatchState.get_state` dict, validated (:meth:`validate_state`).
+
+        Raises:
+            StateError: (a ``ValueError``) foreign or damaged data, data saved by a differently
+                configured game, or a state that breaks this game's laws.
+        """
+        return self.state_class._from_data(data, self, "state dict")
+
+    def state_from_json(self, text: str | bytes) -> S:
+        """A state of this game from :meth:`BatchState.to_json` text, validated as :meth:`set_state`."""
+        from monkey_envs.core.state import _parse_json
+
+        return self.state_class._from_data(_parse_json(text), self, "state JSON")
+
+    def load_state(self, path: Any) -> S:
+        """A state of this game from a :meth:`BatchState.save` file (path or binary file object), validated.
+
+        Raises:
+            StateError: (a ``ValueError``) a damaged file of any kind, a foreign one, one saved by a
+                differently configured game, or a state that breaks this game's laws; the message
+                names the file.
+        """
+        return self.state_class._load(path, self)

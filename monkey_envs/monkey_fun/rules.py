@@ -403,6 +403,7 @@ class MonkeyFun(Game[MonkeyFunState]):
             last_field=np.array([-1], np.int8),
         )
         self._refresh(s)
+        s.mark_game(self)
         return s
 
     # ================================================================== render
