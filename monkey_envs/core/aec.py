@@ -223,6 +223,8 @@ class GameAECEnv(AECEnv):
         """``{"observation": (D,) float32, "action_mask": (A,) int8}`` of ``agent`` (cached per state)."""
         obs = self._obs_cache.get(agent)
         if obs is None:
+            if self._state is None:
+                raise ValueError("call reset() before observe()")
             seat = self._seat_of[agent]
             state = self._state
             if int(state.current_player[0]) == seat:

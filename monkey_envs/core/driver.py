@@ -318,7 +318,7 @@ class SingleAgentDriver:
                 continue
             if obs is None:
                 obs = self.game.observe(sub, cps)
-            acts[sel] = np.asarray(agent.act(obs[sel], mask[sel]))
+            acts[sel] = self._agent_actions(agent, obs[sel], mask[sel])
         legal = mask[np.arange(n), np.clip(acts, 0, self.num_actions - 1)] & (acts >= 0) & (acts < self.num_actions)
         if not legal.all():
             bad = np.flatnonzero(~legal)
@@ -327,6 +327,31 @@ class SingleAgentDriver:
                 f"(opponents: {[member_name(self._agent(m)) for m, _ in groups]})"
             )
         return acts
+
+    def _agent_actions(self, agent: Any, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """``agent.act(obs, mask)`` checked: ``(n,)`` integers in ``[0, A)`` (legality is checked by the caller).
+
+        Raises:
+            ValueError: naming the opponent: floats (``0.5`` is not truncated to 0), bools, another
+                shape, or values out of range (reported as returned).
+        """
+        n = mask.shape[0]
+        raw = agent.act(obs, mask)
+        a = np.asarray(raw)
+        if a.shape == () and n == 1:
+            a = a.reshape(1)
+        if a.dtype.kind not in "iu" or a.shape != (n,):
+            raise ValueError(
+                f"opponent {member_name(agent)!r} returned {raw!r:.80} ({a.dtype}, shape {a.shape}); "
+                f"act() must return ({n},) integer actions"
+            )
+        out = (a < 0) | (a >= self.num_actions)
+        if out.any():
+            raise ValueError(
+                f"opponent {member_name(agent)!r} returned actions out of range [0, {self.num_actions}): "
+                f"{a[out][:5].tolist()}"
+            )
+        return a.astype(np.int64)
 
     def _play_opponents(self, state: BatchState) -> np.ndarray:
         """Let opponents move (in place on ``state``) until each row awaits the learner or is over.

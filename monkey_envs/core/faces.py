@@ -14,6 +14,7 @@ and then the episodes whose seeds the row's :class:`EpisodeStream` draws.
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import numpy as np
@@ -49,6 +50,26 @@ def entropy_seed() -> int:
     return int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> np.uint64(2))
 
 
+#: Seeds are int64 (the cores' ``as_seeds``): every row seed must stay below this.
+_SEED_LIMIT = 2**63
+
+
+def check_seed(seed: Any, name: str = "seed") -> int | None:
+    """``seed`` of a face's ``reset`` as a Python int (``None`` stays ``None``).
+
+    Raises:
+        ValueError: naming ``name``: a bool, a non-integer (``1.5``, ``"3"``), a negative seed or
+            one of ``2**63`` and above.
+    """
+    if seed is None:
+        return None
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+        raise ValueError(f"{name} must be None or a non-negative int, got {seed!r:.60} ({type(seed).__name__})")
+    if not 0 <= seed < _SEED_LIMIT:
+        raise ValueError(f"{name} must be in [0, 2**63), got {seed}")
+    return int(seed)
+
+
 def row_seeds(seed: Any, num_envs: int) -> np.ndarray:
     """The ``(num_envs,) int64`` row seeds of a batch seeded with ``seed``.
 
@@ -57,11 +78,14 @@ def row_seeds(seed: Any, num_envs: int) -> np.ndarray:
             convention) or a sequence of ``num_envs`` non-negative ints (one per row).
 
     Raises:
-        ValueError: a negative seed, a non-integer, or a sequence of the wrong length.
+        ValueError: a negative seed, a bool, a non-integer, a row seed of ``2**63`` or more, or a
+            sequence of the wrong length.
     """
-    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)):
         if seed < 0:
             raise ValueError(f"seed must be non-negative, got {seed}")
+        if int(seed) + num_envs > _SEED_LIMIT:
+            raise ValueError(f"seed must leave seed + {num_envs - 1} below 2**63, got {seed}")
         return int(seed) + np.arange(num_envs, dtype=np.int64)
     try:
         arr = as_seeds(seed)
@@ -112,6 +136,41 @@ class EpisodeStream:
         return game_seeds, seats
 
 
+def check_game_options(game: Any, options: dict[str, Any], face: str) -> None:
+    """Refuse keyword arguments of ``face`` that are no option of the game named ``game``.
+
+    A face passes the keyword arguments it does not know itself to the game's constructor; a
+    misspelt face option (``render_mod=...``) would otherwise surface as the game's complaint.
+    Nothing is checked for a built game (then options are refused anyway) or a game whose
+    constructor takes ``**kwargs``.
+
+    Raises:
+        TypeError: naming the unknown arguments, the face and the game's options.
+    """
+    if not options or not isinstance(game, str):
+        return
+    from monkey_envs.games import GAMES, game_class
+
+    if game not in GAMES:
+        return  # resolve_game names the unknown game
+    cls = game_class(game)
+    params = inspect.signature(cls.__init__).parameters
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return
+    known = [
+        n
+        for n, p in params.items()
+        if n != "self" and p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    ]
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        raise TypeError(
+            f"{face} got unexpected keyword argument{'s' if len(unknown) > 1 else ''} "
+            f"{', '.join(map(repr, unknown))}: not an option of {face} nor of the game {game!r} "
+            f"(its options: {', '.join(known)})"
+        )
+
+
 def build_driver(
     game: Any,
     num_envs: int,
@@ -123,16 +182,22 @@ def build_driver(
     learner_actions: str | None = None,
     render_modes: tuple[str, ...],
     autoreset: bool = True,
+    face: str = "the env",
     **game_options: Any,
 ) -> Any:
     """Validate ``render_mode``, resolve the game and build the shared single-agent driver.
 
     Every gymnasium / SB3 face starts this way; returns the
     :class:`~monkey_envs.core.driver.SingleAgentDriver` (its ``game`` attribute is the game).
+
+    Raises:
+        TypeError: an option that is neither the face's (``face`` names it) nor the game's.
+        ValueError: a bad render mode, game, option value, opponent, seat, ...
     """
     from monkey_envs.core.driver import SingleAgentDriver
     from monkey_envs.games import resolve_game
 
+    check_game_options(game, game_options, face)
     if render_mode is not None and render_mode not in render_modes:
         raise ValueError(f"render_mode must be None or one of {render_modes}, got {render_mode!r}")
     return SingleAgentDriver(

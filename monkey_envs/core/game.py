@@ -36,6 +36,10 @@ S = TypeVar("S", bound=BatchState)
 
 def as_seeds(seeds: Any) -> np.ndarray:
     """Coerce ``seeds`` (int, sequence or array) to a ``(B,) int64`` array; ``ValueError`` if bad."""
+    if isinstance(seeds, (bool, np.bool_)) or (
+        isinstance(seeds, (list, tuple)) and any(isinstance(s, (bool, np.bool_)) for s in seeds)
+    ):
+        raise ValueError(f"seeds must be integers, not bools, got {seeds!r:.80}")
     arr = np.atleast_1d(np.asarray(seeds))
     if arr.ndim != 1:
         raise ValueError(f"seeds must be an int or a 1-D sequence, got shape {arr.shape}")
@@ -45,6 +49,8 @@ def as_seeds(seeds: Any) -> np.ndarray:
         raise ValueError(f"seeds must be integers, got dtype {arr.dtype}")
     if (arr < 0).any():
         raise ValueError(f"seeds must be non-negative, got {arr[arr < 0][:5].tolist()}")
+    if arr.dtype.kind == "u" and (arr > np.iinfo(np.int64).max).any():
+        raise ValueError(f"seeds must be below 2**63, got {arr[arr > np.iinfo(np.int64).max][:5].tolist()}")
     return arr.astype(np.int64)
 
 
@@ -108,9 +114,9 @@ def check_actions(state: BatchState, actions: Any, num_actions: int, done: np.nd
     bad = live & ((arr < 0) | (arr >= num_actions))
     if bad.any():
         rows = np.flatnonzero(bad)
-        raise ValueError(
-            f"actions out of range [0, {num_actions}) in rows {rows[:10].tolist()}: {arr[rows[:10]].tolist()}"
-        )
+        given = np.asarray(actions).reshape(-1)  # as given: a uint64 2**64 - 1 is no -1
+        shown = given[rows[:10]] if given.shape == (b,) else arr[rows[:10]]
+        raise ValueError(f"actions out of range [0, {num_actions}) in rows {rows[:10].tolist()}: {shown.tolist()}")
     safe = np.clip(arr, 0, num_actions - 1)
     legal = state.legal_action_mask[np.arange(b), safe]
     illegal = live & ~legal
@@ -252,7 +258,7 @@ class Game(abc.ABC, Generic[S]):
         """
         acts = as_actions(state, actions, copy=False)
         if not self._step_fused(state, acts):  # nothing was changed
-            check_actions(state, acts, self.num_actions)  # raises the ValueError naming the rows
+            check_actions(state, actions, self.num_actions)  # raises the ValueError naming the rows
             raise RuntimeError("_step_fused rejected actions that check_actions accepts")
 
     def _check_state_shape(self, state: S) -> None:
@@ -581,3 +587,24 @@ class Game(abc.ABC, Generic[S]):
                 names the file.
         """
         return self.state_class._load(path, self)
+
+    def check_render_args(self, state: S, row: Any, viewer: Any) -> tuple[int, int | None]:
+        """``(row, viewer)`` of a :meth:`render` call as ints, checked.
+
+        Raises:
+            ValueError: ``row`` is not an int in ``[0, B)`` or ``viewer`` is neither ``None`` nor a
+                seat in ``[0, P)`` (negative indices are refused: ``viewer=-1`` would show the last
+                seat's hidden cards).
+        """
+        b = state.batch_size
+        if isinstance(row, (bool, np.bool_)) or not isinstance(row, (int, np.integer)) or not 0 <= row < b:
+            raise ValueError(f"row must be an int in [0, {b}), got {row!r}")
+        if viewer is None:
+            return int(row), None
+        if (
+            isinstance(viewer, (bool, np.bool_))
+            or not isinstance(viewer, (int, np.integer))
+            or not 0 <= viewer < self.num_players
+        ):
+            raise ValueError(f"viewer must be None or a seat in [0, {self.num_players}), got {viewer!r}")
+        return int(row), int(viewer)

@@ -29,7 +29,7 @@ import numpy as np
 from gymnasium import spaces
 
 from monkey_envs.core.driver import OpponentSpec
-from monkey_envs.core.faces import build_driver, observation_box
+from monkey_envs.core.faces import build_driver, check_seed, observation_box
 from monkey_envs.core.game import Game
 from monkey_envs.games import DEFAULT_GAME
 
@@ -55,6 +55,7 @@ class GameEnv(gymnasium.Env):
 
     Raises:
         ValueError: bad options (unknown game, opponent, seat, render mode, ...).
+        TypeError: a keyword argument that is no option of the env nor of the game.
     """
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": list(RENDER_MODES), "render_fps": 4}
@@ -78,6 +79,7 @@ class GameEnv(gymnasium.Env):
             learner_actions=learner_actions,
             render_mode=render_mode,
             render_modes=RENDER_MODES,
+            face="GameEnv",
             autoreset=False,
             **game_options,
         )
@@ -97,7 +99,11 @@ class GameEnv(gymnasium.Env):
 
         Returns:
             ``obs (D,) float32`` and ``info`` (``action_mask (A,) int8``, ``learner_seat``).
+
+        Raises:
+            ValueError: ``seed`` is a bool, not an int, negative or ``>= 2**63`` (nothing changes).
         """
+        seed = check_seed(seed)  # before gymnasium's own seeding, which raises no ValueError
         super().reset(seed=seed)
         if seed is not None:
             seeds = np.array([seed], dtype=np.int64)

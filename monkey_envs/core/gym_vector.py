@@ -59,6 +59,10 @@ class GameVectorEnv(VectorEnv):
     Attributes:
         single_observation_space: ``Box((D,), float32)``; ``observation_space`` is ``(N, D)``.
         single_action_space: ``Discrete(A)``; ``action_space`` is ``MultiDiscrete([A] * N)``.
+
+    Raises:
+        ValueError: bad options (unknown game, opponent, seat, render mode, ...).
+        TypeError: a keyword argument that is no option of the env nor of the game.
     """
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": list(RENDER_MODES), "autoreset_mode": AutoresetMode.SAME_STEP}
@@ -83,6 +87,7 @@ class GameVectorEnv(VectorEnv):
             learner_actions=learner_actions,
             render_mode=render_mode,
             render_modes=RENDER_MODES,
+            face="GameVectorEnv",
             **game_options,
         )
         self.game = self.driver.game
@@ -106,14 +111,15 @@ class GameVectorEnv(VectorEnv):
 
         Returns:
             ``obs (N, D) float32`` and ``infos`` (``action_mask``, ``learner_seat``).
+
+        Raises:
+            ValueError: a bool, non-integer or negative seed, a row seed ``>= 2**63``, or a list of
+                the wrong length (nothing changes).
         """
-        super().reset(seed=seed if isinstance(seed, (int, np.integer)) else None)
-        if seed is not None:
-            seeds = row_seeds(seed, self.num_envs)
-        elif self.driver.state is None:
+        seeds = None if seed is None else row_seeds(seed, self.num_envs)  # ValueError before any change
+        super().reset(seed=int(seed) if isinstance(seed, (int, np.integer)) else None)
+        if seeds is None and self.driver.state is None:
             seeds = entropy_seed() + np.arange(self.num_envs, dtype=np.int64)
-        else:
-            seeds = None
         obs, mask = self.driver.reset(seeds)
         return obs, self._infos(mask)
 

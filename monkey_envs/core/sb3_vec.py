@@ -66,6 +66,10 @@ class MonkeyVecEnv(VecEnv):
         observation_space: ``Box((D,), float32)`` (one env's, SB3 convention).
         action_space: ``Discrete(A)``.
         driver: the :class:`~monkey_envs.core.driver.SingleAgentDriver` doing the work.
+
+    Raises:
+        ValueError: bad options (unknown game, opponent, seed, seat, render mode, ...).
+        TypeError: a keyword argument that is no option of the env nor of the game.
     """
 
     def __init__(
@@ -89,6 +93,7 @@ class MonkeyVecEnv(VecEnv):
             learner_actions=learner_actions,
             render_mode=render_mode,
             render_modes=RENDER_MODES,
+            face="MonkeyVecEnv",
             **game_options,
         )
         self.game = self.driver.game

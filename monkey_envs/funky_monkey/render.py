@@ -33,7 +33,11 @@ def render_text(game: FunkyMonkey, s: FunkyMonkeyState, row: int = 0, viewer: in
 
     Face-down tiles show ``?``; ``viewer`` (a seat) adds that seat's hand, treasure cards and the
     card in flight if that seat knows it. ``None`` shows no hidden information.
+
+    Raises:
+        ValueError: ``row`` outside ``[0, B)`` or ``viewer`` neither ``None`` nor a seat (no negative indices).
     """
+    row, viewer = game.check_render_args(s, row, viewer)
     P = game.num_players
     lines = [
         f"Funky Monkey ({P} players, {game.tile_visibility} tiles) -- round {int(s.round[row])}, "

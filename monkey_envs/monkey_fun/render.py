@@ -21,7 +21,11 @@ def render_text(game: MonkeyFun, s: MonkeyFunState, row: int = 0, viewer: int | 
 
     Each field prints as ``NN:counts`` where counts lists seats A, B, ... (``*X`` marks a field
     secured by seat X). ``viewer`` (a seat) adds that seat's hand; ``None`` shows no hand.
+
+    Raises:
+        ValueError: ``row`` outside ``[0, B)`` or ``viewer`` neither ``None`` nor a seat (no negative indices).
     """
+    row, viewer = game.check_render_args(s, row, viewer)
     P = game.num_players
     lines = [f"Monkey Fun ({game.variant}, side {game.board_side}, {P} player{'s' if P > 1 else ''})"]
     width = 4 + 2 * P + 2

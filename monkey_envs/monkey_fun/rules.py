@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from monkey_envs.core.game import Game
+from monkey_envs.core.game import Game, as_seeds
 from monkey_envs.core.rng import seed_rng, shuffle_prefix
 from monkey_envs.core.spec import GameSpec, ObsLayout, ObsPiece
 from monkey_envs.monkey_fun import data as D
@@ -36,6 +36,25 @@ __all__ = ["DISCARD_ACTION", "NUM_ACTIONS", "NUM_SUBSETS", "SPEC", "SUBSET_BITS"
 SUBSET_BITS = np.array([[(s >> j) & 1 for j in range(D.HAND_SIZE)] for s in range(1, 16)], dtype=bool)
 _MAX_SUM = D.HAND_SIZE * D.MAX_CARD
 _DECK_COUNTS = np.bincount(np.array(D.DECK), minlength=D.MAX_CARD + 1)
+
+
+def _as_int(value: Any, what: str) -> int:
+    """``value`` (an int or numpy integer) as an int; ``ValueError`` naming ``what`` for anything else (bool, float, str)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{what} must be an int, got {value!r:.60} ({type(value).__name__})")
+    return int(value)
+
+
+def _as_ints(values: Any, what: str, low: int | None = None, high: int | None = None) -> list[int]:
+    """``values`` (a list, tuple or 1-D array of ints) as ints, each in ``[low, high]`` when given."""
+    if not isinstance(values, (list, tuple, np.ndarray)):
+        raise ValueError(f"{what} must be a list of ints, got {values!r:.60} ({type(values).__name__})")
+    out = [_as_int(v, f"{what} entry") for v in values]
+    if any((low is not None and v < low) or (high is not None and v > high) for v in out):
+        raise ValueError(f"{what} entries must be in [{low}, {high}], got {out}")
+    return out
+
+
 #: A state's arrays as the tuple the batch kernels take (order of ``kernels.STATE_FIELDS``); one
 #: C-level call builds it.
 _state_arrays = operator.attrgetter(*K.STATE_FIELDS)
@@ -317,26 +336,40 @@ class MonkeyFun(Game[MonkeyFunState]):
             possible placement is already lost, as the rules say).
 
         Raises:
-            ValueError: wrong lengths, card counts exceeding the deck, monkeys not adding up to 20.
+            ValueError: wrong lengths, card counts exceeding the deck, monkeys not adding up to 20,
+                or an argument of the wrong type (a float, bool or str where an int belongs).
         """
         P = self.num_players
+        M = D.MONKEYS_PER_PLAYER
+        if not isinstance(hands, (list, tuple)):
+            raise ValueError(f"hands must be a list of {P} hands, got {hands!r:.60}")
+        hands = [_as_ints(h, f"hands[{p}]") for p, h in enumerate(hands)]
         if len(hands) != P or any(len(h) > D.HAND_SIZE for h in hands):
             raise ValueError(f"hands must list {P} hands of at most {D.HAND_SIZE} cards, got {hands}")
+        current_player = _as_int(current_player, "current_player")
         if not 0 <= current_player < P:
             raise ValueError(f"current_player must be in [0, {P}), got {current_player}")
+        for name, mapping in (("board", board), ("owners", owners)):
+            if mapping is not None and not isinstance(mapping, dict):
+                raise ValueError(f"{name} must be a dict field number -> ..., got {mapping!r:.60}")
         counts = np.zeros((D.NUM_FIELDS, P), dtype=np.int64)
         for num, c in (board or {}).items():
-            if not 1 <= num <= 36 or len(c) != P or min(c) < 0:
-                raise ValueError(f"board entry {num}: {c} needs a field number 1..36 and {P} counts >= 0")
+            num = _as_int(num, "board field number")
+            c = _as_ints(c, f"board[{num}]")
+            if not 1 <= num <= 36 or len(c) != P or min(c) < 0 or max(c) > M:
+                raise ValueError(f"board entry {num}: {c} needs a field number 1..36 and {P} counts in 0..{M}")
             counts[self.field_of_number[num]] = c
         own = np.full(D.NUM_FIELDS, -1, dtype=np.int64)
         for num, seat in (owners or {}).items():
+            num, seat = _as_int(num, "owners field number"), _as_int(seat, "owners seat")
             if not 1 <= num <= 36 or not 0 <= seat < P:
                 raise ValueError(f"owners entry {num}: {seat} needs a field number 1..36 and a seat")
             own[self.field_of_number[num]] = seat
-        boxv = np.asarray(box if box is not None else [0] * P, dtype=np.int64)
+        boxv = np.asarray(_as_ints(box, "box", 0, M) if box is not None else [0] * P, dtype=np.int64)
         on_board = counts.sum(0)
-        sup = np.asarray(supply, dtype=np.int64) if supply is not None else D.MONKEYS_PER_PLAYER - on_board - boxv
+        sup = (
+            np.asarray(_as_ints(supply, "supply", 0, M), dtype=np.int64) if supply is not None else M - on_board - boxv
+        )
         if boxv.shape != (P,) or sup.shape != (P,):
             raise ValueError(f"box and supply need {P} entries")
         if ((sup < 0) | (boxv < 0)).any() or (sup + on_board + boxv != D.MONKEYS_PER_PLAYER).any():
@@ -354,6 +387,9 @@ class MonkeyFun(Game[MonkeyFunState]):
                     f"seat's monkeys and none of the others', got {counts[f].tolist()}"
                 )
         hand_cards = [c for h in hands for c in h]
+        draw_pile = None if draw_pile is None else _as_ints(draw_pile, "draw_pile")
+        discard = None if discard is None else _as_ints(discard, "discard")
+        rng = seed_rng(as_seeds(_as_int(seed, "seed")))
         rest = _DECK_COUNTS.copy()
         for c in hand_cards + list(discard or []) + list(draw_pile or []):
             if not 1 <= c <= D.MAX_CARD:
@@ -362,7 +398,6 @@ class MonkeyFun(Game[MonkeyFunState]):
         if (rest < 0).any():
             raise ValueError(f"more copies than the deck holds of values {np.flatnonzero(rest < 0).tolist()}")
         rest_cards = [v for v in range(1, D.MAX_CARD + 1) for _ in range(rest[v])]
-        rng = seed_rng(np.array([seed]))
         if draw_pile is None:
             disc = list(discard or [])
             arr = np.zeros((1, D.NUM_CARDS), dtype=np.int8)
