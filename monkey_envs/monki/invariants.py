@@ -1,0 +1,188 @@
+"""Monki consistency laws (:func:`state_violations`) and hidden-information resampling (:func:`resample_hidden`).
+
+Laws, each reported as ``(field, row, why)`` (``row == -1``: a whole array is wrong):
+
+* **layout**: dtypes and per-row shapes of a fresh ``init`` (reported alone);
+* **ranges**: ``stacks`` in ``[-1, 40)``, ``statue`` in ``[-1, 4)``, ``owner`` in ``[-1, 2)``,
+  ``pos`` in ``[-1, N)``, ``phase`` in ``[0, 4)``, ``start_player`` in ``{0, 1}``, ``turns`` in
+  ``[0, turn_cap]``, ``stats >= 0``; the laws below are read only in rows whose ranges are sane;
+* **tokens**: each of the 40 tokens lies in exactly one place: a stack slot, a statue or a player
+  board (40 over stacks + statues + boards); stacks are filled bottom first; a player board holds
+  at most one token per space;
+* **Monkis**: a placed Monki stands on a board cell (no hole) without tokens, the two on different
+  cells; outside the placement phase both are placed; in the placement phase the seat to move has
+  not placed yet;
+* **turn**: face-up tops only while flipping, on non-empty stacks, non-golden, with distinct
+  fruits; the stored mask equals the rules' mask; no running game holds a full row;
+* **endings**: a win has one winner, whose row 1 (``fruits``) or row 2 (``golden``) is full; a
+  turn-cap draw has ``turns >= turn_cap`` and no winner.
+
+Hidden from every seat: the fruit (and golden or not) under each face-down token, and the RNG.
+The colour of a stack's top is visible; :func:`resample_hidden` keeps every face-down token's
+colour where it lies and re-deals the face-down tokens of each colour among the face-down
+positions of that colour.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from monkey_envs.monki import data as D
+from monkey_envs.monki.state import (
+    END_FRUITS,
+    END_GOLDEN,
+    END_TURN_CAP,
+    PHASE_FLIPPING,
+    PHASE_PLACE,
+    PHASES,
+    MonkiState,
+)
+
+if TYPE_CHECKING:
+    from monkey_envs.monki.rules import Monki
+
+Violation = tuple[str, int, str]
+
+
+def layout_violations(game: Monki, state: Any) -> list[Violation]:
+    """Class, dtype and shape problems of ``state`` (the kit's generic check)."""
+    return game.layout_violations(state)
+
+
+class _Report:
+    def __init__(self) -> None:
+        self.out: list[Violation] = []
+
+    def add(self, field: str, bad: np.ndarray, why: str) -> None:
+        for r in np.flatnonzero(bad).tolist():
+            self.out.append((field, r, why))
+
+    def rng(self, field: str, values: np.ndarray, low: int, high: int) -> np.ndarray:
+        v = values.reshape(values.shape[0], -1).astype(np.int64)
+        bad = ((v < low) | (v > high)).any(1) if v.shape[1] else np.zeros(v.shape[0], bool)
+        for r in np.flatnonzero(bad).tolist():
+            off = v[r][(v[r] < low) | (v[r] > high)]
+            self.out.append((field, r, f"value {int(off[0])} outside [{low}, {high}]"))
+        return bad
+
+
+def state_violations(game: Monki, s: MonkiState) -> list[Violation]:
+    """The Monki laws broken by ``s`` (layout assumed checked); see the module docs."""
+    rep = _Report()
+    B = s.batch_size
+    N = game.num_cells
+    bad = np.zeros(B, bool)
+    bad |= rep.rng("stacks", s.stacks, -1, D.NUM_TOKENS - 1)
+    bad |= rep.rng("statue", s.statue, -1, D.NUM_BOARDS - 1)
+    bad |= rep.rng("owner", s.owner, -1, 1)
+    bad |= rep.rng("pos", s.pos, -1, N - 1)
+    bad |= rep.rng("phase", s.phase, 0, len(PHASES) - 1)
+    bad |= rep.rng("start_player", s.start_player, 0, 1)
+    bad |= rep.rng("turns", s.turns, 0, game.turn_cap)
+    bad |= rep.rng("stats", s.stats, 0, 2**30)
+    cp = s.current_player.astype(np.int64)
+    er = s.end_reason.astype(np.int64)
+    bad |= (cp < -1) | (cp > 1) | (er < 0) | (er > 3)
+    ok = np.flatnonzero(~bad)
+    if ok.size == 0:
+        return rep.out
+    sub = s.take(ok)
+
+    def add(field: str, m: np.ndarray, why: str) -> None:
+        rep.add(field, np.isin(np.arange(B), ok[m]), why)
+
+    n = ok.size
+    # tokens: each exactly once
+    cnt = np.zeros((n, D.NUM_TOKENS + 1), np.int64)
+    st = sub.stacks.reshape(n, -1).astype(np.int64)
+    np.add.at(cnt, (np.arange(n)[:, None], np.where(st >= 0, st, D.NUM_TOKENS)), 1)
+    cnt = cnt[:, : D.NUM_TOKENS] + (sub.statue >= 0) + (sub.owner >= 0)
+    add("stacks+statue+owner", (cnt != 1).any(1), "every token must lie in exactly one place (40 in all)")
+    gap = ((sub.stacks[:, :, 1:] >= 0) & (sub.stacks[:, :, :-1] < 0)).any((1, 2))
+    add("stacks", gap, "a stack has a gap (filled slots must be a prefix)")
+    filled = game.filled_slots(sub.owner)
+    add("owner", (filled > 1).any((1, 2)), "a player board holds two tokens on one space")
+    # Monkis
+    pos = sub.pos.astype(np.int64)
+    h = game.heights(sub.stacks)
+    onpot = np.zeros(n, bool)
+    for p in range(2):
+        c = pos[:, p]
+        placed = c >= 0
+        cc = np.maximum(c, 0)
+        add("pos", placed & ~game.is_board[cc], f"seat {p}'s Monki stands on a hole")
+        stk = game.layout.cell_stack[cc]
+        onpot |= placed & (stk >= 0) & (h[np.arange(n), np.maximum(stk, 0)] > 0)
+    add("pos", onpot, "a Monki stands on a pot that still holds tokens")
+    add("pos", (pos[:, 0] >= 0) & (pos[:, 0] == pos[:, 1]), "both Monkis on one cell")
+    live = ~(sub.terminated | sub.truncated)
+    ph = sub.phase
+    add("pos", live & (ph != PHASE_PLACE) & (pos < 0).any(1), "a Monki is not placed after the placement phase")
+    cps = np.maximum(sub.current_player.astype(np.int64), 0)
+    add("pos", live & (ph == PHASE_PLACE) & (pos[np.arange(n), cps] >= 0), "the seat to place has placed already")
+    # face-up tops
+    top = np.take_along_axis(sub.stacks, np.maximum(h - 1, 0)[:, :, None], 2)[:, :, 0].astype(np.int64)
+    up = sub.face_up
+    add("face_up", (up & (h == 0)).any(1), "an empty stack is face up")
+    add("face_up", up.any(1) & ((ph != PHASE_FLIPPING) | ~live), "face-up tokens outside the flipping phase")
+    t0 = np.maximum(top, 0)
+    add("face_up", (up & D.TOKEN_GOLDEN[t0]).any(1), "a golden token lies face up on a stack")
+    fr = np.zeros((n, D.NUM_FRUITS + 1), np.int64)
+    np.add.at(fr, (np.arange(n)[:, None], np.where(up & (h > 0), D.TOKEN_FRUIT[t0], D.NUM_FRUITS)), 1)
+    add("face_up", (fr[:, : D.NUM_FRUITS] > 1).any(1), "two face-up tokens show the same fruit (a bust)")
+    # rows and endings
+    row1 = (filled[:, :, : D.ROW1_SLOTS] > 0).all(2)
+    row2 = (filled[:, :, D.ROW1_SLOTS :] > 0).all(2)
+    full = row1 | row2
+    add("owner", live & full.any(1), "a running game holds a full player-board row")
+    w = sub.winners_mask
+    ended = sub.terminated
+    code = sub.end_reason.astype(np.int64)
+    win = ended & ((code == END_FRUITS) | (code == END_GOLDEN))
+    add("winners_mask", win & (w.sum(1) != 1), "a won game needs exactly one winner")
+    wrow = np.where(code == END_FRUITS, row1[np.arange(n), w.argmax(1)], row2[np.arange(n), w.argmax(1)])
+    add("winners_mask", win & ~wrow, "the winner's row is not full")
+    add("end_reason", ended & (code == 0), "a finished game has no end reason")
+    capd = ended & (code == END_TURN_CAP)
+    add(
+        "end_reason", capd & ((sub.turns < game.turn_cap) | w.any(1)), "a turn-cap draw before the cap or with a winner"
+    )
+    add("end_reason", live & (code != 0), "a running game has an end reason")
+    # mask
+    want = game.rules_mask(sub)
+    add("legal_action_mask", (want != sub.legal_action_mask).any(1), "differs from the rules' mask")
+    return rep.out
+
+
+def resample_hidden(game: Monki, state: MonkiState, seat: int, seed: int) -> MonkiState | None:
+    """A state ``seat`` cannot tell apart from ``state``: face-down tokens re-dealt within their colour.
+
+    Per row and colour, the token ids lying face down (every stack slot except face-up tops) are
+    permuted among the face-down slots holding that colour; face-up tops, statues, player boards,
+    Monkis, rubies and the rest are kept; the RNG rows are redrawn. The mask does not depend on
+    which fruit lies face down, so it is unchanged. ``state`` is not modified.
+
+    Raises:
+        ValueError: ``seat`` is not 0 or 1.
+    """
+    if isinstance(seat, (bool, np.bool_)) or not isinstance(seat, (int, np.integer)) or seat not in (0, 1):
+        raise ValueError(f"seat must be 0 or 1, got {seat!r}")
+    if layout_violations(game, state):
+        return None
+    gen = np.random.default_rng(seed)
+    new = state.clone()
+    new.rng[:] = gen.integers(0, 2**63, size=new.rng.shape, dtype=np.int64).astype(np.uint64)
+    B = new.batch_size
+    h = game.heights(new.stacks)
+    slot = np.arange(D.STACK_DEPTH)[None, None, :]
+    down = (new.stacks >= 0) & ~(new.face_up[:, :, None] & (slot == h[:, :, None] - 1))
+    flat = new.stacks.reshape(B, -1)
+    dflat = down.reshape(B, -1)
+    for b in range(B):  # resampling is a test tool, not a hot path
+        for col in range(D.NUM_COLOURS):
+            idx = np.flatnonzero(dflat[b] & (D.TOKEN_COLOUR[np.maximum(flat[b], 0)] == col))
+            flat[b, idx] = flat[b, gen.permutation(idx)]
+    new.stacks[:] = flat.reshape(new.stacks.shape)
+    return new

@@ -1,0 +1,70 @@
+"""Text picture of a Monki position (the ``ansi`` / ``human`` render modes)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from monkey_envs.monki import data as D
+from monkey_envs.monki.state import END_REASONS, PHASES
+
+if TYPE_CHECKING:
+    from monkey_envs.monki.rules import Monki
+    from monkey_envs.monki.state import MonkiState
+
+_FRUIT_CH = "BFPG"  # banana, fig, pineapple, grapes
+_COL_CH = "gb"  # green, blue
+
+
+def token_code(t: int, face_up: bool = True) -> str:
+    """Two letters: colour (``g``/``b``) and fruit (``BFPG``; lower case = golden); ``g?`` face down."""
+    c = _COL_CH[int(D.TOKEN_COLOUR[t])]
+    if not face_up:
+        return c + "?"
+    f = _FRUIT_CH[int(D.TOKEN_FRUIT[t])]
+    return c + (f.lower() if D.TOKEN_GOLDEN[t] else f)
+
+
+def render_text(game: Monki, s: MonkiState, row: int = 0, viewer: int | None = None) -> str:
+    """Grid (``##`` hole, ``..`` free cell, ``A``/``B`` Monkis, ``g?3`` a stack: top colour, height;
+    face-up tops show their fruit), statues, player boards and rubies. Nothing is hidden from one
+    seat only, so ``viewer`` changes nothing.
+
+    Raises:
+        ValueError: ``row`` outside ``[0, B)`` or a bad ``viewer``.
+    """
+    row, viewer = game.check_render_args(s, row, viewer)
+    L = game.layout
+    lines = [
+        f"Monki (layout {L.name or 'custom'}, turn {int(s.turns[row])}/{game.turn_cap}, "
+        f"phase {PHASES[int(s.phase[row])] if 0 <= s.phase[row] < 4 else '?'})"
+    ]
+    h = game.heights(s.stacks[row : row + 1])[0]
+    for r in range(L.rows):
+        cells = []
+        for c in range(L.cols):
+            cell = r * L.cols + c
+            txt = " ## " if L.cell_board[cell] < 0 else " .. "
+            st = L.cell_stack[cell]
+            if st >= 0 and h[st] > 0:
+                t = int(s.stacks[row, st, h[st] - 1])
+                txt = f"{token_code(t, bool(s.face_up[row, st]))}{h[st]} "
+            for p in range(2):
+                if s.pos[row, p] == cell:
+                    txt = f"  {'AB'[p]} "
+            cells.append(txt)
+        lines.append("".join(cells))
+    for b in range(D.NUM_BOARDS):
+        toks = [token_code(t) for t in np.flatnonzero(s.statue[row] == b)]
+        lines.append(f"  statue {b}: {' '.join(toks) or '-'}")
+    for p in range(2):
+        toks = [token_code(t) for t in np.flatnonzero(s.owner[row] == p)]
+        rub = "".join(_FRUIT_CH[f] if s.rubies[row, p, f] else "-" for f in range(D.RUBIES))
+        lines.append(f"  {'AB'[p]} (player_{p}): rubies {rub}  board {' '.join(toks) or '-'}")
+    if s.terminated[row]:
+        winners = ["AB"[p] for p in np.flatnonzero(s.winners_mask[row])]
+        lines.append(f"  game over ({END_REASONS[int(s.end_reason[row])]}): winner(s) {winners or 'none'}")
+    else:
+        lines.append(f"  to move: {'AB'[int(s.current_player[row])]}")
+    return "\n".join(lines) + "\n"

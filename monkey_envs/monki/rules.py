@@ -1,0 +1,668 @@
+"""Monki rules over a batch of games (numpy over the batch axis; no Python loop over rows).
+
+Action space (one flat ``Discrete(A)``, ``N = rows * cols`` grid cells; default layout
+``N = 36``, ``A = 90``), with a mask per phase:
+
+=================  ==========================  ==========================================
+actions            meaning                     legal when (phase)
+=================  ==========================  ==========================================
+``c`` in [0, N)    place own Monki on cell c   ``place``: a board cell, no pot, not taken
+``N + c``          move Monki to cell c        ``start``: a queen move over free cells
+``2N``             skip (recharge rubies)      ``start``: always
+``2N+1+s``         flip the top of stack s     ``collect`` / ``flipping``: in line of sight
+``2N+13``          pass (collect the flips)    ``flipping``
+``2N+14+f``        use the ruby of fruit f     ``collect``: usable and takes >= 1 token
+=================  ==========================  ==========================================
+
+Stacks ``s`` are numbered board-major (board ``s // 3``, pot ``s % 3`` of ``data.POT_LOCAL``);
+fruits ``f``: 0 banana, 1 fig, 2 pineapple, 3 grapes.
+
+Decided here (beyond DECISIONS.md; constants in :mod:`monkey_envs.monki.data`): the start
+player is drawn from the env's RNG; the winner gets +1, the loser -1, a turn-cap draw 0; the
+first placement belongs to the start player, the second to the other seat, then the start player
+takes the first turn; a ruby takes at most one token per player-board space (with two tokens
+of the same kind on the statue, the lower token id is taken); a pass and a bust resolve the
+flipped stacks in stack order; only the top token of each stack is visible (its colour, and its
+fruit when face up).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+
+from monkey_envs.core.game import Game, as_seeds, end_games
+from monkey_envs.core.rng import draw_below, seed_rng, shuffle_prefix
+from monkey_envs.core.spec import GameSpec, ObsLayout, ObsPiece
+from monkey_envs.monki import data as D
+from monkey_envs.monki.state import (
+    END_FRUITS,
+    END_GOLDEN,
+    END_REASONS,
+    END_TURN_CAP,
+    PHASE_COLLECT,
+    PHASE_FLIPPING,
+    PHASE_PLACE,
+    PHASE_START,
+    PHASES,
+    STAT_NAMES,
+    MonkiState,
+)
+
+__all__ = ["SPEC", "Monki"]
+
+SPEC = GameSpec(
+    name="monki",
+    gym_name="Monki",
+    version=0,
+    min_players=2,
+    max_players=2,
+    variants=(),
+    chance=True,
+    information="imperfect",
+    reward_range=(D.REWARD_LOSS, D.REWARD_WIN),
+    description="Push your luck in the temple: flip pots for fruit, a double busts; 8 fruits or 4 golden win.",
+    title="Monki",
+    end_reasons=END_REASONS,
+    default_players=(2,),
+)
+
+_ST = {n: i for i, n in enumerate(STAT_NAMES)}
+#: ``(40, 12)`` one-hot slot of each token; ``(40, 16)`` one-hot kind.
+_SLOT_1H = np.eye(D.NUM_SLOTS, dtype=np.int64)[D.TOKEN_SLOT]
+_KIND_1H = np.eye(D.NUM_KINDS, dtype=np.int64)[D.TOKEN_KIND]
+#: token ids per slot (each slot holds one of these).
+_SLOT_TOKENS = [np.flatnonzero(D.TOKEN_SLOT == k) for k in range(D.NUM_SLOTS)]
+
+
+def _as_int(value: Any, what: str) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{what} must be an int, got {value!r:.60} ({type(value).__name__})")
+    return int(value)
+
+
+def parse_token(spec: Any) -> int:
+    """Token id from an int id or a name like ``"green banana"`` / ``"blue golden fig"``.
+
+    A name picks the lowest id of that kind; :meth:`Monki.position` picks distinct copies.
+    """
+    ids = token_candidates(spec)
+    return int(ids[0])
+
+
+def token_candidates(spec: Any) -> np.ndarray:
+    """All token ids matching ``spec`` (an id or a ``"<colour> [golden] <fruit>"`` name)."""
+    if isinstance(spec, str):
+        words = spec.lower().split()
+        golden = "golden" in words
+        words = [w for w in words if w != "golden"]
+        if len(words) != 2 or words[0] not in D.COLOURS or words[1] not in D.FRUITS:
+            raise ValueError(f"token name must be '<green|blue> [golden] <fruit>', got {spec!r}")
+        col, fr = D.COLOURS.index(words[0]), D.FRUITS.index(words[1])
+        return np.flatnonzero((D.TOKEN_COLOUR == col) & (D.TOKEN_FRUIT == fr) & (D.TOKEN_GOLDEN == golden))
+    t = _as_int(spec, "token")
+    if not 0 <= t < D.NUM_TOKENS:
+        raise ValueError(f"token id must be in [0, {D.NUM_TOKENS}), got {t}")
+    return np.array([t])
+
+
+def token_name(t: int) -> str:
+    """``"green banana"`` / ``"blue golden fig"`` of token id ``t``."""
+    g = " golden" if D.TOKEN_GOLDEN[t] else ""
+    return f"{D.COLOURS[D.TOKEN_COLOUR[t]]}{g} {D.FRUITS[D.TOKEN_FRUIT[t]]}"
+
+
+class Monki(Game[MonkiState]):
+    """Monki (The Flying Games 2021), 2 players.
+
+    Args:
+        layout: a name from :data:`monkey_envs.monki.data.LAYOUTS` (``"square"``, ``"stairs"``)
+            or a dict ``{"rows", "cols", "boards": [[top, left, rotation]] * 4}``.
+        turn_cap: turns of both players together (placements excluded) after which the game is
+            a draw (a win on the last turn stands); >= 1.
+        num_players: must be 2.
+
+    Raises:
+        ValueError: a bad option (an illegal layout names the board and rule it breaks).
+    """
+
+    spec = SPEC
+    state_class = MonkiState
+    test_configs: ClassVar[tuple[dict[str, Any], ...]] = (
+        {},
+        {"layout": "stairs"},
+        {"turn_cap": 12},
+    )
+    obs_low = 0.0
+    obs_high = 1.0
+    stats_title = "Monki push-your-luck statistics"
+
+    def __init__(self, layout: Any = D.DEFAULT_LAYOUT, turn_cap: int = D.DEFAULT_TURN_CAP, num_players: int = 2):
+        if isinstance(num_players, (bool, np.bool_)) or num_players != 2:
+            raise ValueError(f"Monki is a 2-player game, got num_players={num_players!r}")
+        turn_cap = _as_int(turn_cap, "turn_cap")
+        if not 1 <= turn_cap <= 10_000:
+            raise ValueError(f"turn_cap must be in 1..10000, got {turn_cap}")
+        self.layout = D.Layout(layout)
+        self.turn_cap = turn_cap
+        self._config = {"layout": self.layout.config, "turn_cap": turn_cap, "num_players": 2}
+        self.num_players = 2
+        N = self.num_cells = self.layout.num_cells
+        self.A_PLACE, self.A_MOVE, self.A_SKIP = 0, N, 2 * N
+        self.A_FLIP, self.A_PASS, self.A_RUBY = 2 * N + 1, 2 * N + 1 + D.NUM_STACKS, 2 * N + 2 + D.NUM_STACKS
+        self.num_actions = self.A_RUBY + D.NUM_FRUITS
+        L = self.layout
+        self.is_board = L.cell_board >= 0
+        self.is_pot = L.cell_stack >= 0
+        self._place_ok = self.is_board & ~self.is_pot
+        self.obs_layout = ObsLayout(
+            [
+                ObsPiece("boards", (2, D.NUM_KINDS), "tokens of each kind on each player board (observer first)"),
+                ObsPiece("rubies", (2, D.RUBIES), "1 = ruby of that fruit usable (observer first)"),
+                ObsPiece("monki", (2, N), "one-hot cell of each Monki (observer first; all 0 = not placed)"),
+                ObsPiece(
+                    "stacks",
+                    (D.NUM_STACKS, 8),
+                    "per stack: height/3, top green, top blue, top face up, top fruit one-hot (face up only)",
+                ),
+                ObsPiece("statues", (D.NUM_BOARDS, D.NUM_KINDS), "tokens of each kind on each board's statue / 4"),
+                ObsPiece("flipped", (D.NUM_FRUITS,), "fruits lying face up (flipped this turn)"),
+                ObsPiece("phase", (len(PHASES),), "one-hot phase: place, start, collect, flipping"),
+                ObsPiece("to_move", (2,), "one-hot seat to move (observer first)"),
+                ObsPiece("turn", (1,), "turns played / turn_cap"),
+                ObsPiece("cells", (N, 2), "static: board cell (0 = hole), pot cell"),
+            ]
+        )
+        self._cells_obs = np.stack([self.is_board, self.is_pot], 1).astype(np.float32).ravel()
+
+    # ================================================================== geometry
+    def heights(self, stacks: np.ndarray) -> np.ndarray:
+        """``(B, 12) int64`` tokens in each stack."""
+        return (stacks >= 0).sum(-1)
+
+    def free_cells(self, heights: np.ndarray, pos: np.ndarray) -> np.ndarray:
+        """``(B, N) bool`` board cells with no token and no Monki (``heights (B, 12)``, ``pos (B, 2)``)."""
+        B = heights.shape[0]
+        occ = np.zeros((B, self.num_cells), bool)
+        occ[:, self.layout.stack_cell] = heights > 0
+        for p in range(2):
+            placed = np.flatnonzero(pos[:, p] >= 0)
+            occ[placed, pos[placed, p]] = True
+        return self.is_board[None] & ~occ
+
+    def _rays(self, origin: np.ndarray, free: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Ray cells ``(B, 8, L)`` from ``origin (B,)`` and whether each is reached over free cells."""
+        B = origin.shape[0]
+        cells = self.layout.rays[np.maximum(origin, 0)]  # (B, 8, L)
+        valid = cells >= 0
+        f = valid & free[np.arange(B)[:, None, None], np.maximum(cells, 0)]
+        reach = np.cumprod(f, axis=2).astype(bool) & (origin >= 0)[:, None, None]
+        return cells, reach
+
+    def move_targets(self, origin: np.ndarray, free: np.ndarray) -> np.ndarray:
+        """``(B, N) bool`` cells a queen move from ``origin (B,)`` reaches over ``free (B, N)`` cells."""
+        B = origin.shape[0]
+        cells, reach = self._rays(origin, free)
+        out = np.zeros((B, self.num_cells + 1), bool)
+        idx = np.where(reach, cells, self.num_cells)
+        out[np.arange(B)[:, None, None], idx] = True
+        return out[:, : self.num_cells]
+
+    def line_stacks(self, origin: np.ndarray, free: np.ndarray, heights: np.ndarray) -> np.ndarray:
+        """``(B, 12) bool`` non-empty stacks first met along a row or column from ``origin (B,)``."""
+        B = origin.shape[0]
+        cells, reach = self._rays(origin, free)
+        out = np.zeros((B, D.NUM_STACKS + 1), bool)
+        L = cells.shape[2]
+        for k in D.Layout.ORTHO:
+            j = reach[:, k].sum(1)  # index of the first cell not reached
+            inside = j < L
+            cell = np.where(inside, cells[np.arange(B), k, np.minimum(j, L - 1)], -1)
+            st = np.where(cell >= 0, self.layout.cell_stack[np.maximum(cell, 0)], -1)
+            ok = (origin >= 0) & (st >= 0)
+            ok &= heights[np.arange(B), np.maximum(st, 0)] > 0
+            out[np.arange(B), np.where(ok, st, D.NUM_STACKS)] = True
+        return out[:, : D.NUM_STACKS]
+
+    def filled_slots(self, owner: np.ndarray) -> np.ndarray:
+        """``(B, 2, 12) int64`` tokens on each player-board space (0 or 1 in a valid state)."""
+        return (owner[:, None, :] == np.arange(2)[None, :, None]).astype(np.int64) @ _SLOT_1H
+
+    def ruby_takes(self, s: MonkiState, seat: np.ndarray) -> np.ndarray:
+        """``(B, 4, 40) bool``: tokens each ruby of ``seat (B,)`` would take now (statue of its board)."""
+        B = s.batch_size
+        cell = s.pos[np.arange(B), seat]
+        board = np.where(cell >= 0, self.layout.cell_board[np.maximum(cell, 0)], -1)
+        on = (s.statue == board[:, None]) & (board >= 0)[:, None]  # (B, 40)
+        filled = self.filled_slots(s.owner)[np.arange(B), seat]  # (B, 12)
+        out = np.zeros((B, D.NUM_FRUITS, D.NUM_TOKENS), bool)
+        for k, ids in enumerate(_SLOT_TOKENS):
+            c = on[:, ids] & (filled[:, k] == 0)[:, None]
+            first = c.argmax(1)
+            has = c.any(1)
+            rows = np.flatnonzero(has)
+            tok = ids[first[rows]]
+            out[rows, D.TOKEN_FRUIT[tok], tok] = True
+        return out
+
+    # ================================================================== mask
+    def rules_mask(self, s: MonkiState) -> np.ndarray:
+        """``(B, A) bool`` legal actions of the seat to move by the rules (finished rows: none)."""
+        B = s.batch_size
+        N = self.num_cells
+        mask = np.zeros((B, self.num_actions), bool)
+        cp = np.maximum(s.current_player.astype(np.int64), 0)
+        live = ~(s.terminated | s.truncated)
+        ph = s.phase
+        h = self.heights(s.stacks)
+        pos = s.pos.astype(np.int64)
+        free = self.free_cells(h, pos)
+        me = pos[np.arange(B), cp]
+        other = pos[np.arange(B), 1 - cp]
+        place = self._place_ok[None] & (np.arange(N)[None] != other[:, None])
+        mask[:, :N] = place & (live & (ph == PHASE_PLACE))[:, None]
+        start = live & (ph == PHASE_START)
+        mask[:, N : 2 * N] = self.move_targets(np.where(start, me, -1), free)
+        mask[:, self.A_SKIP] = start
+        flipping = live & ((ph == PHASE_COLLECT) | (ph == PHASE_FLIPPING))
+        fl = self.line_stacks(np.where(flipping, me, -1), free, h) & ~s.face_up
+        mask[:, self.A_FLIP : self.A_FLIP + D.NUM_STACKS] = fl
+        mask[:, self.A_PASS] = live & (ph == PHASE_FLIPPING)
+        collect = live & (ph == PHASE_COLLECT)
+        if collect.any():
+            takes = self.ruby_takes(s, cp).any(2) & s.rubies[np.arange(B), cp]
+            mask[:, self.A_RUBY :] = takes & collect[:, None]
+        return mask
+
+    # ================================================================== init
+    def _blank(self, B: int) -> MonkiState:
+        return MonkiState(
+            current_player=np.zeros(B, np.int8),
+            rewards=np.zeros((B, 2), np.float32),
+            terminated=np.zeros(B, bool),
+            truncated=np.zeros(B, bool),
+            legal_action_mask=np.zeros((B, self.num_actions), bool),
+            step_count=np.zeros(B, np.int32),
+            rng=np.zeros((B, 2), np.uint64),
+            winners_mask=np.zeros((B, 2), bool),
+            end_reason=np.zeros(B, np.int8),
+            stacks=np.full((B, D.NUM_STACKS, D.STACK_DEPTH), -1, np.int8),
+            face_up=np.zeros((B, D.NUM_STACKS), bool),
+            statue=np.full((B, D.NUM_TOKENS), -1, np.int8),
+            owner=np.full((B, D.NUM_TOKENS), -1, np.int8),
+            rubies=np.ones((B, 2, D.RUBIES), bool),
+            pos=np.full((B, 2), -1, np.int8),
+            phase=np.zeros(B, np.int8),
+            start_player=np.zeros(B, np.int8),
+            turns=np.zeros(B, np.int16),
+            stats=np.zeros((B, 2, len(STAT_NAMES)), np.int32),
+        )
+
+    def _init(self, seeds: np.ndarray) -> MonkiState:
+        B = seeds.shape[0]
+        s = self._blank(B)
+        s.rng[:] = seed_rng(seeds)
+        rows = np.arange(B)
+        deck = shuffle_prefix(
+            s.rng, rows, np.tile(np.arange(D.NUM_TOKENS, dtype=np.int8), (B, 1)), np.full(B, D.NUM_TOKENS)
+        )
+        s.stacks[:] = deck[:, :36].reshape(B, D.NUM_STACKS, D.STACK_DEPTH)
+        for b in range(D.NUM_BOARDS):  # DECISIONS deal order: pots first, then one per statue
+            s.statue[rows, deck[:, 36 + b]] = b
+        sp = draw_below(s.rng, rows, 2).astype(np.int8)
+        s.start_player[:] = sp
+        s.current_player[:] = sp
+        s.legal_action_mask[:] = self.rules_mask(s)
+        return s
+
+    # ================================================================== step
+    def _step(self, s: MonkiState, actions: np.ndarray, live: np.ndarray) -> None:
+        B = s.batch_size
+        N = self.num_cells
+        cp = s.current_player.astype(np.int64)
+        a = actions
+        L = self.layout
+        ended_turn = np.zeros(B, bool)
+        collected = np.zeros(B, bool)
+
+        # placement: the other seat places next, or (both placed) the start player starts
+        r = np.flatnonzero(a < N)
+        if r.size:
+            s.pos[r, cp[r]] = a[r]
+            both = (s.pos[r] >= 0).all(1)
+            s.phase[r[both]] = PHASE_START
+            s.current_player[r] = 1 - cp[r]
+        # move
+        r = np.flatnonzero((a >= N) & (a < 2 * N))
+        if r.size:
+            s.pos[r, cp[r]] = a[r] - N
+            s.phase[r] = PHASE_COLLECT
+        # skip
+        r = np.flatnonzero(a == self.A_SKIP)
+        if r.size:
+            s.rubies[r, cp[r]] = True
+            s.stats[r, cp[r], _ST["skips"]] += 1
+            ended_turn[r] = True
+        # flip
+        r = np.flatnonzero((a >= self.A_FLIP) & (a < self.A_PASS))
+        if r.size:
+            st = a[r] - self.A_FLIP
+            h = self.heights(s.stacks[r])[np.arange(r.size), st]
+            tok = s.stacks[r, st, h - 1].astype(np.int64)
+            first = s.phase[r] == PHASE_COLLECT
+            s.stats[r[first], cp[r[first]], _ST["temple_visits"]] += 1
+            s.stats[r, cp[r], _ST["flips"]] += 1
+            s.phase[r] = PHASE_FLIPPING
+            gold = D.TOKEN_GOLDEN[tok]
+            g = r[gold]
+            if g.size:
+                s.stacks[g, st[gold], h[gold] - 1] = -1
+                s.statue[g, tok[gold]] = L.stack_board[st[gold]]
+                s.stats[g, cp[g], _ST["golden_flips"]] += 1
+            n = ~gold
+            rn, stn, tn = r[n], st[n], tok[n]
+            if rn.size:
+                up_fruits = self._face_up_fruits(s, rn)  # (n, 4)
+                bust = up_fruits[np.arange(rn.size), D.TOKEN_FRUIT[tn]]
+                s.face_up[rn, stn] = True
+                rb = rn[bust]
+                if rb.size:
+                    self._clear_face_up(s, rb, cp[rb], keep=False)
+                    s.stats[rb, cp[rb], _ST["busts"]] += 1
+                    ended_turn[rb] = True
+        # pass
+        r = np.flatnonzero(a == self.A_PASS)
+        if r.size:
+            self._clear_face_up(s, r, cp[r], keep=True)
+            s.stats[r, cp[r], _ST["passes"]] += 1
+            ended_turn[r] = True
+            collected[r] = True
+        # ruby
+        r = np.flatnonzero(a >= self.A_RUBY)
+        if r.size:
+            f = a[r] - self.A_RUBY
+            sub = s.take(r)
+            take = self.ruby_takes(sub, cp[r])[np.arange(r.size), f]  # (n, 40)
+            rr, tt = np.nonzero(take)
+            s.owner[r[rr], tt] = cp[r[rr]]
+            s.statue[r[rr], tt] = -1
+            s.rubies[r, cp[r], f] = False
+            s.stats[r, cp[r], _ST["ruby_uses"]] += 1
+            s.stats[r, cp[r], _ST["kept"]] += take.sum(1).astype(np.int32)
+            ended_turn[r] = True
+            collected[r] = True
+
+        # a move after which nothing can be collected ends the turn by itself
+        s.legal_action_mask[:] = self.rules_mask(s)
+        stuck = (s.phase == PHASE_COLLECT) & ~s.legal_action_mask.any(1) & ~ended_turn
+        ended_turn |= stuck
+
+        # wins (checked after every collection), then the turn ends
+        won = np.zeros(B, bool)
+        reason = np.zeros(B, np.int64)
+        rc = np.flatnonzero(collected)
+        if rc.size:
+            filled = self.filled_slots(s.owner[rc])[np.arange(rc.size), cp[rc]]  # (n, 12)
+            row1 = (filled[:, : D.ROW1_SLOTS] > 0).all(1)
+            row2 = (filled[:, D.ROW1_SLOTS :] > 0).all(1)
+            won[rc] = row1 | row2
+            reason[rc] = np.where(row1, END_FRUITS, END_GOLDEN)
+        re = np.flatnonzero(ended_turn)
+        if re.size:
+            s.turns[re] += 1
+            s.face_up[re] = False
+            s.phase[re] = PHASE_START
+            s.current_player[re] = 1 - cp[re]
+            s.legal_action_mask[re] = self.rules_mask(s.take(re))
+        for code in (END_FRUITS, END_GOLDEN):
+            w = np.flatnonzero(won & (reason == code))
+            if w.size:
+                winners = np.zeros((w.size, 2), bool)
+                winners[np.arange(w.size), cp[w]] = True
+                end_games(s, w, winners, code, (D.REWARD_WIN, D.REWARD_LOSS, D.REWARD_DRAW))
+        cap = np.flatnonzero(ended_turn & ~won & (s.turns >= self.turn_cap))
+        if cap.size:
+            end_games(s, cap, np.zeros((cap.size, 2), bool), END_TURN_CAP, (D.REWARD_WIN, D.REWARD_LOSS, D.REWARD_DRAW))
+
+    def _face_up_fruits(self, s: MonkiState, r: np.ndarray) -> np.ndarray:
+        """``(n, 4) bool`` fruits lying face up in rows ``r``."""
+        h = self.heights(s.stacks[r])
+        top = np.take_along_axis(s.stacks[r], np.maximum(h - 1, 0)[:, :, None], 2)[:, :, 0].astype(np.int64)
+        up = s.face_up[r] & (h > 0)
+        out = np.zeros((r.size, D.NUM_FRUITS + 1), bool)
+        out[np.arange(r.size)[:, None], np.where(up, D.TOKEN_FRUIT[np.maximum(top, 0)], D.NUM_FRUITS)] = True
+        return out[:, : D.NUM_FRUITS]
+
+    def _clear_face_up(self, s: MonkiState, r: np.ndarray, seat: np.ndarray, keep: bool) -> None:
+        """Take every face-up top of rows ``r`` off its stack: to ``seat``'s board when ``keep`` and its
+        space is empty, else to the statue of the board where it lay."""
+        filled = self.filled_slots(s.owner[r])[np.arange(r.size), seat] > 0  # (n, 12)
+        for st in range(D.NUM_STACKS):
+            m = s.face_up[r, st]
+            if not m.any():
+                continue
+            rr = r[m]
+            h = self.heights(s.stacks[rr, st][:, None, :])[:, 0]
+            tok = s.stacks[rr, st, h - 1].astype(np.int64)
+            s.stacks[rr, st, h - 1] = -1
+            to_me = filled[m, D.TOKEN_SLOT[tok]] == 0 if keep else np.zeros(rr.size, bool)
+            s.owner[rr[to_me], tok[to_me]] = seat[m][to_me]
+            s.stats[rr[to_me], seat[m][to_me], _ST["kept"]] += 1
+            s.statue[rr[~to_me], tok[~to_me]] = self.layout.stack_board[st]
+            s.face_up[rr, st] = False
+
+    # ================================================================== observe
+    def _observe(self, s: MonkiState, player: np.ndarray) -> np.ndarray:
+        B = s.batch_size
+        rows = np.arange(B)
+        N = self.num_cells
+        seats = np.stack([player, 1 - player], 1)  # (B, 2) observer first
+        parts = []
+        own = (s.owner[:, None, :] == seats[:, :, None]).astype(np.int64) @ _KIND_1H  # (B, 2, 16)
+        parts.append(own.reshape(B, -1))
+        parts.append(s.rubies[rows[:, None], seats].reshape(B, -1))
+        monki = np.zeros((B, 2, N + 1), np.float32)
+        p = s.pos[rows[:, None], seats].astype(np.int64)
+        monki[rows[:, None], np.arange(2)[None], np.where(p >= 0, p, N)] = 1
+        parts.append(monki[:, :, :N].reshape(B, -1))
+        h = self.heights(s.stacks)
+        top = np.take_along_axis(s.stacks, np.maximum(h - 1, 0)[:, :, None], 2)[:, :, 0].astype(np.int64)
+        has = h > 0
+        t0 = np.maximum(top, 0)
+        st = np.zeros((B, D.NUM_STACKS, 8), np.float32)
+        st[:, :, 0] = h / D.STACK_DEPTH
+        st[:, :, 1] = has & (D.TOKEN_COLOUR[t0] == 0)
+        st[:, :, 2] = has & (D.TOKEN_COLOUR[t0] == 1)
+        up = has & s.face_up
+        st[:, :, 3] = up
+        fr = np.eye(D.NUM_FRUITS, dtype=np.float32)[D.TOKEN_FRUIT[t0]] * up[:, :, None]
+        st[:, :, 4:] = fr
+        parts.append(st.reshape(B, -1))
+        on = (s.statue[:, None, :] == np.arange(D.NUM_BOARDS)[None, :, None]).astype(np.int64) @ _KIND_1H
+        parts.append(on.reshape(B, -1) / 4)
+        parts.append(fr.max(1))
+        parts.append(np.eye(len(PHASES), dtype=np.float32)[np.clip(s.phase, 0, len(PHASES) - 1)])
+        cp = s.current_player.astype(np.int64)
+        parts.append(np.stack([(cp == player) & (cp >= 0), (cp == 1 - player) & (cp >= 0)], 1))
+        parts.append(np.minimum(s.turns / self.turn_cap, 1.0)[:, None])
+        parts.append(np.broadcast_to(self._cells_obs, (B, self._cells_obs.size)))
+        return np.concatenate([np.asarray(x, np.float32) for x in parts], 1)
+
+    def _winners(self, s: MonkiState) -> np.ndarray:
+        return s.winners_mask.copy()
+
+    # ================================================================== names, render
+    def action_name(self, state: MonkiState, row: int, action: int) -> str:
+        a = int(action)
+        N = self.num_cells
+        if not 0 <= a < self.num_actions:
+            raise ValueError(f"action {a} out of range [0, {self.num_actions})")
+        cell = lambda c: f"({c // self.layout.cols},{c % self.layout.cols})"  # noqa: E731
+        if a < N:
+            return f"place Monki on {cell(a)}"
+        if a < 2 * N:
+            return f"move to {cell(a - N)}"
+        if a == self.A_SKIP:
+            return "skip (recharge rubies)"
+        if a < self.A_PASS:
+            st = a - self.A_FLIP
+            return f"flip stack {st} at {cell(int(self.layout.stack_cell[st]))}"
+        if a == self.A_PASS:
+            return "pass (collect the flipped fruit)"
+        return f"use the {D.FRUITS[a - self.A_RUBY]} ruby"
+
+    def render(self, state: MonkiState, row: int = 0, viewer: int | None = None) -> str:
+        from monkey_envs.monki.render import render_text
+
+        return render_text(self, state, row, viewer)
+
+    # ================================================================== hooks
+    def scores(self, state: MonkiState) -> np.ndarray:
+        """``(B, 2) float64`` fruits (golden included) on each player board."""
+        return (state.owner[:, None, :] == np.arange(2)[None, :, None]).sum(2).astype(np.float64)
+
+    def episode_stats(self, state: MonkiState) -> dict[str, np.ndarray]:
+        """Per-seat counters ``name -> (B, 2) int64`` (:data:`~monkey_envs.monki.state.STAT_NAMES`)."""
+        return {n: state.stats[:, :, i].astype(np.int64) for i, n in enumerate(STAT_NAMES)}
+
+    def stats_summary(self, totals: dict[str, int], seats: int) -> dict[str, Any] | None:
+        """Push-your-luck analytics: flips per temple visit, bust rate, ruby uses and skips per game."""
+        visits = totals.get("temple_visits", 0)
+        per = max(seats, 1)
+        return {
+            "flips_per_visit": totals.get("flips", 0) / visits if visits else None,
+            "bust_rate": totals.get("busts", 0) / visits if visits else None,
+            "golden_per_game": totals.get("golden_flips", 0) / per,
+            "ruby_uses_per_game": totals.get("ruby_uses", 0) / per,
+            "skips_per_game": totals.get("skips", 0) / per,
+            "kept_per_game": totals.get("kept", 0) / per,
+        }
+
+    def episode_info(self, state: MonkiState, row: int) -> dict[str, Any]:
+        filled = self.filled_slots(state.owner[row : row + 1])[0]
+        return {
+            "fruits": [int(x) for x in (filled[:, : D.ROW1_SLOTS] > 0).sum(1)],
+            "golden": [int(x) for x in (filled[:, D.ROW1_SLOTS :] > 0).sum(1)],
+            "turns": int(state.turns[row]),
+            "end_reason": END_REASONS[int(state.end_reason[row])] if 0 <= state.end_reason[row] < 4 else "?",
+        }
+
+    def state_violations(self, state: MonkiState) -> list[tuple[str, int, str]]:
+        from monkey_envs.monki import invariants
+
+        try:
+            bad = invariants.layout_violations(self, state)
+            if bad:
+                return bad
+            return [*super().state_violations(state), *invariants.state_violations(self, state)]
+        except Exception as e:  # never raise on garbage
+            return [("state", -1, f"laws unreadable: {type(e).__name__}: {e}")]
+
+    def resample_hidden(self, state: MonkiState, seat: int, seed: int) -> MonkiState | None:
+        from monkey_envs.monki import invariants
+
+        return invariants.resample_hidden(self, state, seat, seed)
+
+    # ================================================================== positions
+    def position(
+        self,
+        *,
+        stacks: dict[int, list[Any]] | None = None,
+        statues: dict[int, list[Any]] | None = None,
+        boards: list[list[Any]] | None = None,
+        rubies: list[list[bool]] | None = None,
+        monkis: list[Any] | None = None,
+        phase: str = "start",
+        face_up: list[int] | None = None,
+        current_player: int = 0,
+        turns: int = 0,
+        seed: int = 0,
+    ) -> MonkiState:
+        """Build one position (batch size 1) for a scenario test.
+
+        Args:
+            stacks: stack index -> tokens bottom first (ids or names like ``"green banana"``,
+                ``"blue golden fig"``); the stacks not named are filled (3 each, in stack order)
+                with the tokens named nowhere, shuffled with ``seed``; ``[]`` keeps a stack empty.
+            statues: board -> tokens on its statue.
+            boards: per seat, tokens on its player board.
+            rubies: per seat, 4 bools (usable); default all usable.
+            monkis: per seat, a cell index, a ``(row, col)`` pair or ``None`` (not placed).
+            phase: ``"place"``, ``"start"``, ``"collect"`` or ``"flipping"``.
+            face_up: stacks whose top token was flipped this turn (phase ``"flipping"``).
+            current_player: seat to move.
+            turns: turns already played.
+            seed: seeds the RNG and the filling order.
+
+        Raises:
+            ValueError: a token used twice or too many, tokens left over, a bad cell or phase, a
+                player board with two tokens on one space, or a position that breaks the laws.
+        """
+        s = self._blank(1)
+        s.rng[:] = seed_rng(as_seeds(_as_int(seed, "seed")))
+        used = np.zeros(D.NUM_TOKENS, bool)
+
+        def take(spec: Any) -> int:
+            for t in token_candidates(spec):
+                if not used[t]:
+                    used[t] = True
+                    return int(t)
+            raise ValueError(f"token {spec!r}: every copy is already placed")
+
+        stacks = dict(stacks or {})
+        for k, toks in stacks.items():
+            k = _as_int(k, "stack index")
+            if not 0 <= k < D.NUM_STACKS or not isinstance(toks, (list, tuple)) or len(toks) > D.STACK_DEPTH:
+                raise ValueError(f"stack {k}: needs an index in 0..11 and at most 3 tokens, got {toks!r:.60}")
+            for j, t in enumerate(toks):
+                s.stacks[0, k, j] = take(t)
+        for b, toks in (statues or {}).items():
+            b = _as_int(b, "statue board")
+            if not 0 <= b < D.NUM_BOARDS:
+                raise ValueError(f"statue board must be 0..3, got {b}")
+            for t in toks:
+                s.statue[0, take(t)] = b
+        if boards is not None:
+            if len(boards) != 2:
+                raise ValueError("boards must list the tokens of 2 seats")
+            for p, toks in enumerate(boards):
+                for t in toks:
+                    s.owner[0, take(t)] = p
+        rest = np.flatnonzero(~used)
+        rest = shuffle_prefix(s.rng, np.array([0]), rest[None].astype(np.int64), np.array([rest.size]))[0]
+        i = 0
+        for k in range(D.NUM_STACKS):
+            if k in stacks:
+                continue
+            n = min(D.STACK_DEPTH, rest.size - i)
+            s.stacks[0, k, :n] = rest[i : i + n]
+            i += n
+        if i < rest.size:
+            raise ValueError(f"{rest.size - i} tokens are placed nowhere and no stack is left to hold them")
+        if rubies is not None:
+            s.rubies[0] = np.asarray(rubies, bool).reshape(2, D.RUBIES)
+        for p, m in enumerate(monkis or [None, None]):
+            if m is None:
+                continue
+            c = m[0] * self.layout.cols + m[1] if isinstance(m, (list, tuple)) else _as_int(m, "Monki cell")
+            if not 0 <= c < self.num_cells or not self.is_board[c]:
+                raise ValueError(f"Monki of seat {p}: cell {m!r} is not a board cell")
+            s.pos[0, p] = c
+        if phase not in PHASES:
+            raise ValueError(f"phase must be one of {PHASES}, got {phase!r}")
+        s.phase[0] = PHASES.index(phase)
+        for k in face_up or []:
+            s.face_up[0, _as_int(k, "face_up stack")] = True
+        cp = _as_int(current_player, "current_player")
+        if cp not in (0, 1):
+            raise ValueError(f"current_player must be 0 or 1, got {cp}")
+        s.current_player[0] = cp
+        s.start_player[0] = cp
+        s.turns[0] = _as_int(turns, "turns")
+        s.legal_action_mask[:] = self.rules_mask(s)
+        s.mark_game(self)
+        bad = self.state_violations(s)
+        if bad:
+            raise ValueError(f"not a legal Monki position: {bad[:5]}")
+        return s
