@@ -162,14 +162,22 @@ class GameParallelEnv(ParallelEnv[str, ObsDict, int]):
         Returns:
             ``(observations, infos)`` as :meth:`reset`.
 
+        The state is validated with this env's game first (``Game.validate_state``: dtypes, shapes,
+        the game's laws and the legal mask); the env keeps a copy.
+
         Raises:
-            ValueError: a state of another game/configuration or batch size.
+            ValueError: a state of another game, configuration or batch size, or one that breaks
+                the game's laws (the env is left as it was).
         """
         if not isinstance(state, self.game.state_class) or state.batch_size != 1:
             raise ValueError(f"state must be a {self.game.state_class.__name__} of batch size 1")
-        if state.legal_action_mask.shape[1] != self.game.num_actions or state.rewards.shape[1] != self.game.num_players:
-            raise ValueError("state comes from a differently configured game")
-        return self._load(state.clone())
+        ident = state.game_identity()
+        if ident is not None and ident != self.game.identity:
+            raise ValueError(f"state comes from a differently configured game ({ident}), not {self.game!r}")
+        self.game.validate_state(state)
+        own = state.clone()
+        own.mark_game(self.game)
+        return self._load(own)
 
     def _load(self, state: BatchState) -> tuple[dict[str, ObsDict], dict[str, dict[str, Any]]]:
         self._state = state

@@ -509,7 +509,7 @@ def check_batch_invariance(
 
 
 # ============================================================================ core: round trips
-def _round_trips(state: BatchState, game: Game, rng: np.random.Generator) -> dict[str, BatchState]:
+def _round_trips(state: BatchState, game: Game, rng: np.random.Generator) -> dict[str, Callable[[], BatchState]]:
     cls = type(state)
     b = state.batch_size
     perm = rng.permutation(b)
@@ -524,14 +524,14 @@ def _round_trips(state: BatchState, game: Game, rng: np.random.Generator) -> dic
     buf = io.BytesIO()
     state.save(buf)
     buf.seek(0)
-    return {
-        "clone": state.clone(),
-        "copy.deepcopy": copy.deepcopy(state),
-        "pickle": pickle.loads(pickle.dumps(state)),
-        "take/concat/put": put,
-        "get_state/set_state (via JSON)": cls.set_state(json.loads(json.dumps(data))),
-        "to_json/from_json": cls.from_json(state.to_json()),
-        "save/load": cls.load(buf),
+    return {  # made one after the other by check_round_trips: the copies first, then the validating loaders
+        "clone": state.clone,
+        "copy.deepcopy": lambda: copy.deepcopy(state),
+        "pickle": lambda: pickle.loads(pickle.dumps(state)),
+        "take/concat/put": lambda: put,
+        "get_state/set_state (via JSON)": lambda: cls.set_state(json.loads(json.dumps(data))),
+        "to_json/from_json": lambda: cls.from_json(state.to_json()),
+        "save/load": lambda: cls.load(buf),
     }
 
 
@@ -544,8 +544,12 @@ def check_round_trips(
     state = state_pool(g, seed, rows=3, snapshots=3)
     before = state.clone()
     copies = _round_trips(state, g, np.random.default_rng(seed))
-    for how, twin in copies.items():
+    for how, make in copies.items():
         where = f"{c.name} {c.config}: {how}"
+        try:
+            twin = make()
+        except ValueError as e:
+            raise AssertionError(f"{where} refused a state of the game's own play: {e}") from e
         assert_states_equal(twin, state, where)
         for f in type(state).field_names():
             _expect(not np.shares_memory(getattr(twin, f), getattr(state, f)), f"{where}: field {f!r} shares memory")
