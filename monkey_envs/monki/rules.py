@@ -423,7 +423,7 @@ class Monki(Game[MonkiState]):
                 end_games(s, w, winners, code, (D.REWARD_WIN, D.REWARD_LOSS, D.REWARD_DRAW))
         cap = np.flatnonzero(ended_turn & ~won & (s.turns >= self.turn_cap))
         if cap.size:
-            end_games(s, cap, np.zeros((cap.size, 2), bool), END_TURN_CAP, (D.REWARD_WIN, D.REWARD_LOSS, D.REWARD_DRAW))
+            end_games(s, cap, np.zeros((cap.size, 2), bool), END_TURN_CAP, (D.REWARD_DRAW,) * 3)
 
     def _face_up_fruits(self, s: MonkiState, r: np.ndarray) -> np.ndarray:
         """``(n, 4) bool`` fruits lying face up in rows ``r``."""
@@ -578,6 +578,7 @@ class Monki(Game[MonkiState]):
         current_player: int = 0,
         turns: int = 0,
         seed: int = 0,
+        overflow_statue: int | None = None,
     ) -> MonkiState:
         """Build one position (batch size 1) for a scenario test.
 
@@ -594,6 +595,8 @@ class Monki(Game[MonkiState]):
             current_player: seat to move.
             turns: turns already played.
             seed: seeds the RNG and the filling order.
+            overflow_statue: board whose statue takes the unnamed tokens that no stack can hold
+                (default ``None``: one per statue in board order, round and round, as the deal).
 
         Raises:
             ValueError: a token used twice or too many, tokens left over, a bad cell or phase, a
@@ -638,8 +641,13 @@ class Monki(Game[MonkiState]):
             n = min(D.STACK_DEPTH, rest.size - i)
             s.stacks[0, k, :n] = rest[i : i + n]
             i += n
-        if i < rest.size:
-            raise ValueError(f"{rest.size - i} tokens are placed nowhere and no stack is left to hold them")
+        if i < rest.size and overflow_statue is not None:
+            b = _as_int(overflow_statue, "overflow_statue")
+            if not 0 <= b < D.NUM_BOARDS:
+                raise ValueError(f"overflow_statue must be a board 0..3, got {b}")
+            s.statue[0, rest[i:]] = b
+        elif i < rest.size:
+            s.statue[0, rest[i:]] = np.arange(rest.size - i) % D.NUM_BOARDS
         if rubies is not None:
             s.rubies[0] = np.asarray(rubies, bool).reshape(2, D.RUBIES)
         for p, m in enumerate(monkis or [None, None]):
