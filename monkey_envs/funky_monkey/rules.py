@@ -15,6 +15,7 @@ bounded loop over the rows still resolving; the state between steps always waits
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -155,6 +156,30 @@ def _flat(a: np.ndarray) -> np.ndarray:
     return a.reshape(-1)
 
 
+@dataclasses.dataclass(slots=True)
+class _StepWork:
+    """The work one :meth:`FunkyMonkey._step` queues to run in one batched call each (fewer, larger calls).
+
+    ``_step`` creates it and passes it to every decision handler and stage that may queue into it;
+    code that runs outside a step gets ``work=None`` and acts at once. Rows are rows of the step's state.
+
+    Attributes:
+        alive0: ``(B, P) bool`` copy of ``s.alive`` at the start of the step; the seats eliminated
+            in the step (``alive0 > s.alive``) put their hand cards out of play once at its end.
+        reveals: ``(n,) int`` rows whose accepter reveals the turn's card once every decision is
+            applied; ``None`` once they have run (a reveal asked for later runs at once).
+        moves: ``(rows (n,) int, dest (n,) int64)`` moves of the mover's monkey, run once after the
+            reveals; ``None`` once they have run.
+        ending: ``(rows (n,) int, winners (n, P) bool, reason)`` of every game ended in the step,
+            booked by one ``end_games`` call at its end (each row ends once).
+    """
+
+    alive0: np.ndarray
+    reveals: list[np.ndarray] | None = dataclasses.field(default_factory=list)
+    moves: list[tuple[np.ndarray, np.ndarray]] | None = dataclasses.field(default_factory=list)
+    ending: list[tuple[np.ndarray, np.ndarray, int]] = dataclasses.field(default_factory=list)
+
+
 class FunkyMonkey(Game[FunkyMonkeyState]):
     """Funky Monkey (HUCH! 2020) for 2..7 players.
 
@@ -250,23 +275,24 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         ok = np.take(s.alive, (rows * P)[:, None] + cand)
         return cand[np.arange(rows.size), ok.argmax(1)]
 
-    def _finish(self, s: FunkyMonkeyState, rows: np.ndarray, winners: np.ndarray, reason: Any) -> None:
+    def _finish(
+        self, s: FunkyMonkeyState, rows: np.ndarray, winners: np.ndarray, reason: int, work: _StepWork | None
+    ) -> None:
         """End games ``rows`` with ``winners (n, P) bool``: rewards, flags, empty mask.
 
-        Inside :meth:`_step` only the phase and stage are written at once (all the rules read);
-        the bookkeeping of every game ended in the step is written by one call at its end.
+        Inside :meth:`_step` (``work`` given) only the phase and stage are written at once (all the
+        rules read); the bookkeeping of every game ended in the step is written by one call at its end.
         """
         s.phase[rows] = PH_OVER
         s.stage[rows] = ST_DECIDE
-        pending = s.__dict__.get("_ending")
-        if pending is None:
+        if work is None:
             end_games(s, rows, winners, reason, (D.REWARD_WIN, D.REWARD_LOSS, D.REWARD_DRAW))
         else:
-            pending.append((rows, winners, reason))
+            work.ending.append((rows, winners, reason))
 
-    def _finish_pending(self, s: FunkyMonkeyState) -> None:
+    def _finish_pending(self, s: FunkyMonkeyState, work: _StepWork) -> None:
         """Write the bookkeeping of the games :meth:`_finish` ended during the step (each row ends once)."""
-        pending = s.__dict__.pop("_ending")
+        pending = work.ending
         if not pending:
             return
         if len(pending) == 1:
@@ -277,7 +303,7 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
             reason = np.repeat(np.array([p[2] for p in pending], np.int8), [p[0].size for p in pending])
         end_games(s, rows, winners, reason, (D.REWARD_WIN, D.REWARD_LOSS, D.REWARD_DRAW))
 
-    def _eliminate(self, s: FunkyMonkeyState, rows: np.ndarray, out: np.ndarray) -> None:
+    def _eliminate(self, s: FunkyMonkeyState, rows: np.ndarray, out: np.ndarray, work: _StepWork | None) -> None:
         """Eliminate seats ``out (n, P) bool`` of rows ``rows`` (live games) and end the games
         that are left with at most one monkey."""
         if rows.size == 0:
@@ -286,15 +312,15 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         out = out & alive
         alive &= ~out
         s.alive[rows] = alive
-        if "_alive0" not in s.__dict__:  # outside _step; inside, _hands_out_of_play moves them once
+        if work is None:  # outside _step; inside, _step moves the hands of the step's eliminated seats once
             self._hands_out_of_play(s, rows, out)
         left = alive.sum(1)
         one = left == 1
         if np.count_nonzero(one):
-            self._finish(s, rows[one], s.alive[rows[one]].copy(), END_LAST_MONKEY)
+            self._finish(s, rows[one], s.alive[rows[one]].copy(), END_LAST_MONKEY, work)
         none = left == 0
         if np.count_nonzero(none):
-            self._finish(s, rows[none], np.zeros((int(none.sum()), self.num_players), bool), END_NO_WINNER)
+            self._finish(s, rows[none], np.zeros((int(none.sum()), self.num_players), bool), END_NO_WINNER, work)
 
     def _hands_out_of_play(self, s: FunkyMonkeyState, rows: np.ndarray, out: np.ndarray) -> None:
         """The hand cards of eliminated seats ``out (n, P) bool`` of rows ``rows`` leave play unseen."""
@@ -303,8 +329,9 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         s.out_of_play[rows] += gone.sum(1).astype(np.int8)
         s.hands[rows] = hands - gone
 
-    def _eliminate_seat(self, s: FunkyMonkeyState, rows: np.ndarray, seat: np.ndarray) -> None:
-        self._eliminate(s, rows, seat[:, None] == self._rel[None, :])
+    def _eliminate_seat(self, s: FunkyMonkeyState, rows: np.ndarray, seat: np.ndarray, work: _StepWork | None) -> None:
+        """:meth:`_eliminate` one seat ``seat (n,)`` per row of ``rows``."""
+        self._eliminate(s, rows, seat[:, None] == self._rel[None, :], work)
 
     # ================================================================== init
     def _init(self, seeds: np.ndarray) -> FunkyMonkeyState:
@@ -330,37 +357,29 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         # the step reads the rewards / flags of an ended game or the hand of an eliminated seat
         # (hands change only in the play that opens a turn, before any elimination in that row).
         # The decisions' reveals and moves are row-local and each is the last thing a handler does
-        # to its rows, so they are queued and run once for all rows (fewer, larger calls).
-        d = s.__dict__
-        d["_ending"] = []
-        alive0 = d["_alive0"] = s.alive.copy()
-        reveals = d["_reveals"] = []
-        moves = d["_moves"] = []
-        try:
-            for code, idx in _groups(np.take(self._handler_phase, ph), NUM_PHASES):
-                handlers[code](s, rows[idx], act[idx])
-            del d["_reveals"]
-            if reveals:
-                self._reveal(s, reveals[0] if len(reveals) == 1 else np.concatenate(reveals))
-            del d["_moves"]
-            if moves:
-                if len(moves) == 1:
-                    self._move(s, *moves[0])
-                else:
-                    self._move(s, np.concatenate([m[0] for m in moves]), np.concatenate([m[1] for m in moves]))
-            self._advance(s, rows)
-        finally:
-            d.pop("_reveals", None)
-            d.pop("_moves", None)
-            del d["_alive0"]
-            self._finish_pending(s)
-        gone = alive0 > s.alive  # seats eliminated in this step
+        # to its rows, so they are queued and run once for all rows (fewer, larger calls). The queues
+        # travel in ``work``, passed to every handler and stage that may add to them.
+        work = _StepWork(alive0=s.alive.copy())
+        for code, idx in _groups(np.take(self._handler_phase, ph), NUM_PHASES):
+            handlers[code](s, rows[idx], act[idx], work)
+        reveals, work.reveals = work.reveals, None  # reveals queued from now on run at once
+        if reveals:
+            self._reveal(s, reveals[0] if len(reveals) == 1 else np.concatenate(reveals), work)
+        moves, work.moves = work.moves, None  # so do moves
+        if moves:
+            if len(moves) == 1:
+                self._move(s, *moves[0], work)
+            else:
+                self._move(s, np.concatenate([m[0] for m in moves]), np.concatenate([m[1] for m in moves]), work)
+        self._advance(s, rows, work)
+        self._finish_pending(s, work)
+        gone = work.alive0 > s.alive  # seats eliminated in this step
         if np.count_nonzero(gone):
             out_rows = np.flatnonzero(gone.any(1))
             self._hands_out_of_play(s, out_rows, gone[out_rows])
         self._refresh(s, rows[~s.terminated[rows]])
 
-    def _do_play(self, s: FunkyMonkeyState, r: np.ndarray, a: np.ndarray) -> None:
+    def _do_play(self, s: FunkyMonkeyState, r: np.ndarray, a: np.ndarray, work: _StepWork | None) -> None:
         """Active player: a card face down with an announcement, or face up with a Crown."""
         crown = a >= A_CROWN
         k = np.where(crown, a - A_CROWN, a // 5)
@@ -380,7 +399,7 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
             s.treasures[rc, ac, D.T_CROWN] -= 1
             s.treasure_used[rc, D.T_CROWN] += 1
             s.accepter[rc] = ac
-            self._queue_reveal(s, rc)
+            self._queue_reveal(s, rc, work)
         face_down = ~crown
         if np.count_nonzero(face_down):
             rf = r[face_down]
@@ -390,7 +409,7 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
             s.phase[rf] = PH_RESPOND
             s.current_player[rf] = h
 
-    def _do_respond(self, s: FunkyMonkeyState, r: np.ndarray, a: np.ndarray) -> None:
+    def _do_respond(self, s: FunkyMonkeyState, r: np.ndarray, a: np.ndarray, work: _StepWork | None) -> None:
         """Holder of the face-down card: accept, pass on, or look through a Telescope."""
         h = s.holder[r].astype(np.int64)
         acc = a == A_ACCEPT
@@ -403,7 +422,7 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
             bluff = s.offer_card[ra] != s.announce[ra]
             st[base + act * NUM_STATS + _S["bluffs_accepted"]] += bluff.astype(np.int16)
             s.accepter[ra] = ha
-            self._queue_reveal(s, ra)
+            self._queue_reveal(s, ra, work)
         ps = a == A_PASS
         if np.count_nonzero(ps):
             rp, hp = r[ps], h[ps]
@@ -414,7 +433,7 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
             if np.count_nonzero(back):  # it went all the way round: the active player must accept it
                 rb = rp[back]
                 s.accepter[rb] = s.active[rb]
-                self._queue_reveal(s, rb)
+                self._queue_reveal(s, rb, work)
             on = ~back
             if np.count_nonzero(on):
                 ro = rp[on]
@@ -430,23 +449,21 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
             s.seen[rt, ht] = True
             s.phase[rt] = PH_RESPOND_SEEN
 
-    def _queue_reveal(self, s: FunkyMonkeyState, r: np.ndarray) -> None:
+    def _queue_reveal(self, s: FunkyMonkeyState, r: np.ndarray, work: _StepWork | None) -> None:
         """:meth:`_reveal` rows ``r`` (inside :meth:`_step`: once, after every decision is applied)."""
-        pending = s.__dict__.get("_reveals")
-        if pending is None:
-            self._reveal(s, r)
+        if work is None or work.reveals is None:
+            self._reveal(s, r, work)
         else:
-            pending.append(r)
+            work.reveals.append(r)
 
-    def _queue_move(self, s: FunkyMonkeyState, r: np.ndarray, dest: np.ndarray) -> None:
+    def _queue_move(self, s: FunkyMonkeyState, r: np.ndarray, dest: np.ndarray, work: _StepWork | None) -> None:
         """:meth:`_move` rows ``r`` (inside :meth:`_step`: once, after the decisions and reveals)."""
-        pending = s.__dict__.get("_moves")
-        if pending is None:
-            self._move(s, r, dest)
+        if work is None or work.moves is None:
+            self._move(s, r, dest, work)
         elif r.size:
-            pending.append((r, np.asarray(dest, dtype=np.int64)))
+            work.moves.append((r, np.asarray(dest, dtype=np.int64)))
 
-    def _reveal(self, s: FunkyMonkeyState, r: np.ndarray) -> None:
+    def _reveal(self, s: FunkyMonkeyState, r: np.ndarray, work: _StepWork | None) -> None:
         """The accepter reveals this turn's card (it goes to the discard at once) and applies it."""
         card = s.offer_card[r].astype(np.int64)
         m = s.accepter[r].astype(np.int64)
@@ -472,9 +489,9 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         num = ~minus
         if np.count_nonzero(num):
             rn = r[num]
-            self._queue_move(s, rn, s.pos[rn, m[num]].astype(np.int64) + _STEPS[card[num]])
+            self._queue_move(s, rn, s.pos[rn, m[num]].astype(np.int64) + _STEPS[card[num]], work)
 
-    def _do_pay(self, s: FunkyMonkeyState, r: np.ndarray, a: np.ndarray) -> None:
+    def _do_pay(self, s: FunkyMonkeyState, r: np.ndarray, a: np.ndarray, work: _StepWork | None) -> None:
         """Give up one coconut of the chosen kind (the payer holds both kinds)."""
         m = s.mover[r].astype(np.int64)
         gold = a == A_PAY_GOLDEN
@@ -488,19 +505,19 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         s.debt[r] -= 1
         s.stage[r] = np.where(s.debt[r] > 0, ST_DEBT, ST_AFTER)
 
-    def _do_bowl(self, s: FunkyMonkeyState, r: np.ndarray, a: np.ndarray) -> None:
+    def _do_bowl(self, s: FunkyMonkeyState, r: np.ndarray, a: np.ndarray, work: _StepWork | None) -> None:
         """Middle-row nearest-bowl tile: jump to the chosen bowl (a normal landing)."""
-        self._queue_move(s, r, np.where(a == A_BOWL_2, D.BOWL_SPACES[1], D.BOWL_SPACES[0]))
+        self._queue_move(s, r, np.where(a == A_BOWL_2, D.BOWL_SPACES[1], D.BOWL_SPACES[0]), work)
 
-    def _do_pyramid(self, s: FunkyMonkeyState, r: np.ndarray, a: np.ndarray) -> None:
+    def _do_pyramid(self, s: FunkyMonkeyState, r: np.ndarray, a: np.ndarray, work: _StepWork | None) -> None:
         """Monkey pyramid: move the revealed number forward or backward."""
         m = s.mover[r].astype(np.int64)
         n = _STEPS[s.pyramid_card[r].astype(np.int64)]
         x = s.pos[r, m].astype(np.int64)
         s.pyramid_card[r] = -1
-        self._queue_move(s, r, np.where(a == A_PYRAMID_BACKWARD, x - n, x + n))
+        self._queue_move(s, r, np.where(a == A_PYRAMID_BACKWARD, x - n, x + n), work)
 
-    def _do_bonus(self, s: FunkyMonkeyState, r: np.ndarray, a: np.ndarray) -> None:
+    def _do_bonus(self, s: FunkyMonkeyState, r: np.ndarray, a: np.ndarray, work: _StepWork | None) -> None:
         """Bonus move after a truthful announcement: own monkey, tiger, or decline."""
         act = s.active[r].astype(np.int64)
         mk = a == A_BONUS_MONKEY
@@ -509,7 +526,7 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
             s.stats[rm, am, _S["bonus_monkey"]] += 1
             s.in_bonus[rm] = True
             s.mover[rm] = am
-            self._queue_move(s, rm, s.pos[rm, am].astype(np.int64) + 1)
+            self._queue_move(s, rm, s.pos[rm, am].astype(np.int64) + 1, work)
         dc = a == A_BONUS_DECLINE
         if np.count_nonzero(dc):
             s.stats[r[dc], act[dc], _S["bonus_declined"]] += 1
@@ -521,9 +538,9 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
             s.tiger[rt] -= 1
             s.stage[rt] = ST_SCALES_ACTIVE
             caught = s.alive[rt] & (s.pos[rt] == s.tiger[rt][:, None])
-            self._eliminate(s, rt, caught)
+            self._eliminate(s, rt, caught, work)
 
-    def _do_scales(self, s: FunkyMonkeyState, r: np.ndarray, a: np.ndarray) -> None:
+    def _do_scales(self, s: FunkyMonkeyState, r: np.ndarray, a: np.ndarray, work: _StepWork | None) -> None:
         """Scales: pool coconuts with another survivor; the user takes the larger half (and the golden one)."""
         u = s.current_player[r].astype(np.int64)
         use = a != A_SCALES_SKIP
@@ -542,7 +559,7 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         s.stage[r] = np.where(u == s.active[r], ST_SCALES_ACCEPTER, ST_END_TURN)
 
     # ================================================================== resolution machine
-    def _advance(self, s: FunkyMonkeyState, rows: np.ndarray) -> None:
+    def _advance(self, s: FunkyMonkeyState, rows: np.ndarray, work: _StepWork | None) -> None:
         """Run every row of ``rows`` until it waits for a decision or its game ends.
 
         The stages only ever hand a row on to a later stage (landing, debts, truth check, Scales,
@@ -558,7 +575,7 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         sub = todo[stage[todo] == ST_LAND]
         loops = 0
         while sub.size:
-            self._land(s, sub)
+            self._land(s, sub, work)
             sub = sub[stage[sub] == ST_LAND]  # only a landing lands a row again
             loops += 1
             if loops > _MAX_LOOP:  # pragma: no cover - a rules bug, never a user error
@@ -572,7 +589,7 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         ):
             sub = todo[stage[todo] == code]
             if sub.size:
-                fn(s, sub)
+                fn(s, sub, work)  # every stage takes the step's work (some need not)
         left = todo[stage[todo] != ST_DECIDE]
         if left.size:  # pragma: no cover - a stage handed a row back: a rules bug, never a user error
             raise RuntimeError(f"Funky Monkey chain reaction did not settle in rows {left[:10].tolist()}")
@@ -582,7 +599,7 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         s.current_player[r] = seat
         s.stage[r] = ST_DECIDE
 
-    def _move(self, s: FunkyMonkeyState, r: np.ndarray, dest: np.ndarray) -> None:
+    def _move(self, s: FunkyMonkeyState, r: np.ndarray, dest: np.ndarray, work: _StepWork | None) -> None:
         """The mover's monkey ends a move on ``dest``: win on the tiger, out beyond it, else land."""
         if r.size == 0:
             return
@@ -604,14 +621,14 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         if np.count_nonzero(beyond):
             rb = r[beyond]
             s.stage[rb] = ST_AFTER
-            self._eliminate_seat(s, rb, m[beyond])
+            self._eliminate_seat(s, rb, m[beyond], work)
         if np.count_nonzero(win):
             rw = r[win]
             w = np.zeros((rw.size, self.num_players), bool)
             w[np.arange(rw.size), m[win]] = True
-            self._finish(s, rw, w, END_TIGER)
+            self._finish(s, rw, w, END_TIGER, work)
 
-    def _land(self, s: FunkyMonkeyState, r: np.ndarray) -> None:
+    def _land(self, s: FunkyMonkeyState, r: np.ndarray, work: _StepWork | None) -> None:
         """Apply the effect of the space the mover landed on."""
         m = s.mover[r].astype(np.int64)
         x = s.pos[r, m].astype(np.int64)
@@ -624,7 +641,7 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
                 s.coconuts[rg[give], mg[give]] += 1
                 s.supply[rg[give]] -= 1
             elif e == D.E_GOLDEN:
-                self._take_golden(s, rg, mg)
+                self._take_golden(s, rg, mg, work)
             elif e == D.E_CHEST:
                 has = s.treasure_size[rg] > 0
                 rc, mc = rg[has], mg[has]
@@ -644,11 +661,11 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
                 mid = row == 2
                 self._decide(s, rg[mid], PH_BOWL, mg[mid])
                 side = ~mid
-                self._move(s, rg[side], np.where(row[side] == 1, D.BOWL_SPACES[0], D.BOWL_SPACES[1]))
+                self._move(s, rg[side], np.where(row[side] == 1, D.BOWL_SPACES[0], D.BOWL_SPACES[1]), work)
             elif e == D.E_PYRAMID:
-                self._pyramid(s, rg, mg, xg)
+                self._pyramid(s, rg, mg, xg, work)
 
-    def _take_golden(self, s: FunkyMonkeyState, r: np.ndarray, m: np.ndarray) -> None:
+    def _take_golden(self, s: FunkyMonkeyState, r: np.ndarray, m: np.ndarray, work: _StepWork | None) -> None:
         """The mover takes the golden coconut from wherever it is; a robbed player left with none is out."""
         g = s.golden[r].astype(np.int64)
         from_player = (g >= 0) & (g != m)
@@ -658,7 +675,7 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
             rp, gp = r[from_player], g[from_player]
             broke = s.alive[rp, gp] & (s.coconuts[rp, gp] == 0)
             if np.count_nonzero(broke):
-                self._eliminate_seat(s, rp[broke], gp[broke])
+                self._eliminate_seat(s, rp[broke], gp[broke], work)
 
     def _bowl(self, s: FunkyMonkeyState, r: np.ndarray, m: np.ndarray, x: np.ndarray) -> None:
         """Offering bowl: take what lies there, or sacrifice a coconut onto it."""
@@ -676,7 +693,9 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
             s.debt_to[re] = b[e]
             s.stage[re] = ST_DEBT
 
-    def _pyramid(self, s: FunkyMonkeyState, r: np.ndarray, m: np.ndarray, x: np.ndarray) -> None:
+    def _pyramid(
+        self, s: FunkyMonkeyState, r: np.ndarray, m: np.ndarray, x: np.ndarray, work: _StepWork | None
+    ) -> None:
         """Monkey pyramid: reveal the top movement card of the draw pile and act on it."""
         empty = s.draw_size[r] == 0
         if np.count_nonzero(empty):
@@ -700,7 +719,7 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         s.pyramid_card[r[ask]] = card[ask]
         self._decide(s, r[ask], PH_PYRAMID, m[ask])
         fwd = num & ~ask
-        self._move(s, r[fwd], x[fwd] + n[fwd])
+        self._move(s, r[fwd], x[fwd] + n[fwd], work)
 
     def _reshuffle(self, s: FunkyMonkeyState, r: np.ndarray) -> None:
         """Shuffle the revealed movement cards into a new draw pile (the old one is empty)."""
@@ -714,7 +733,7 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         s.draw_size[r] = nd.astype(np.int8)
         s.discard[r] = 0
 
-    def _pay(self, s: FunkyMonkeyState, r: np.ndarray) -> None:
+    def _pay(self, s: FunkyMonkeyState, r: np.ndarray, work: _StepWork | None) -> None:
         """Settle the mover's debt: ask which coconut when it matters, else pay at once."""
         m = s.mover[r].astype(np.int64)
         d = s.debt[r].astype(np.int64)
@@ -743,9 +762,9 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         s.debt[r] = 0
         s.stage[r] = ST_AFTER
         if np.count_nonzero(broke):
-            self._eliminate_seat(s, r[broke], m[broke])
+            self._eliminate_seat(s, r[broke], m[broke], work)
 
-    def _after(self, s: FunkyMonkeyState, r: np.ndarray) -> None:
+    def _after(self, s: FunkyMonkeyState, r: np.ndarray, work: _StepWork | None) -> None:
         """Chain over: the truth check (bonus move) unless this was the bonus move itself."""
         act = s.active[r].astype(np.int64)
         truthful = (s.revealed[r] == s.announce[r]) | (s.crown_play[r] & self.crown_bonus)
@@ -757,7 +776,7 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
     # Scales is offered to a player holding *any* treasure card (only "keep" is legal without a
     # Scales card): who is asked is public, and the number of treasure cards is public too, so
     # being asked reveals nothing about the types of treasure cards a player holds.
-    def _scales_active(self, s: FunkyMonkeyState, r: np.ndarray) -> None:
+    def _scales_active(self, s: FunkyMonkeyState, r: np.ndarray, work: _StepWork | None) -> None:
         a = s.active[r].astype(np.int64)
         t = s.treasures[r, a]  # counts >= 0: any card <=> the OR of the three is non-zero
         ok = s.alive[r, a] & ((t[:, 0] | t[:, 1] | t[:, 2]) != 0)
@@ -765,7 +784,7 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         if np.count_nonzero(ok):
             self._decide(s, r[ok], PH_SCALES, a[ok])
 
-    def _scales_accepter(self, s: FunkyMonkeyState, r: np.ndarray) -> None:
+    def _scales_accepter(self, s: FunkyMonkeyState, r: np.ndarray, work: _StepWork | None) -> None:
         c = s.accepter[r].astype(np.int64)
         cc = np.maximum(c, 0)
         t = s.treasures[r, cc]
@@ -774,7 +793,7 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         if np.count_nonzero(ok):
             self._decide(s, r[ok], PH_SCALES, c[ok])
 
-    def _end_turn(self, s: FunkyMonkeyState, r: np.ndarray) -> None:
+    def _end_turn(self, s: FunkyMonkeyState, r: np.ndarray, work: _StepWork | None) -> None:
         """Clear the turn, turn over the next monkey chip; new round or quitting time."""
         s.offer_card[r] = -1
         s.announce[r] = -1
@@ -809,7 +828,7 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         ro, co = r[over], can[over]
         more = co.any(1)
         if np.count_nonzero(more) < more.size:
-            self._quitting_time(s, ro[~more])
+            self._quitting_time(s, ro[~more], work)
         rn, cn = ro[more], co[more]
         if rn.size:
             # new round: the chips of the monkeys still in play, shuffled
@@ -828,13 +847,13 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
             s.active[rn] = chips[:, 0]
             self._decide(s, rn, PH_ACTIVE, chips[:, 0])
 
-    def _quitting_time(self, s: FunkyMonkeyState, r: np.ndarray) -> None:
+    def _quitting_time(self, s: FunkyMonkeyState, r: np.ndarray, work: _StepWork | None) -> None:
         """All cards played: nearest to the tiger; tie -> golden coconut; -> most coconuts; -> shared."""
         g = s.golden[r].astype(np.int64)[:, None] == self._rel[None, :]
         key = s.pos[r].astype(np.int64) * 1000 + g * 500 + s.coconuts[r].astype(np.int64)
         key = np.where(s.alive[r], key, -1)
         winners = s.alive[r] & (key == key.max(1, keepdims=True))
-        self._finish(s, r, winners, END_QUITTING_TIME)
+        self._finish(s, r, winners, END_QUITTING_TIME, work)
 
     # ================================================================== mask
     def _refresh(self, s: FunkyMonkeyState, r: np.ndarray) -> None:
