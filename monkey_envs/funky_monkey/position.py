@@ -1,0 +1,418 @@
+"""Funky Monkey starting positions: the seeded setup of new games and the :meth:`FunkyMonkey.position` builder.
+
+Both build a :class:`FunkyMonkeyState` at the start of a turn (phase ``active``, nothing in
+flight) and leave its ``legal_action_mask`` all False: the game writes the mask. The builder
+validates every argument against what the game holds (spaces, cards, tiles, treasures, coconuts).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from monkey_envs.core.rng import draw_uint64, seed_rng
+from monkey_envs.funky_monkey import data as D
+from monkey_envs.funky_monkey.actions import num_actions_for
+from monkey_envs.funky_monkey.state import BOWL_GOLDEN, END_NONE, NUM_STATS, PH_ACTIVE, ST_DECIDE, FunkyMonkeyState
+
+_K = D.NUM_CARD_KINDS
+_L = D.TRACK_LENGTH
+_SLOTS = np.flatnonzero(D.IS_SLOT)
+
+
+def _as_card(c: Any) -> int:
+    """Card value as written by a user (1..4, ``"M"``/``"MiNuss"``/-1) -> kind 0..4."""
+    if isinstance(c, str):
+        if c.lower() in ("m", "minuss", "minus"):
+            return D.CARD_MINUSS
+        if c in ("1", "2", "3", "4"):
+            return int(c) - 1
+    elif isinstance(c, (int, np.integer)) and not isinstance(c, bool):
+        if 1 <= int(c) <= 4:
+            return int(c) - 1
+        if int(c) == -1:
+            return D.CARD_MINUSS
+    raise ValueError(f"card {c!r} is not a movement card (1, 2, 3, 4 or 'M' for MiNuss)")
+
+
+def _turn_start(batch_size: int, num_players: int, num_actions: int) -> dict[str, np.ndarray]:
+    """The fields of a turn's start that every new state shares: no reward, flag, card in flight, debt or stat.
+
+    Returns:
+        ``name -> array`` for ``B = batch_size``: ``rewards (B, P) float32`` 0, ``terminated`` /
+        ``truncated (B,) bool`` False, ``legal_action_mask (B, A) bool`` False, ``step_count (B,)
+        int32`` 0, ``chip_next (B,) int8`` 1, ``phase`` active, ``stage`` decide, the turn's
+        ``(B,) int8`` fields -1 or 0 and ``(B,) / (B, P) bool`` flags False, ``stats (B, P,
+        NUM_STATS) int16`` 0, ``winners_mask (B, P) bool`` False, ``end_reason (B,) int8`` none.
+    """
+    B, P = batch_size, num_players
+    return {
+        "rewards": np.zeros((B, P), np.float32),
+        "terminated": np.zeros(B, bool),
+        "truncated": np.zeros(B, bool),
+        "legal_action_mask": np.zeros((B, num_actions), bool),
+        "step_count": np.zeros(B, np.int32),
+        "chip_next": np.ones(B, np.int8),
+        "phase": np.full(B, PH_ACTIVE, np.int8),
+        "stage": np.full(B, ST_DECIDE, np.int8),
+        "offer_card": np.full(B, -1, np.int8),
+        "announce": np.full(B, -1, np.int8),
+        "holder": np.full(B, -1, np.int8),
+        "passes": np.zeros(B, np.int8),
+        "seen": np.zeros((B, P), bool),
+        "crown_play": np.zeros(B, bool),
+        "accepter": np.full(B, -1, np.int8),
+        "revealed": np.full(B, -1, np.int8),
+        "mover": np.full(B, -1, np.int8),
+        "in_bonus": np.zeros(B, bool),
+        "debt": np.zeros(B, np.int8),
+        "debt_to": np.full(B, -1, np.int8),
+        "pyramid_card": np.full(B, -1, np.int8),
+        "stats": np.zeros((B, P, NUM_STATS), np.int16),
+        "winners_mask": np.zeros((B, P), bool),
+        "end_reason": np.full(B, END_NONE, np.int8),
+    }
+
+
+class Setup:
+    """Starting positions of one game configuration (player count, tile visibility).
+
+    Attributes:
+        num_players: ``P``.
+        num_actions: ``A = 42 + P``.
+        tile_visibility: the configuration's face-up tiles at the start (``data.VISIBILITY``).
+        card_counts: ``(5,) int`` movement cards of each kind in play.
+        deck: ``(N,) int8`` the movement cards in play, by kind.
+        num_cards: ``N``.
+        tiger_start: the tiger's start space.
+    """
+
+    def __init__(self, num_players: int, tile_visibility: str) -> None:
+        """Build the setup tables of a ``num_players``-seat game with ``tile_visibility`` face-up tiles."""
+        P = num_players
+        self.num_players = P
+        self.num_actions = num_actions_for(P)
+        self.tile_visibility = tile_visibility
+        self.card_counts = D.card_counts(P)  # (5,) cards of each kind in play
+        self.deck = np.repeat(np.arange(_K, dtype=np.int8), self.card_counts)  # (N,) kinds
+        self.num_cards = int(self.deck.size)
+        self.tiger_start = D.TIGER_START[P]
+        self._tile_stacks = [np.array(D.TILE_STACKS_RECONSTRUCTED[b], dtype=np.int8) for b in D.TILE_BACKS]
+        self._treasure_deck = np.array(D.TREASURE_DECK_RECONSTRUCTED, dtype=np.int8)
+        # setup's random numbers per env: the shuffled stacks, decks, placing order, start bits, chips
+        self._setup_draws = sum(t.size for t in self._tile_stacks) + self.num_cards + self._treasure_deck.size
+        self._setup_draws += P + (P + 1) // 2 + P
+        self._face_up0 = np.zeros(_L, dtype=bool)
+        self._face_up0[list(D.FACE_UP_AT_START[tile_visibility])] = True
+        self._rel = np.arange(P)
+
+    def deal(self, seeds: np.ndarray) -> FunkyMonkeyState:
+        """New games, one per seed of ``seeds (B,)`` (non-negative ints): shuffled stacks and decks, dealt hands.
+
+        Returns:
+            A :class:`FunkyMonkeyState` with batch size ``B`` at the first active player's turn;
+            its ``legal_action_mask`` is all False (the game writes it).
+        """
+        B, P = seeds.shape[0], self.num_players
+        rng = seed_rng(seeds)
+        rows = np.arange(B)
+
+        # All of setup's chance in one draw. The RNG is counter-based (each number depends only on
+        # the row's key and counter), so splitting this draw into the shuffles below gives exactly
+        # the numbers that one shuffle_prefix call per stack (and one bits draw) would have drawn.
+        # Full-length prefixes: each shuffle is a stable argsort of its uniform keys.
+        draws = draw_uint64(rng, rows, self._setup_draws)
+        keys = (draws >> np.uint64(11)).astype(np.float64) / float(2**53)
+        at = 0
+
+        def shuffled(values: np.ndarray) -> np.ndarray:
+            nonlocal at
+            n = values.size
+            order = np.argsort(keys[:, at : at + n], axis=1, kind="stable")
+            at += n
+            return values[order]
+
+        # ---- jungle tiles: shuffle each back's stack, one tile removed unseen ---------------
+        tiles = np.zeros((B, _L), np.int8)
+        removed = np.zeros((B, len(D.TILE_BACKS)), np.int8)
+        for i, back in enumerate(D.TILE_BACKS):  # loop over the three backs, not envs
+            stack = self._tile_stacks[i]
+            sh = shuffled(stack)
+            slots = list(D.TILE_SLOTS_RECONSTRUCTED[back])
+            tiles[:, slots] = sh[:, : len(slots)]
+            removed[:, i] = sh[:, stack.size - 1]
+
+        # ---- movement cards: shuffle, deal 5 each from the top, the rest is the draw pile ---
+        N = self.num_cards
+        deck = shuffled(self.deck)
+        dealt = deck[:, N - P * D.HAND_SIZE :].reshape(B, P, D.HAND_SIZE)
+        hands = (dealt[..., None] == np.arange(_K, dtype=np.int8)).sum(2).astype(np.int8)
+        pile = np.full((B, D.MAX_CARDS), -1, np.int8)
+        nd = N - P * D.HAND_SIZE
+        pile[:, :nd] = deck[:, :nd]
+
+        # ---- treasure cards ------------------------------------------------------------------
+        tdeck = self._treasure_deck
+        tpile = shuffled(tdeck)
+
+        # ---- start spaces: random placing order; odd placers choose at random, even balance --
+        order = shuffled(self._rel)
+        bits = (draws[:, at : at + (P + 1) // 2] & np.uint64(1)).astype(np.int8)  # (B, ceil(P/2))
+        at += (P + 1) // 2
+        j = np.arange(P)
+        space = np.where(j % 2 == 0, bits[:, j // 2], 1 - bits[:, j // 2])  # placer j's start space
+        pos = np.zeros((B, P), np.int8)
+        pos[rows[:, None], order] = np.where(space == 1, D.FRONT_START, D.REAR_START)
+
+        # ---- monkey chips for round 1 ------------------------------------------------------------
+        chips = shuffled(self._rel.astype(np.int8))
+        assert at == self._setup_draws
+
+        supply = D.TOTAL_COCONUTS - P * D.START_COCONUTS - sum(D.BOWL_START)
+        s = FunkyMonkeyState(
+            current_player=chips[:, 0].astype(np.int8),
+            rng=rng,
+            pos=pos,
+            alive=np.ones((B, P), bool),
+            coconuts=np.full((B, P), D.START_COCONUTS, np.int8),
+            golden=np.full(B, -1, np.int8),
+            bowls=np.broadcast_to(np.array(D.BOWL_START, np.int8), (B, 2)).copy(),
+            supply=np.full(B, supply, np.int8),
+            tiger=np.full(B, self.tiger_start, np.int8),
+            tiles=tiles,
+            face_up=np.broadcast_to(self._face_up0, (B, _L)).copy(),
+            removed_tiles=removed,
+            hands=hands,
+            draw_pile=pile,
+            draw_size=np.full(B, nd, np.int8),
+            discard=np.zeros((B, _K), np.int8),
+            out_of_play=np.zeros((B, _K), np.int8),
+            treasure_pile=tpile,
+            treasure_size=np.full(B, tdeck.size, np.int8),
+            treasures=np.zeros((B, P, 3), np.int8),
+            treasure_used=np.zeros((B, 3), np.int8),
+            chip_order=chips.astype(np.int8),
+            round=np.ones(B, np.int8),
+            active=chips[:, 0].astype(np.int8),
+            **_turn_start(B, P, self.num_actions),  # no card in flight, no debt, no stats yet
+        )
+        return s
+
+    def position(
+        self,
+        *,
+        positions: list[int],
+        coconuts: list[int] | None = None,
+        golden: int | str = "well",
+        bowls: tuple[int, int] = D.BOWL_START,
+        tiger: int | None = None,
+        tiles: dict[int, str] | None = None,
+        face_up: str | list[int] | None = None,
+        hands: list[list[Any]] | None = None,
+        treasures: list[list[str]] | None = None,
+        treasure_pile: list[str] | None = None,
+        draw_pile: list[Any] | None = None,
+        discard: list[Any] | None = None,
+        alive: list[bool] | None = None,
+        active: int = 0,
+        turn_order: list[int] | None = None,
+        round: int = 1,
+        seed: int = 0,
+    ) -> FunkyMonkeyState:
+        """One specific position (batch size 1) at the start of ``active``'s turn.
+
+        The arguments, the result and the errors are those of :meth:`FunkyMonkey.position
+        <monkey_envs.funky_monkey.rules.FunkyMonkey.position>`, except that the returned state's
+        ``legal_action_mask`` is all False (the game writes it).
+        """
+        P = self.num_players
+        rng = seed_rng(np.array([seed]))
+        gen = np.random.default_rng([seed, 0x46554E4B])  # default orders (not game chance)
+        if len(positions) != P:
+            raise ValueError(f"positions must list {P} spaces, got {positions}")
+        tg = self.tiger_start if tiger is None else int(tiger)
+        if not 1 <= tg < _L:
+            raise ValueError(f"tiger must be a space 1..{_L - 1}, got {tiger}")
+        alive_a = np.ones(P, bool) if alive is None else np.asarray(alive, dtype=bool)
+        if alive_a.shape != (P,) or alive_a.sum() < 2:
+            raise ValueError(f"alive must list {P} flags with at least 2 monkeys in the game, got {alive}")
+        pos = np.asarray(positions, dtype=np.int64)
+        if (pos < 0).any() or (pos > 2 * _L).any() or (pos[alive_a] >= tg).any():
+            raise ValueError(
+                f"positions of monkeys in the game must be spaces in front of the tiger ({tg}), got {positions}"
+            )
+        coc = np.full(P, D.START_COCONUTS, np.int64) if coconuts is None else np.asarray(coconuts, np.int64)
+        if coc.shape != (P,) or (coc < 0).any():
+            raise ValueError(f"coconuts must list {P} counts >= 0, got {coconuts}")
+        bw = np.asarray(bowls, dtype=np.int64)
+        if bw.shape != (2,) or ((bw != 0) & (bw != 1)).any():
+            raise ValueError(f"bowls must be two 0/1 counts, got {bowls}")
+        bowl_arr = bw.astype(np.int8)
+        if isinstance(golden, str):
+            if golden not in ("well", "bowl1", "bowl2"):
+                raise ValueError(f"golden must be a seat, 'well', 'bowl1' or 'bowl2', got {golden!r}")
+            gseat = -1
+            if golden != "well":
+                b = int(golden[-1]) - 1
+                if bowl_arr[b]:
+                    raise ValueError(f"bowl {b + 1} cannot hold a coconut and the golden one")
+                bowl_arr[b] = BOWL_GOLDEN
+        else:
+            gseat = int(golden)
+            if not 0 <= gseat < P:
+                raise ValueError(f"golden seat must be in [0, {P}), got {golden}")
+        total = coc + (np.arange(P) == gseat)
+        if (total[alive_a] == 0).any():
+            raise ValueError(f"a monkey in the game needs at least one coconut: {total.tolist()}")
+        supply = D.TOTAL_COCONUTS - int(coc.sum()) - int(bw.sum())
+        if supply < 0:
+            raise ValueError(f"more than {D.TOTAL_COCONUTS} normal coconuts placed")
+        if not 0 <= active < P or not alive_a[active]:
+            raise ValueError(f"active must be a seat still in the game, got {active}")
+
+        # ---- tiles ---------------------------------------------------------------------------
+        tile_arr = np.zeros(_L, np.int8)
+        removed = np.zeros(len(D.TILE_BACKS), np.int8)
+        given = dict(tiles or {})
+        for slot, name in given.items():
+            if not (0 <= slot < _L and D.IS_SLOT[slot]):
+                raise ValueError(f"space {slot} is not a tile slot (slots: {_SLOTS.tolist()})")
+            if name not in D.TILE_NAMES:
+                raise ValueError(f"unknown tile {name!r}; choose from {D.TILE_NAMES}")
+        for i, back in enumerate(D.TILE_BACKS):
+            left = list(D.TILE_STACKS_RECONSTRUCTED[back])
+            slots = D.TILE_SLOTS_RECONSTRUCTED[back]
+            for slot in slots:
+                if slot in given:
+                    k = D.TILE_NAMES.index(given[slot]) + 1
+                    if k not in left:
+                        raise ValueError(f"the {back} stack has no more {given[slot]!r} tiles for slot {slot}")
+                    left.remove(k)
+                    tile_arr[slot] = k
+            gen.shuffle(left)
+            for slot in slots:
+                if slot not in given:
+                    tile_arr[slot] = left.pop()
+            removed[i] = left.pop()
+        if face_up is None:
+            face_up = self.tile_visibility
+        fu = np.zeros(_L, bool)
+        if isinstance(face_up, str):
+            if face_up not in D.FACE_UP_AT_START:
+                raise ValueError(f"face_up must be one of {D.VISIBILITY} or a list of slots, got {face_up!r}")
+            fu[list(D.FACE_UP_AT_START[face_up])] = True
+        else:
+            for slot in face_up:
+                if not (0 <= slot < _L and D.IS_SLOT[slot]):
+                    raise ValueError(f"face_up: space {slot} is not a tile slot")
+                fu[slot] = True
+
+        # ---- movement cards --------------------------------------------------------------------
+        rest = self.card_counts.copy()
+        hands_arr = np.zeros((P, _K), np.int64)
+        if hands is None:
+            pool = np.repeat(np.arange(_K), rest)
+            gen.shuffle(pool)
+            for p in range(P):
+                if alive_a[p]:
+                    for c in pool[: D.HAND_SIZE]:
+                        hands_arr[p, c] += 1
+                    pool = pool[D.HAND_SIZE :]
+        else:
+            if len(hands) != P:
+                raise ValueError(f"hands must list {P} hands, got {len(hands)}")
+            for p, h in enumerate(hands):
+                if len(h) > D.HAND_SIZE:
+                    raise ValueError(f"hand of seat {p} holds more than {D.HAND_SIZE} cards: {h}")
+                if h and not alive_a[p]:
+                    raise ValueError(f"seat {p} is out of the game and holds no cards")
+                for c in h:
+                    hands_arr[p, _as_card(c)] += 1
+        if hands_arr[active].sum() == 0:
+            raise ValueError(f"the active seat {active} has no card to play")
+        rest -= hands_arr.sum(0)
+        disc = np.zeros(_K, np.int64)
+        for c in discard or []:
+            disc[_as_card(c)] += 1
+        rest -= disc
+        out = np.zeros(_K, np.int64)
+        if draw_pile is None:
+            pile = np.repeat(np.arange(_K), np.maximum(rest, 0))
+            gen.shuffle(pile)
+        else:
+            pile = np.array([_as_card(c) for c in draw_pile][::-1], dtype=np.int64)  # bottom -> top
+            rest = rest - np.bincount(pile, minlength=_K)
+            out = rest.copy()
+        if (rest < 0).any():
+            raise ValueError(
+                f"more movement cards than in play ({self.card_counts.tolist()} of 1,2,3,4,M) in hands, "
+                "draw_pile and discard"
+            )
+        pile_arr = np.full((1, D.MAX_CARDS), -1, np.int8)
+        pile_arr[0, : pile.size] = pile
+
+        # ---- treasure cards ------------------------------------------------------------------
+        tr = np.zeros((P, 3), np.int64)
+        tleft = np.bincount(np.array(D.TREASURE_DECK_RECONSTRUCTED), minlength=3)
+        if treasures is not None:
+            if len(treasures) != P:
+                raise ValueError(f"treasures must list {P} entries, got {len(treasures)}")
+            for p, names in enumerate(treasures):
+                for t in names:
+                    if t not in D.TREASURE_NAMES:
+                        raise ValueError(f"unknown treasure card {t!r}; choose from {D.TREASURE_NAMES}")
+                    tr[p, D.TREASURE_NAMES.index(t)] += 1
+        tleft = tleft - tr.sum(0)
+        if treasure_pile is None:
+            tp = np.repeat(np.arange(3), np.maximum(tleft, 0))
+            gen.shuffle(tp)
+        else:
+            for t in treasure_pile:
+                if t not in D.TREASURE_NAMES:
+                    raise ValueError(f"unknown treasure card {t!r}; choose from {D.TREASURE_NAMES}")
+            tp = np.array([D.TREASURE_NAMES.index(t) for t in treasure_pile][::-1], dtype=np.int64)
+            tleft = tleft - np.bincount(tp, minlength=3)
+        if (tleft < 0).any():
+            raise ValueError("more treasure cards than the 12 in the game")
+        tp_arr = np.full((1, D.NUM_TREASURES), -1, np.int8)
+        tp_arr[0, : tp.size] = tp
+        used = tleft if treasure_pile is not None else np.zeros(3, np.int64)
+
+        # ---- turn order ------------------------------------------------------------------------
+        later = list(turn_order or [])
+        if any(not 0 <= t < P or not alive_a[t] or t == active for t in later) or len(set(later)) != len(later):
+            raise ValueError(f"turn_order must list distinct other seats still in the game, got {turn_order}")
+        if not 1 <= round <= D.NUM_ROUNDS:
+            raise ValueError(f"round must be in 1..{D.NUM_ROUNDS}, got {round}")
+        chips = np.full((1, P), -1, np.int8)
+        chips[0, : 1 + len(later)] = [active, *later]
+
+        s = FunkyMonkeyState(
+            current_player=np.array([active], np.int8),
+            rng=rng,
+            pos=pos[None].astype(np.int8),
+            alive=alive_a[None].copy(),
+            coconuts=coc[None].astype(np.int8),
+            golden=np.array([gseat], np.int8),
+            bowls=bowl_arr[None],
+            supply=np.array([supply], np.int8),
+            tiger=np.array([tg], np.int8),
+            tiles=tile_arr[None],
+            face_up=fu[None],
+            removed_tiles=removed[None],
+            hands=hands_arr[None].astype(np.int8),
+            draw_pile=pile_arr,
+            draw_size=np.array([pile.size], np.int8),
+            discard=disc[None].astype(np.int8),
+            out_of_play=out[None].astype(np.int8),
+            treasure_pile=tp_arr,
+            treasure_size=np.array([tp.size], np.int8),
+            treasures=tr[None].astype(np.int8),
+            treasure_used=used[None].astype(np.int8),
+            chip_order=chips,
+            round=np.array([round], np.int8),
+            active=np.array([active], np.int8),
+            **_turn_start(1, P, self.num_actions),  # no card in flight, no debt, no stats yet
+        )
+        return s
