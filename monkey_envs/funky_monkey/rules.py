@@ -1014,6 +1014,7 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
             seed=seed,
         )
         self._refresh(s, np.array([0]))
+        s.mark_game(self)  # saved and reloaded, the state names this configuration
         return s
 
     # ================================================================== render
