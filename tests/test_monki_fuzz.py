@@ -1,0 +1,101 @@
+"""Monki random play with invariants after every step, plus a plain-Python reference for the masks.
+
+The reference (:func:`reference_moves`, :func:`reference_flips`) walks the grid cell by cell from
+the rulebook and shares no code with ``rules.py``'s ray tables.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agents.registry import make_agent
+from monkey_envs.monki import Monki
+from monkey_envs.monki import data as D
+
+DIRS = [(-1, 0), (-1, 1), (0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1)]
+
+
+def _occupied(g: Monki, s, row: int) -> set[int]:
+    h = (s.stacks[row] >= 0).sum(1)
+    return {int(g.layout.stack_cell[k]) for k in range(12) if h[k]} | {int(p) for p in s.pos[row] if p >= 0}
+
+
+def _walk(g: Monki, start: int, dr: int, dc: int):
+    L = g.layout
+    r, c = divmod(start, L.cols)
+    r, c = r + dr, c + dc
+    while 0 <= r < L.rows and 0 <= c < L.cols and L.cell_board[r * L.cols + c] >= 0:
+        yield r * L.cols + c
+        r, c = r + dr, c + dc
+
+
+def reference_moves(g: Monki, s, row: int, seat: int) -> set[int]:
+    occ = _occupied(g, s, row)
+    out = set()
+    for dr, dc in DIRS:
+        for cell in _walk(g, int(s.pos[row, seat]), dr, dc):
+            if cell in occ:
+                break
+            out.add(cell)
+    return out
+
+
+def reference_flips(g: Monki, s, row: int, seat: int) -> set[int]:
+    occ = _occupied(g, s, row)
+    out = set()
+    for dr, dc in [(-1, 0), (0, 1), (1, 0), (0, -1)]:
+        for cell in _walk(g, int(s.pos[row, seat]), dr, dc):
+            if cell in occ:
+                k = int(g.layout.cell_stack[cell])  # a stack, or a Monki (maybe on an emptied pot)
+                if k >= 0 and (s.stacks[row, k] >= 0).any() and not s.face_up[row, k]:
+                    out.add(k)
+                break
+    return out
+
+
+def _check_against_reference(g: Monki, s) -> None:
+    for r in np.flatnonzero(~s.terminated).tolist():
+        cp = int(s.current_player[r])
+        m = s.legal_action_mask[r]
+        if s.phase[r] == 1:
+            assert set(np.flatnonzero(m[g.A_MOVE : g.A_SKIP]).tolist()) == reference_moves(g, s, r, cp)
+            assert m[g.A_SKIP]
+        if s.phase[r] in (2, 3):
+            assert set(np.flatnonzero(m[g.A_FLIP : g.A_PASS]).tolist()) == reference_flips(g, s, r, cp)
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000), layout=st.sampled_from(["square", "stairs"]))
+def test_random_play_invariants_and_reference_masks(seed: int, layout: str) -> None:
+    g = Monki(layout=layout)
+    s = g.init(seed + np.arange(8))
+    rng = np.random.default_rng(seed)
+    for _ in range(600):
+        if s.terminated.all():
+            break
+        m = s.legal_action_mask
+        a = np.where(m, rng.random(m.shape), -1).argmax(1)
+        s = g.step(s, a)
+        assert not g.state_violations(s), g.state_violations(s)[:3]
+        _check_against_reference(g, s)
+        tokens = (s.stacks >= 0).sum((1, 2)) + (s.statue >= 0).sum(1) + (s.owner >= 0).sum(1)
+        assert (tokens == D.NUM_TOKENS).all()
+    assert s.terminated.all()
+
+
+def test_heuristics_play_legal_games() -> None:
+    g = Monki()
+    agents = [make_agent("cautious", g, 0), make_agent("greedy", g, 1)]
+    s = g.init(np.arange(16))
+    while not s.terminated.all():
+        cp = np.maximum(s.current_player, 0)
+        acts = np.zeros(16, np.int64)
+        for p in range(2):
+            a = agents[p].act(g.observe(s, np.full(16, p)), s.legal_action_mask)
+            acts[cp == p] = a[cp == p]
+        s = g.step(s, acts)
+    assert not g.state_violations(s)
+    summary = g.stats_summary({k: int(v.sum()) for k, v in g.episode_stats(s).items()}, 32)
+    assert summary["flips_per_visit"] >= 1
