@@ -22,6 +22,7 @@ from monkey_envs.core.game import Game
 GAMES: dict[str, str] = {
     "monkey_fun": "monkey_envs.monkey_fun:MonkeyFun",
     "funky_monkey": "monkey_envs.funky_monkey:FunkyMonkey",
+    "monki": "monkey_envs.monki:Monki",
 }
 
 #: The game a tool uses when none is named (``training.run``'s embedded default): the first entry.
