@@ -99,3 +99,38 @@ def test_heuristics_play_legal_games() -> None:
     assert not g.state_violations(s)
     summary = g.stats_summary({k: int(v.sum()) for k, v in g.episode_stats(s).items()}, 32)
     assert summary["flips_per_visit"] >= 1
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**31))
+def test_state_violations_never_raise_on_garbage(seed: int) -> None:
+    g = Monki()
+    s = g.init(np.arange(3))
+    rng = np.random.default_rng(seed)
+    for arr in s.arrays().values():
+        if arr.dtype == bool:
+            arr[:] = rng.random(arr.shape) < 0.5
+        elif arr.dtype.kind in "iu":
+            info = np.iinfo(arr.dtype)
+            arr[:] = rng.integers(max(info.min, -1000), min(info.max, 1000), arr.shape, endpoint=True).astype(arr.dtype)
+        else:
+            arr[:] = rng.normal(size=arr.shape) * 10
+    out = g.state_violations(s)
+    assert isinstance(out, list) and out
+
+
+def test_corruptions_are_named() -> None:
+    g = Monki()
+    s = g.init(np.arange(2))
+    bad = s.clone()
+    bad.statue[0, int(bad.stacks[0, 0, 2])] = 1  # a token both on a stack and on a statue
+    assert ("stacks+statue+owner", 0, "every token must lie in exactly one place (40 in all)") in g.state_violations(
+        bad
+    )
+    bad = s.clone()
+    bad.stacks[1, 3, 1] = -1  # a gap in a stack (and a lost token)
+    fields = {f for f, r, _ in g.state_violations(bad) if r == 1}
+    assert {"stacks", "stacks+statue+owner"} <= fields
+    bad = s.clone()
+    bad.pos[0] = [int(g.layout.stack_cell[0]), -1]  # on a full pot, while placing
+    assert any(f == "pos" for f, _, _ in g.state_violations(bad))
