@@ -21,19 +21,75 @@ _L = D.TRACK_LENGTH
 _SLOTS = np.flatnonzero(D.IS_SLOT)
 
 
-def _as_card(c: Any) -> int:
-    """Card value as written by a user (1..4, ``"M"``/``"MiNuss"``/-1) -> kind 0..4."""
+def _as_card(c: Any, what: str = "card") -> int:
+    """Card as written by a user -> kind 0..4; ``ValueError`` naming ``what`` for anything else.
+
+    The legal forms: an int (or numpy integer) 1..4 or -1 (MiNuss), the card's name in
+    ``data.CARD_NAMES`` (``"1"`` .. ``"4"``, ``"MiNuss"``) or ``"M"`` / ``"minus"`` (any case for
+    MiNuss). Bools, floats and other strings are refused, never truncated.
+    """
     if isinstance(c, str):
         if c.lower() in ("m", "minuss", "minus"):
             return D.CARD_MINUSS
         if c in ("1", "2", "3", "4"):
             return int(c) - 1
-    elif isinstance(c, (int, np.integer)) and not isinstance(c, bool):
+    elif isinstance(c, (int, np.integer)) and not isinstance(c, (bool, np.bool_)):
         if 1 <= int(c) <= 4:
             return int(c) - 1
         if int(c) == -1:
             return D.CARD_MINUSS
-    raise ValueError(f"card {c!r} is not a movement card (1, 2, 3, 4 or 'M' for MiNuss)")
+    raise ValueError(f"{what} {c!r:.60} is not a movement card (1, 2, 3, 4 or 'M' for MiNuss)")
+
+
+def _as_int(value: Any, what: str) -> int:
+    """``value`` (an int or numpy integer) as an int; ``ValueError`` naming ``what`` for anything else (bool, float, str)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{what} must be an int, got {value!r:.60} ({type(value).__name__})")
+    return int(value)
+
+
+def _as_seq(values: Any, what: str, kinds: tuple[type, ...] = ()) -> list[Any]:
+    """``values`` (a list, tuple or numpy array of at least one dimension, or one of ``kinds``) as a list.
+
+    Anything else (a scalar, a string, a dict, a generator) is a ``ValueError`` naming ``what``:
+    a string is never read as its characters.
+    """
+    ok = isinstance(values, (list, tuple, *kinds)) or (isinstance(values, np.ndarray) and values.ndim >= 1)
+    if not ok:
+        raise ValueError(f"{what} must be a list, got {values!r:.60} ({type(values).__name__})")
+    return list(values)
+
+
+def _as_ints(
+    values: Any, what: str, low: int | None = None, high: int | None = None, kinds: tuple[type, ...] = ()
+) -> list[int]:
+    """``values`` (a list, tuple or 1-D array of ints) as ints, each in ``[low, high]`` when given.
+
+    The range is checked on Python ints, before any numpy conversion, so a huge value is a
+    ``ValueError`` naming ``what`` (never an ``OverflowError``).
+    """
+    out = [_as_int(v, f"{what} entry") for v in _as_seq(values, what, kinds)]
+    if any((low is not None and v < low) or (high is not None and v > high) for v in out):
+        raise ValueError(f"{what} entries must be in [{low}, {high}], got {out}")
+    return out
+
+
+def _as_bools(values: Any, what: str) -> list[bool]:
+    """``values`` (a list, tuple or 1-D array of bools) as bools; ints, floats and strings are refused."""
+    out = _as_seq(values, what)
+    for v in out:
+        if not isinstance(v, (bool, np.bool_)):
+            raise ValueError(f"{what} entries must be bools, got {v!r:.60} ({type(v).__name__})")
+    return [bool(v) for v in out]
+
+
+def _as_names(values: Any, what: str, names: tuple[str, ...]) -> list[int]:
+    """``values`` (a list of names out of ``names``) as their indices in ``names``."""
+    out = _as_seq(values, what)
+    for v in out:
+        if not isinstance(v, str) or v not in names:
+            raise ValueError(f"{what}: unknown name {v!r:.60}; choose from {names}")
+    return [names.index(v) for v in out]
 
 
 def _turn_start(batch_size: int, num_players: int, num_actions: int) -> dict[str, np.ndarray]:
@@ -227,27 +283,38 @@ class Setup:
         ``legal_action_mask`` is all False (the game writes it).
         """
         P = self.num_players
+        # Every argument is checked for its type first (ints are ints, flags are bools, lists are
+        # lists) and for its range on Python ints: a bad one is a ValueError naming it, never a
+        # silent truncation nor an IndexError / TypeError / OverflowError from numpy.
+        seed = _as_int(seed, "seed")
+        if not 0 <= seed < 2**64:
+            raise ValueError(f"seed must be in [0, 2**64), got {seed}")
         rng = seed_rng(np.array([seed]))
         gen = np.random.default_rng([seed, 0x46554E4B])  # default orders (not game chance)
-        if len(positions) != P:
+        pos_l = _as_ints(positions, "positions")
+        if len(pos_l) != P:
             raise ValueError(f"positions must list {P} spaces, got {positions}")
-        tg = self.tiger_start if tiger is None else int(tiger)
+        tg = self.tiger_start if tiger is None else _as_int(tiger, "tiger")
         if not 1 <= tg < _L:
             raise ValueError(f"tiger must be a space 1..{_L - 1}, got {tiger}")
-        alive_a = np.ones(P, bool) if alive is None else np.asarray(alive, dtype=bool)
+        alive_l = [True] * P if alive is None else _as_bools(alive, "alive")
+        alive_a = np.array(alive_l, dtype=bool)
         if alive_a.shape != (P,) or alive_a.sum() < 2:
             raise ValueError(f"alive must list {P} flags with at least 2 monkeys in the game, got {alive}")
-        pos = np.asarray(positions, dtype=np.int64)
-        if (pos < 0).any() or (pos > 2 * _L).any() or (pos[alive_a] >= tg).any():
+        if any(not 0 <= x <= 2 * _L or (a and x >= tg) for x, a in zip(pos_l, alive_l, strict=True)):
             raise ValueError(
-                f"positions of monkeys in the game must be spaces in front of the tiger ({tg}), got {positions}"
+                f"positions must be spaces 0..{2 * _L}, those of monkeys in the game in front of the tiger ({tg}), "
+                f"got {positions}"
             )
-        coc = np.full(P, D.START_COCONUTS, np.int64) if coconuts is None else np.asarray(coconuts, np.int64)
-        if coc.shape != (P,) or (coc < 0).any():
-            raise ValueError(f"coconuts must list {P} counts >= 0, got {coconuts}")
-        bw = np.asarray(bowls, dtype=np.int64)
-        if bw.shape != (2,) or ((bw != 0) & (bw != 1)).any():
+        pos = np.array(pos_l, dtype=np.int64)
+        coc_l = [D.START_COCONUTS] * P if coconuts is None else _as_ints(coconuts, "coconuts")
+        if len(coc_l) != P or any(not 0 <= c <= D.TOTAL_COCONUTS for c in coc_l):
+            raise ValueError(f"coconuts must list {P} counts in 0..{D.TOTAL_COCONUTS}, got {coconuts}")
+        coc = np.array(coc_l, dtype=np.int64)
+        bw_l = _as_ints(bowls, "bowls")
+        if len(bw_l) != 2 or any(b not in (0, 1) for b in bw_l):
             raise ValueError(f"bowls must be two 0/1 counts, got {bowls}")
+        bw = np.array(bw_l, dtype=np.int64)
         bowl_arr = bw.astype(np.int8)
         if isinstance(golden, str):
             if golden not in ("well", "bowl1", "bowl2"):
@@ -256,30 +323,35 @@ class Setup:
             if golden != "well":
                 b = int(golden[-1]) - 1
                 if bowl_arr[b]:
-                    raise ValueError(f"bowl {b + 1} cannot hold a coconut and the golden one")
+                    raise ValueError(f"golden: bowl {b + 1} cannot hold a coconut and the golden one")
                 bowl_arr[b] = BOWL_GOLDEN
         else:
-            gseat = int(golden)
+            gseat = _as_int(golden, "golden")
             if not 0 <= gseat < P:
                 raise ValueError(f"golden seat must be in [0, {P}), got {golden}")
         total = coc + (np.arange(P) == gseat)
         if (total[alive_a] == 0).any():
-            raise ValueError(f"a monkey in the game needs at least one coconut: {total.tolist()}")
+            raise ValueError(f"coconuts: a monkey in the game needs at least one coconut: {total.tolist()}")
         supply = D.TOTAL_COCONUTS - int(coc.sum()) - int(bw.sum())
         if supply < 0:
-            raise ValueError(f"more than {D.TOTAL_COCONUTS} normal coconuts placed")
+            raise ValueError(f"coconuts: more than {D.TOTAL_COCONUTS} normal coconuts placed")
+        active = _as_int(active, "active")
         if not 0 <= active < P or not alive_a[active]:
             raise ValueError(f"active must be a seat still in the game, got {active}")
 
         # ---- tiles ---------------------------------------------------------------------------
         tile_arr = np.zeros(_L, np.int8)
         removed = np.zeros(len(D.TILE_BACKS), np.int8)
-        given = dict(tiles or {})
-        for slot, name in given.items():
+        if tiles is not None and not isinstance(tiles, dict):
+            raise ValueError(f"tiles must be a dict tile slot -> tile name, got {tiles!r:.60} ({type(tiles).__name__})")
+        given: dict[int, str] = {}
+        for slot, name in (tiles or {}).items():
+            slot = _as_int(slot, "tiles slot")
             if not (0 <= slot < _L and D.IS_SLOT[slot]):
-                raise ValueError(f"space {slot} is not a tile slot (slots: {_SLOTS.tolist()})")
-            if name not in D.TILE_NAMES:
-                raise ValueError(f"unknown tile {name!r}; choose from {D.TILE_NAMES}")
+                raise ValueError(f"tiles: space {slot} is not a tile slot (slots: {_SLOTS.tolist()})")
+            if not isinstance(name, str) or name not in D.TILE_NAMES:
+                raise ValueError(f"tiles: unknown tile {name!r:.60}; choose from {D.TILE_NAMES}")
+            given[slot] = name
         for i, back in enumerate(D.TILE_BACKS):
             left = list(D.TILE_STACKS_RECONSTRUCTED[back])
             slots = D.TILE_SLOTS_RECONSTRUCTED[back]
@@ -287,7 +359,7 @@ class Setup:
                 if slot in given:
                     k = D.TILE_NAMES.index(given[slot]) + 1
                     if k not in left:
-                        raise ValueError(f"the {back} stack has no more {given[slot]!r} tiles for slot {slot}")
+                        raise ValueError(f"tiles: the {back} stack has no more {given[slot]!r} tiles for slot {slot}")
                     left.remove(k)
                     tile_arr[slot] = k
             gen.shuffle(left)
@@ -303,7 +375,7 @@ class Setup:
                 raise ValueError(f"face_up must be one of {D.VISIBILITY} or a list of slots, got {face_up!r}")
             fu[list(D.FACE_UP_AT_START[face_up])] = True
         else:
-            for slot in face_up:
+            for slot in _as_ints(face_up, "face_up", kinds=(set, frozenset)):
                 if not (0 <= slot < _L and D.IS_SLOT[slot]):
                     raise ValueError(f"face_up: space {slot} is not a tile slot")
                 fu[slot] = True
@@ -320,28 +392,31 @@ class Setup:
                         hands_arr[p, c] += 1
                     pool = pool[D.HAND_SIZE :]
         else:
-            if len(hands) != P:
-                raise ValueError(f"hands must list {P} hands, got {len(hands)}")
-            for p, h in enumerate(hands):
+            hands_l = _as_seq(hands, "hands")
+            if len(hands_l) != P:
+                raise ValueError(f"hands must list {P} hands, got {len(hands_l)}")
+            for p, h in enumerate(hands_l):
+                h = _as_seq(h, f"hands[{p}]")
                 if len(h) > D.HAND_SIZE:
-                    raise ValueError(f"hand of seat {p} holds more than {D.HAND_SIZE} cards: {h}")
+                    raise ValueError(f"hands: hand of seat {p} holds more than {D.HAND_SIZE} cards: {h}")
                 if h and not alive_a[p]:
-                    raise ValueError(f"seat {p} is out of the game and holds no cards")
+                    raise ValueError(f"hands: seat {p} is out of the game and holds no cards")
                 for c in h:
-                    hands_arr[p, _as_card(c)] += 1
+                    hands_arr[p, _as_card(c, f"hands[{p}] card")] += 1
         if hands_arr[active].sum() == 0:
-            raise ValueError(f"the active seat {active} has no card to play")
+            raise ValueError(f"hands: the active seat {active} has no card to play")
         rest -= hands_arr.sum(0)
         disc = np.zeros(_K, np.int64)
-        for c in discard or []:
-            disc[_as_card(c)] += 1
+        for c in [] if discard is None else _as_seq(discard, "discard"):
+            disc[_as_card(c, "discard card")] += 1
         rest -= disc
         out = np.zeros(_K, np.int64)
         if draw_pile is None:
             pile = np.repeat(np.arange(_K), np.maximum(rest, 0))
             gen.shuffle(pile)
         else:
-            pile = np.array([_as_card(c) for c in draw_pile][::-1], dtype=np.int64)  # bottom -> top
+            kinds = [_as_card(c, "draw_pile card") for c in _as_seq(draw_pile, "draw_pile")]
+            pile = np.array(kinds[::-1], dtype=np.int64)  # bottom -> top
             rest = rest - np.bincount(pile, minlength=_K)
             out = rest.copy()
         if (rest < 0).any():
@@ -356,33 +431,30 @@ class Setup:
         tr = np.zeros((P, 3), np.int64)
         tleft = np.bincount(np.array(D.TREASURE_DECK_RECONSTRUCTED), minlength=3)
         if treasures is not None:
-            if len(treasures) != P:
-                raise ValueError(f"treasures must list {P} entries, got {len(treasures)}")
-            for p, names in enumerate(treasures):
-                for t in names:
-                    if t not in D.TREASURE_NAMES:
-                        raise ValueError(f"unknown treasure card {t!r}; choose from {D.TREASURE_NAMES}")
-                    tr[p, D.TREASURE_NAMES.index(t)] += 1
+            held = _as_seq(treasures, "treasures")
+            if len(held) != P:
+                raise ValueError(f"treasures must list {P} entries, got {len(held)}")
+            for p, names in enumerate(held):
+                for t in _as_names(names, f"treasures[{p}]", D.TREASURE_NAMES):
+                    tr[p, t] += 1
         tleft = tleft - tr.sum(0)
         if treasure_pile is None:
             tp = np.repeat(np.arange(3), np.maximum(tleft, 0))
             gen.shuffle(tp)
         else:
-            for t in treasure_pile:
-                if t not in D.TREASURE_NAMES:
-                    raise ValueError(f"unknown treasure card {t!r}; choose from {D.TREASURE_NAMES}")
-            tp = np.array([D.TREASURE_NAMES.index(t) for t in treasure_pile][::-1], dtype=np.int64)
+            tp = np.array(_as_names(treasure_pile, "treasure_pile", D.TREASURE_NAMES)[::-1], dtype=np.int64)
             tleft = tleft - np.bincount(tp, minlength=3)
         if (tleft < 0).any():
-            raise ValueError("more treasure cards than the 12 in the game")
+            raise ValueError("treasures / treasure_pile: more treasure cards than the 12 in the game")
         tp_arr = np.full((1, D.NUM_TREASURES), -1, np.int8)
         tp_arr[0, : tp.size] = tp
         used = tleft if treasure_pile is not None else np.zeros(3, np.int64)
 
         # ---- turn order ------------------------------------------------------------------------
-        later = list(turn_order or [])
+        later = [] if turn_order is None else _as_ints(turn_order, "turn_order")
         if any(not 0 <= t < P or not alive_a[t] or t == active for t in later) or len(set(later)) != len(later):
             raise ValueError(f"turn_order must list distinct other seats still in the game, got {turn_order}")
+        round = _as_int(round, "round")
         if not 1 <= round <= D.NUM_ROUNDS:
             raise ValueError(f"round must be in 1..{D.NUM_ROUNDS}, got {round}")
         chips = np.full((1, P), -1, np.int8)

@@ -68,7 +68,13 @@ class FunkyMonkeyState(BatchState):
     """Funky Monkey game arrays (plus the shared fields of :class:`BatchState`).
 
     Attributes:
-        pos: ``(B, P) int8`` track space (0..18) of each seat's monkey (kept after elimination).
+        pos: ``(B, P) int8`` space of each seat's monkey. While the game runs, a monkey in the
+            game is in front of the tiger: ``0 <= pos < tiger`` (so 0..17 of the 19-space track);
+            a courage-test winner ends on the tiger's space. An eliminated monkey keeps its last
+            space: the tiger's when caught by it, one in front of the tiger (out of coconuts) or
+            one beyond it, possibly past the track's end (space 18): up to 21 in play (a 4 played
+            from space 17 with the tiger on 18). ``FunkyMonkey.position`` may put an eliminated
+            monkey on any space 0..38 (``2 * L``), the range the invariants accept.
         alive: ``(B, P) bool`` the monkey is still in the game.
         coconuts: ``(B, P) int8`` normal coconuts on each seat's monkey card.
         golden: ``(B,) int8`` seat holding the golden coconut; -1 when no player holds it (then it
