@@ -961,7 +961,8 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         """Build one specific position (batch size 1) at the start of ``active``'s turn.
 
         Args:
-            positions: per seat, its monkey's track space 0..18 (kept for eliminated seats).
+            positions: per seat, its monkey's track space: 0..17 in front of the tiger for a monkey still in the game;
+                an eliminated seat keeps any space 0..38 (see ``FunkyMonkeyState.pos``). Ints only.
             coconuts: per seat, normal coconuts (default 3 each; eliminated seats may hold 0).
             golden: seat holding the golden coconut, ``"well"``, ``"bowl1"`` or ``"bowl2"``.
             bowls: normal coconuts (0/1) on bowls 1 and 2 (a bowl holding the golden one must be 0).
