@@ -12,9 +12,9 @@ os.environ.setdefault("MKL_NUM_THREADS", "1")
 os.environ.setdefault("MPLBACKEND", "Agg")
 
 
-import pytest  # noqa: E402
+import pytest
 
-from monkey_envs.games import GAMES  # noqa: E402
+from monkey_envs.games import GAMES
 
 #: The games the package ships (before any test module imports a toy game and registers it).
 SHIPPED_GAMES = dict(GAMES)
