@@ -204,15 +204,32 @@ def test_arena_runs_the_toy_with_its_analytics(tmp_path: Path) -> None:
     assert set(report["end_reasons"]) <= {"reached_target", "turn_cap"}
 
 
-def test_training_run_from_the_toy_config(tmp_path: Path) -> None:
-    """``training.run --config tests/toy_games/dice_smoke.yaml`` trains, evaluates and writes eval.json."""
-    _run("-m", "training.run", "--config", "tests/toy_games/dice_smoke.yaml", "--set", f"runs_dir={tmp_path}")
+def test_arena_runs_the_simultaneous_toy(tmp_path: Path) -> None:
+    """``agents.arena --import toy_games.bidding`` plays the simultaneous toy (commits one seat after another)."""
+    out = tmp_path / "arena"
+    args = ("--game", "toy_bidding", "--agents", "random", "half", "--games", "40", "--out", str(out))
+    _run("-m", "agents.arena", "--import", "toy_games.bidding", *args)
+    report = json.loads((out / "arena.json").read_text(encoding="utf-8"))
+    assert report["num_games"] >= 40 and report["truncated"] == 0
+    assert {a["name"] for a in report["agents"]} == {"random", "half"}
+
+
+@pytest.mark.parametrize(
+    ("config", "game", "agent"), [("dice", "toy_dice", "hold20"), ("bidding", "toy_bidding", "half")]
+)
+def test_training_run_from_the_toy_config(config: str, game: str, agent: str, tmp_path: Path) -> None:
+    """``training.run --config tests/toy_games/<toy>_smoke.yaml`` trains, evaluates and writes eval.json."""
+    _run("-m", "training.run", "--config", f"tests/toy_games/{config}_smoke.yaml", "--set", f"runs_dir={tmp_path}")
     (run,) = tmp_path.iterdir()
-    assert run.name.startswith("toy_dice__")
+    assert run.name.startswith(f"{game}__")
     evaluation = json.loads((run / "eval.json").read_text(encoding="utf-8"))
     text = json.dumps(evaluation)
-    assert "hold20" in text and "random" in text
+    assert agent in text and "random" in text
     assert (run / "model.zip").is_file()
+
+
+def game_class_title(name: str) -> str:
+    return game_class(name).spec.title
 
 
 def test_benchmarks_take_the_toy_by_import() -> None:
@@ -227,3 +244,9 @@ def test_benchmarks_take_the_toy_by_import() -> None:
         *("--import", "toy_games.dice", "--cases", "toy_dice_2p", "--games", "20", "--single-games", "4"),
     )
     assert "toy_dice 2p: hold20 random" in speed.stdout
+    thr = _run(
+        "benchmarks/throughput.py",
+        *("--import", "toy_games.bidding", "--games", "toy_bidding", "--seconds", "0.2", "--batch-sizes", "1", "64"),
+    )
+    title = game_class_title("toy_bidding")
+    assert f"{title} core" in thr.stdout and f"{title} AEC (toy_bidding_v0)" in thr.stdout
