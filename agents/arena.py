@@ -58,7 +58,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import importlib
 import itertools
 import json
 import math
@@ -80,6 +79,7 @@ from agents.evaluate import (
     play_lineups,
 )
 from agents.ratings import DEFAULT_PRIOR, RatingFit, fit_ratings, seat_credit
+from monkey_envs.games import add_import_option, import_plugins
 
 SEATINGS = ("auto", "permutations", "rotations")
 #: ``seating="auto"`` takes permutations when whole rounds of them exceed ``num_games`` by at most this factor.
@@ -691,14 +691,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Seat-balanced tournament of agents on a monkey-envs game: win rates, head to head, ratings.",
     )
     p.add_argument("--game", required=True, help="a registered game name (monkey_envs.games.GAMES)")
-    p.add_argument(
-        "--import",
-        dest="imports",
-        action="append",
-        default=[],
-        metavar="MODULE",
-        help="import a module first (a plugin that registers games or agents); repeatable",
-    )
+    add_import_option(p)
     p.add_argument("--players", type=int, default=None, help="number of players (game option num_players)")
     p.add_argument(
         "--agents",
@@ -737,8 +730,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.players is not None:
         options["num_players"] = args.players
     try:
-        for module in args.imports:
-            importlib.import_module(module)
+        import_plugins(args.imports)
         result = run_arena(
             args.game,
             args.agents,

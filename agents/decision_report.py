@@ -14,11 +14,11 @@ Funky Monkey: the bluff rate by context). A game without a report exits with sta
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import sys
 
 from agents.evaluate import decision_report
+from monkey_envs.games import add_import_option, import_plugins
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -32,20 +32,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", metavar="PATH")
     parser.add_argument("--md", metavar="PATH")
-    parser.add_argument(
-        "--import",
-        dest="imports",
-        action="append",
-        default=[],
-        metavar="MODULE",
-        help="import a module first (a plugin that registers games or agents)",
-    )
+    add_import_option(parser)
     args = parser.parse_args(argv)
     from monkey_envs.games import make_game
 
     try:
-        for module in args.imports:
-            importlib.import_module(module)
+        import_plugins(args.imports)
         options = {} if args.players is None else {"num_players": args.players}
         game = make_game(args.game, **options)
         out = decision_report(game, args.agent, args.opponents, args.games, args.seed, name=args.agent)

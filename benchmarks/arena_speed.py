@@ -135,6 +135,8 @@ def format_table(rows: list[dict], markdown: bool) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from monkey_envs.games import add_import_option, import_plugins
+
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--cases", nargs="+", default=None, help="names of default cases (default: all of them)")
     p.add_argument(
@@ -145,14 +147,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="GAME:PLAYERS:AGENTS",
         help="an extra case, e.g. GAME:4:random,best=ppo:runs/x/model.zip; repeatable",
     )
-    p.add_argument(
-        "--import",
-        dest="imports",
-        action="append",
-        default=[],
-        metavar="MODULE",
-        help="import a module first (a plugin that registers games or agents); repeatable",
-    )
+    add_import_option(p)
     p.add_argument("--games", type=int, default=2000, help="games of the batched arena (rounded up to whole rounds)")
     p.add_argument("--single-games", type=int, default=200, help="games played one at a time")
     p.add_argument("--batch-size", type=int, default=None, help="games per batch (default: the arena's)")
@@ -160,12 +155,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--markdown", action="store_true")
     args = p.parse_args(argv)
 
-    import importlib
-
     from agents.arena import DEFAULT_BATCH
 
-    for module in args.imports:
-        importlib.import_module(module)
+    import_plugins(args.imports)
     known = default_cases()
     unknown = sorted(set(args.cases or []) - set(known))
     if unknown:

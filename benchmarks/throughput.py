@@ -193,6 +193,8 @@ def format_table(rows: list[dict[str, object]], markdown: bool) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from monkey_envs.games import add_import_option, import_plugins
+
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], prog="python benchmarks/throughput.py")
     parser.add_argument("--seconds", type=float, default=3.0, help="time per row (default 3)")
     parser.add_argument(
@@ -203,14 +205,7 @@ def main(argv: list[str] | None = None) -> int:
         help="core batch sizes (default 1 64 1024 4096)",
     )
     parser.add_argument("--games", nargs="+", default=None, help="registered games to measure (default: all)")
-    parser.add_argument(
-        "--import",
-        dest="imports",
-        action="append",
-        default=[],
-        metavar="MODULE",
-        help="import a module first (a plugin that registers games); repeatable",
-    )
+    add_import_option(parser)
     parser.add_argument(
         "--players", type=int, nargs="+", default=None, help="player counts for every game (default: per game)"
     )
@@ -218,12 +213,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.seconds <= 0 or any(b < 1 for b in args.batch_sizes):
         parser.error("--seconds and every --batch-sizes entry must be positive")
-    import importlib
-
     from monkey_envs.games import GAMES
 
-    for module in args.imports:
-        importlib.import_module(module)
+    import_plugins(args.imports)
     games = args.games or list(GAMES)
     unknown = sorted(set(games) - set(GAMES))
     if unknown:

@@ -140,16 +140,11 @@ def table(result: dict[str, Any], markdown: bool) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Command line entry point; prints the table and returns 0."""
+    from monkey_envs.games import add_import_option, import_plugins
+
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--game", default=None, help="a registered game (default: the registry's first)")
-    p.add_argument(
-        "--import",
-        dest="imports",
-        action="append",
-        default=[],
-        metavar="MODULE",
-        help="import a module first (a plugin that registers games or agents); repeatable",
-    )
+    add_import_option(p)
     p.add_argument("--num-players", type=int, default=None, help="players (the game's default if omitted)")
     p.add_argument("--num-envs", type=int, default=64, help="parallel envs N in both setups")
     p.add_argument("--timesteps", type=int, default=20_000, help="learner timesteps per run")
@@ -161,12 +156,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name in ("num_envs", "timesteps", "n_steps", "batch_size", "n_epochs"):
         if getattr(args, name) < 1:
             p.error(f"--{name.replace('_', '-')} must be >= 1")
-    import importlib
-
     from monkey_envs.games import DEFAULT_GAME
 
-    for module in args.imports:
-        importlib.import_module(module)
+    import_plugins(args.imports)
     options = {} if args.num_players is None else {"num_players": args.num_players}
     result = run(
         args.game or DEFAULT_GAME,

@@ -102,4 +102,42 @@ def resolve_game(game: str | Game, **kwargs: Any) -> Game:
     raise ValueError(f"game must be a game name {sorted(GAMES)} or a Game object, got {game!r}")
 
 
-__all__ = ["DEFAULT_GAME", "GAMES", "game_class", "make_game", "register_game", "resolve_game"]
+def add_import_option(parser: Any) -> None:
+    """Add the ``--import MODULE`` option (repeatable) every tool offers, to an ``argparse`` parser.
+
+    The modules are plugins that register games or agents (``register_game`` /
+    ``register_agent``); :func:`import_plugins` imports them. Importing runs their code.
+    """
+    parser.add_argument(
+        "--import",
+        dest="imports",
+        action="append",
+        default=[],
+        metavar="MODULE",
+        help="import a module first (a plugin that registers games or agents); repeatable",
+    )
+
+
+def import_plugins(modules: list[str]) -> None:
+    """Import ``modules`` in order (plugins that register games or agents).
+
+    Raises:
+        ValueError: a module that cannot be imported (the message names it).
+    """
+    for module in modules:
+        try:
+            importlib.import_module(module)
+        except ImportError as exc:
+            raise ValueError(f"cannot import plugin module {module!r}: {exc}") from exc
+
+
+__all__ = [
+    "DEFAULT_GAME",
+    "GAMES",
+    "add_import_option",
+    "game_class",
+    "import_plugins",
+    "make_game",
+    "register_game",
+    "resolve_game",
+]

@@ -694,6 +694,8 @@ def _pretrain_rollout_q(model: Any, cfg: TrainConfig, game: Any) -> dict[str, An
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    from monkey_envs.games import add_import_option
+
     parser = argparse.ArgumentParser(
         prog="python -m training.run",
         description="Train MaskablePPO on a monkey-envs game, save the run, evaluate it.",
@@ -706,14 +708,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default=[],
         help="override a config key, dotted for sections (e.g. --set ppo.learning_rate=3e-4); repeatable",
     )
-    parser.add_argument(
-        "--import",
-        dest="imports",
-        metavar="MODULE",
-        action="append",
-        default=[],
-        help="import a module first (a plugin that registers games or agents; added to the config's imports)",
-    )
+    add_import_option(parser)  # added to the config's imports
     parser.add_argument("--help-config", action="store_true", help="list every config key with default and meaning")
     parser.add_argument(
         "--dry-run",
