@@ -61,11 +61,11 @@ draw pile and of the treasure pile, and the RNG.
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from monkey_envs.core.invariants import Report, Violation, reward_laws, shuffle_among, tally
 from monkey_envs.funky_monkey import data as D
 from monkey_envs.funky_monkey.state import (
     BOWL_COCONUT,
@@ -93,7 +93,6 @@ if TYPE_CHECKING:
 
 __all__ = ["layout_violations", "resample_hidden", "state_violations"]
 
-Violation = tuple[str, int, str]
 
 _K = D.NUM_CARD_KINDS
 _L = D.TRACK_LENGTH
@@ -106,70 +105,9 @@ _TREASURE_FIELD = "treasures+treasure_pile+treasure_used"
 _TILE_FIELD = "tiles+removed_tiles"
 
 
-class _Report:
-    """Collects ``(field, row, why)`` triples; a law is one vectorised ``(B,) bool`` of offending rows."""
-
-    def __init__(self) -> None:
-        self.out: list[Violation] = []
-
-    def add(self, field: str, bad: np.ndarray, why: str) -> None:
-        """Report every row where ``bad (B,) bool`` is True (the loop runs over offending rows only)."""
-        for r in np.flatnonzero(bad).tolist():
-            self.out.append((field, r, why))
-
-    def rng(self, field: str, values: np.ndarray, low: Any, high: Any) -> np.ndarray:
-        """Report rows of ``values (B, ...)`` with an entry outside ``[low, high]`` (bounds broadcast
-        against ``values``); return the ``(B,) bool`` offending rows."""
-        out_of = (values < low) | (values > high)
-        bad = out_of.reshape(values.shape[0], -1).any(1)
-        for r in np.flatnonzero(bad).tolist():
-            self.out.append((field, r, f"value {int(values[r][out_of[r]][0])} outside its range"))
-        return bad
-
-
-@lru_cache(maxsize=64)
-def _expected_layout(cls: type, config: tuple[tuple[str, Any], ...]) -> dict[str, tuple[tuple[int, ...], np.dtype]]:
-    """Per-row shape and dtype of every field of a fresh state of game ``cls(**config)``."""
-    ref = cls(**dict(config)).init(0)
-    return {k: (v.shape[1:], v.dtype) for k, v in ref.arrays().items()}
-
-
-def layout_violations(game: FunkyMonkey, state: Any) -> list[Violation]:
-    """Type, dtype and shape problems of ``state`` for ``game`` (row ``-1``: the whole array).
-
-    Returns ``[]`` when ``state`` is a :class:`FunkyMonkeyState` whose every field is an array of
-    the dtype and per-row shape this game's ``init`` produces, all with one batch size.
-    """
-    if not isinstance(state, FunkyMonkeyState):
-        return [("state", -1, f"not a FunkyMonkeyState but a {type(state).__name__}")]
-    want = _expected_layout(type(game), tuple(sorted(game.config.items())))
-    out: list[Violation] = []
-    sizes = set()
-    for name, (shape, dtype) in want.items():
-        arr = getattr(state, name, None)
-        if not isinstance(arr, np.ndarray):
-            out.append((name, -1, f"not a numpy array but {type(arr).__name__}"))
-            continue
-        if arr.dtype != dtype:
-            out.append((name, -1, f"dtype {arr.dtype}, expected {dtype}"))
-        if arr.ndim != len(shape) + 1 or arr.shape[1:] != shape:
-            out.append((name, -1, f"shape {arr.shape}, expected (B{''.join(f', {d}' for d in shape)})"))
-        else:
-            sizes.add(arr.shape[0])
-    if len(sizes) > 1:
-        out.append(("state", -1, f"fields disagree on the batch size: {sorted(sizes)}"))
-    return out
-
-
-def _tally(values: np.ndarray, keep: np.ndarray, k: int) -> np.ndarray:
-    """``(B, k) int64``: per row, how many entries of ``values (B, n)`` at ``keep (B, n) bool`` equal each of ``0..k-1``.
-
-    Entries outside ``[0, k)`` are not counted (one ``bincount`` instead of a ``(B, n, k)`` comparison).
-    """
-    B = values.shape[0]
-    keep = keep & (values >= 0) & (values < k)
-    flat = (np.arange(B)[:, None] * k + values)[keep]
-    return np.bincount(flat, minlength=B * k).reshape(B, k)
+def layout_violations(game: Any, state: Any) -> list[Violation]:
+    """Class, dtype and shape problems of ``state`` for ``game`` (the kit's generic check, row ``-1``)."""
+    return game.layout_violations(state)
 
 
 def state_violations(game: FunkyMonkey, state: FunkyMonkeyState) -> list[Violation]:
@@ -184,7 +122,7 @@ def state_violations(game: FunkyMonkey, state: FunkyMonkeyState) -> list[Violati
     B, P = state.batch_size, game.num_players
     if B == 0:
         return []
-    rep = _Report()
+    rep = Report()
     # every integer field as int64 (no overflow in the sums below); the float rewards stay apart
     s = {k: v.astype(np.int64) for k, v in state.arrays().items() if v.dtype.kind in "biu"}
     cp, er, phase = s["current_player"], s["end_reason"], s["phase"]
@@ -265,7 +203,7 @@ def state_violations(game: FunkyMonkey, state: FunkyMonkeyState) -> list[Violati
     rep.add("draw_pile", ok & (below & (pile < 0)).any(1), "no card below draw_size")
     rep.add("draw_pile", ok & (~below & (pile != -1)).any(1), "a card above draw_size (slots past the top are -1)")
     kinds = np.arange(_K)
-    in_pile = _tally(pile, below, _K)
+    in_pile = tally(pile, below, _K)
     offer, revealed = s["offer_card"], s["revealed"]
     flight = (offer >= 0) & (revealed < 0)
     cards = hands.sum(1) + in_pile + s["discard"] + s["out_of_play"] + (flight[:, None] & (offer[:, None] == kinds))
@@ -280,7 +218,7 @@ def state_violations(game: FunkyMonkey, state: FunkyMonkeyState) -> list[Violati
     tbelow = np.arange(tpile.shape[1])[None, :] < tsize[:, None]
     rep.add("treasure_pile", ok & (tbelow & (tpile < 0)).any(1), "no card below treasure_size")
     rep.add("treasure_pile", ok & (~tbelow & (tpile != -1)).any(1), "a card above treasure_size")
-    tin = _tally(tpile, tbelow, _T)
+    tin = tally(tpile, tbelow, _T)
     tall = s["treasures"].sum(1) + tin + s["treasure_used"]
     rep.add(_TREASURE_FIELD, ok & (tall != _TREASURE_COUNTS[None, :]).any(1), "the treasure cards are not all there")
 
@@ -288,7 +226,7 @@ def state_violations(game: FunkyMonkey, state: FunkyMonkeyState) -> list[Violati
     tiles = s["tiles"]
     for i, slots in enumerate(_BACK_SLOTS):  # loop over the three backs, not rows
         faces = np.concatenate([tiles[:, slots], s["removed_tiles"][:, i : i + 1]], axis=1)
-        have = _tally(faces - 1, np.ones(faces.shape, bool), D.NUM_TILE_KINDS)
+        have = tally(faces - 1, np.ones(faces.shape, bool), D.NUM_TILE_KINDS)
         wrong = ok & (have != D.BACK_COMPOSITION[i][None, :]).any(1)
         rep.add(_TILE_FIELD, wrong, f"the {D.TILE_BACKS[i]} tiles and its removed tile are not its stack")
 
@@ -425,20 +363,8 @@ def state_violations(game: FunkyMonkey, state: FunkyMonkeyState) -> list[Violati
     rep.add(
         "winners_mask", qt & (best != win).any(1), "not the quitting-time winners (nearest the tiger, golden, coconuts)"
     )
-    _reward_laws(rep, state, ok, term, win)
+    reward_laws(rep, state.rewards, ok, term, win, (D.REWARD_WIN, D.REWARD_LOSS, D.REWARD_DRAW))
     return rep.out
-
-
-def _reward_laws(rep: _Report, state: FunkyMonkeyState, ok: np.ndarray, term: np.ndarray, win: np.ndarray) -> None:
-    """Rewards: 0 in running games; in finished ones 0 or the end rewards of ``winners_mask``."""
-    rew = state.rewards.astype(np.float64)
-    P = win.shape[1]
-    rep.add("rewards", ~np.isfinite(rew).all(1), "a reward is not finite")
-    zero = (rew == 0).all(1)
-    rep.add("rewards", ok & ~term & ~zero, "a reward before the end of the game")
-    everyone = win.all(1, keepdims=True) & (P > 1)
-    end = np.where(everyone, D.REWARD_DRAW, np.where(win, D.REWARD_WIN, D.REWARD_LOSS))
-    rep.add("rewards", ok & term & ~zero & (rew != end).any(1), "not the end rewards of the winners")
 
 
 def resample_hidden(game: FunkyMonkey, state: FunkyMonkeyState, seat: int, seed: int) -> FunkyMonkeyState | None:
@@ -489,7 +415,7 @@ def resample_hidden(game: FunkyMonkey, state: FunkyMonkeyState, seat: int, seed:
         ],
         axis=1,
     )
-    pool = _shuffle_among(pool, pool >= 0, gen)
+    pool = shuffle_among(pool, pool >= 0, gen)
     new.hands[:, others] = _counts(pool[:, : n_o * H].reshape(B * n_o, H), _K).reshape(B, n_o, _K)
     new.draw_pile[:] = pool[:, n_o * H : n_o * H + N]
     new.out_of_play[:] = _counts(pool[:, n_o * H + N : n_o * H + 2 * N], _K)
@@ -499,7 +425,7 @@ def resample_hidden(game: FunkyMonkey, state: FunkyMonkeyState, seat: int, seed:
     for i, slots in enumerate(_BACK_SLOTS):  # loop over the three backs, not rows
         faces = np.concatenate([new.tiles[:, slots], new.removed_tiles[:, i : i + 1]], axis=1)
         down = np.concatenate([~new.face_up[:, slots], np.ones((B, 1), bool)], axis=1)
-        faces = _shuffle_among(faces, down, gen)
+        faces = shuffle_among(faces, down, gen)
         new.tiles[:, slots] = faces[:, :-1]
         new.removed_tiles[:, i] = faces[:, -1]
 
@@ -508,7 +434,7 @@ def resample_hidden(game: FunkyMonkey, state: FunkyMonkeyState, seat: int, seed:
     tpool = np.concatenate(
         [_slots(new.treasures[:, others].reshape(B * n_o, _T), M).reshape(B, n_o * M), new.treasure_pile], axis=1
     )
-    tpool = _shuffle_among(tpool, tpool >= 0, gen)
+    tpool = shuffle_among(tpool, tpool >= 0, gen)
     new.treasures[:, others] = _counts(tpool[:, : n_o * M].reshape(B * n_o, M), _T).reshape(B, n_o, _T)
     new.treasure_pile[:] = tpool[:, n_o * M :]
 
@@ -529,17 +455,3 @@ def _slots(counts: np.ndarray, width: int) -> np.ndarray:
 def _counts(slots: np.ndarray, k: int) -> np.ndarray:
     """Slots ``(n, w)`` (kinds, -1 empty) as ``(n, k) int8`` counts per kind."""
     return (slots[:, :, None] == np.arange(k)).sum(1).astype(np.int8)
-
-
-def _shuffle_among(values: np.ndarray, movable: np.ndarray, gen: np.random.Generator) -> np.ndarray:
-    """Per row, permute the entries of ``values (B, n)`` at ``movable (B, n) bool`` among those positions.
-
-    The other entries keep their place. Returns a new array of the same dtype.
-    """
-    keys = gen.random(values.shape)
-    keys[~movable] = 2.0  # fixed entries sort last, in their order (stable)
-    src = np.argsort(keys, axis=1, kind="stable")  # movable entries in random order, then the fixed ones
-    dst = np.argsort(~movable, axis=1, kind="stable")  # movable positions in order, then the fixed ones
-    out = np.empty_like(values)
-    np.put_along_axis(out, dst, np.take_along_axis(values, src, axis=1), axis=1)
-    return out

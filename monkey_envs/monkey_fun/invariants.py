@@ -37,11 +37,11 @@ Hidden from a seat: the other seats' hands, the order of the draw pile and the R
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from monkey_envs.core.invariants import Report, Violation, reward_laws, shuffle_among, tally
 from monkey_envs.monkey_fun import data as D
 from monkey_envs.monkey_fun.state import (
     END_LINE,
@@ -57,7 +57,6 @@ if TYPE_CHECKING:
 
 __all__ = ["layout_violations", "resample_hidden", "state_violations"]
 
-Violation = tuple[str, int, str]
 
 _DECK_COUNTS = np.bincount(np.array(D.DECK), minlength=D.MAX_CARD + 1).astype(np.int64)  # (20,)
 _INNER = np.zeros(D.NUM_FIELDS, dtype=bool)
@@ -68,71 +67,9 @@ _CARDS_FIELD = "hands+draw_pile+discard"
 _MONKEYS_FIELD = "counts+supply+box"
 
 
-class _Report:
-    """Collects ``(field, row, why)`` triples; a law is one vectorised ``(B,) bool`` of offending rows."""
-
-    def __init__(self) -> None:
-        self.out: list[Violation] = []
-
-    def add(self, field: str, bad: np.ndarray, why: str) -> None:
-        """Report every row where ``bad (B,) bool`` is True (the loop runs over offending rows only)."""
-        for r in np.flatnonzero(bad).tolist():
-            self.out.append((field, r, why))
-
-    def rng(self, field: str, values: np.ndarray, low: int, high: int) -> np.ndarray:
-        """Report rows of ``values (B, ...)`` with an entry outside ``[low, high]``; return ``(B,) bool`` bad rows."""
-        v = values.reshape(values.shape[0], -1)
-        bad = ((v < low) | (v > high)).any(1) if v.shape[1] else np.zeros(v.shape[0], bool)
-        for r in np.flatnonzero(bad).tolist():
-            row = v[r]
-            off = row[(row < low) | (row > high)]
-            self.out.append((field, r, f"value {int(off[0])} outside [{low}, {high}]"))
-        return bad
-
-
-@lru_cache(maxsize=64)
-def _expected_layout(cls: type, config: tuple[tuple[str, Any], ...]) -> dict[str, tuple[tuple[int, ...], np.dtype]]:
-    """Per-row shape and dtype of every field of a fresh state of game ``cls(**config)``."""
-    ref = cls(**dict(config)).init(0)
-    return {k: (v.shape[1:], v.dtype) for k, v in ref.arrays().items()}
-
-
-def layout_violations(game: MonkeyFun, state: Any) -> list[Violation]:
-    """Type, dtype and shape problems of ``state`` for ``game`` (row ``-1``: the whole array).
-
-    Returns ``[]`` when ``state`` is a :class:`MonkeyFunState` whose every field is an array of the
-    dtype and per-row shape this game's ``init`` produces, all with one batch size.
-    """
-    if not isinstance(state, MonkeyFunState):
-        return [("state", -1, f"not a MonkeyFunState but a {type(state).__name__}")]
-    want = _expected_layout(type(game), tuple(sorted(game.config.items())))
-    out: list[Violation] = []
-    sizes = set()
-    for name, (shape, dtype) in want.items():
-        arr = getattr(state, name, None)
-        if not isinstance(arr, np.ndarray):
-            out.append((name, -1, f"not a numpy array but {type(arr).__name__}"))
-            continue
-        if arr.dtype != dtype:
-            out.append((name, -1, f"dtype {arr.dtype}, expected {dtype}"))
-        if arr.ndim != len(shape) + 1 or arr.shape[1:] != shape:
-            out.append((name, -1, f"shape {arr.shape}, expected (B{''.join(f', {d}' for d in shape)})"))
-        elif arr.ndim:
-            sizes.add(arr.shape[0])
-    if len(sizes) > 1:
-        out.append(("state", -1, f"fields disagree on the batch size: {sorted(sizes)}"))
-    return out
-
-
-def _tally(values: np.ndarray, keep: np.ndarray, k: int) -> np.ndarray:
-    """``(B, k) int64``: per row, how many entries of ``values (B, n)`` at ``keep (B, n) bool`` equal each of ``0..k-1``.
-
-    Entries outside ``[0, k)`` are not counted (one ``bincount`` instead of a ``(B, n, k)`` comparison).
-    """
-    B = values.shape[0]
-    keep = keep & (values >= 0) & (values < k)
-    flat = (np.arange(B)[:, None] * k + values)[keep]
-    return np.bincount(flat, minlength=B * k).reshape(B, k)
+def layout_violations(game: Any, state: Any) -> list[Violation]:
+    """Class, dtype and shape problems of ``state`` for ``game`` (the kit's generic check, row ``-1``)."""
+    return game.layout_violations(state)
 
 
 def _line_holders(game: MonkeyFun, counts: np.ndarray, owner: np.ndarray) -> np.ndarray:
@@ -155,7 +92,7 @@ def state_violations(game: MonkeyFun, state: MonkeyFunState) -> list[Violation]:
     bad_layout = layout_violations(game, state)
     if bad_layout:
         return bad_layout
-    rep = _Report()
+    rep = Report()
     B, P = state.batch_size, game.num_players
     if B == 0:
         return []
@@ -203,7 +140,7 @@ def state_violations(game: MonkeyFun, state: MonkeyFunState) -> list[Violation]:
     rep.add("draw_pile", ok & (in_pile & (pile == 0)).any(1), "an empty slot below draw_size")
     rep.add("draw_pile", ok & (~in_pile & (pile != 0)).any(1), "a card above draw_size (slots past the top must be 0)")
     hv = hands.reshape(B, -1)
-    cards = _tally(hv, hv > 0, D.MAX_CARD + 1) + _tally(pile, in_pile, D.MAX_CARD + 1)
+    cards = tally(hv, hv > 0, D.MAX_CARD + 1) + tally(pile, in_pile, D.MAX_CARD + 1)
     cards += discard
     cards[:, 0] = 0  # empty hand slots
     rep.add(_CARDS_FIELD, ok & (cards != _DECK_COUNTS[None, :]).any(1), "hands + draw pile + discard is not the deck")
@@ -281,20 +218,8 @@ def state_violations(game: MonkeyFun, state: MonkeyFunState) -> list[Violation]:
     )
     scored = fin & np.isin(er, (END_SUPPLIES, END_SOLO_COMPLETE))
     rep.add("scores", ok & ~scored & (scores != 0).any(1), "scores before (or without) a scored ending")
-    _reward_laws(rep, state, ok, term, win)
+    reward_laws(rep, state.rewards, ok, term, win, (D.REWARD_WIN, D.REWARD_LOSS, D.REWARD_DRAW))
     return rep.out
-
-
-def _reward_laws(rep: _Report, state: MonkeyFunState, ok: np.ndarray, term: np.ndarray, win: np.ndarray) -> None:
-    """Rewards: 0 in running games; in finished ones 0 or the end rewards of ``winners_mask``."""
-    rew = state.rewards.astype(np.float64)
-    P = win.shape[1]
-    rep.add("rewards", ~np.isfinite(rew).all(1), "a reward is not finite")
-    zero = (rew == 0).all(1)
-    rep.add("rewards", ok & ~term & ~zero, "a reward before the end of the game")
-    everyone = win.all(1, keepdims=True) & (P > 1)
-    end = np.where(everyone, D.REWARD_DRAW, np.where(win, D.REWARD_WIN, D.REWARD_LOSS))
-    rep.add("rewards", ok & term & ~zero & (rew != end).any(1), "not the end rewards of the winners")
 
 
 def resample_hidden(game: MonkeyFun, state: MonkeyFunState, seat: int, seed: int) -> MonkeyFunState | None:
@@ -331,7 +256,7 @@ def resample_hidden(game: MonkeyFun, state: MonkeyFunState, seat: int, seed: int
     H = D.HAND_SIZE
     # one pool per row: the other seats' hand slots, then the draw pile; cards move among the filled slots
     pool = np.concatenate([new.hands[:, others].reshape(B, -1), new.draw_pile], axis=1)  # (B, 4 (P-1) + 55)
-    pool = _shuffle_among(pool, pool > 0, gen)
+    pool = shuffle_among(pool, pool > 0, gen)
     hands = pool[:, : H * len(others)].reshape(B, len(others), H)
     hands.sort(axis=2)
     new.hands[:, others] = hands
@@ -342,17 +267,3 @@ def resample_hidden(game: MonkeyFun, state: MonkeyFunState, seat: int, seed: int
         game._refresh(sub)
         new.legal_action_mask[rows] = sub.legal_action_mask
     return new
-
-
-def _shuffle_among(values: np.ndarray, movable: np.ndarray, gen: np.random.Generator) -> np.ndarray:
-    """Per row, permute the entries of ``values (B, n)`` at ``movable (B, n) bool`` among those positions.
-
-    The other entries keep their place. Returns a new array of the same dtype.
-    """
-    keys = gen.random(values.shape)
-    keys[~movable] = 2.0  # fixed entries sort last, in their order (stable)
-    src = np.argsort(keys, axis=1, kind="stable")  # movable entries in random order, then the fixed ones
-    dst = np.argsort(~movable, axis=1, kind="stable")  # movable positions in order, then the fixed ones
-    out = np.empty_like(values)
-    np.put_along_axis(out, dst, np.take_along_axis(values, src, axis=1), axis=1)
-    return out

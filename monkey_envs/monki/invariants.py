@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from monkey_envs.core.invariants import Report, Violation
 from monkey_envs.monki import data as D
 from monkey_envs.monki.state import (
     END_FRUITS,
@@ -43,34 +44,15 @@ from monkey_envs.monki.state import (
 if TYPE_CHECKING:
     from monkey_envs.monki.rules import Monki
 
-Violation = tuple[str, int, str]
-
 
 def layout_violations(game: Monki, state: Any) -> list[Violation]:
     """Class, dtype and shape problems of ``state`` (the kit's generic check)."""
     return game.layout_violations(state)
 
 
-class _Report:
-    def __init__(self) -> None:
-        self.out: list[Violation] = []
-
-    def add(self, field: str, bad: np.ndarray, why: str) -> None:
-        for r in np.flatnonzero(bad).tolist():
-            self.out.append((field, r, why))
-
-    def rng(self, field: str, values: np.ndarray, low: int, high: int) -> np.ndarray:
-        v = values.reshape(values.shape[0], -1).astype(np.int64)
-        bad = ((v < low) | (v > high)).any(1) if v.shape[1] else np.zeros(v.shape[0], bool)
-        for r in np.flatnonzero(bad).tolist():
-            off = v[r][(v[r] < low) | (v[r] > high)]
-            self.out.append((field, r, f"value {int(off[0])} outside [{low}, {high}]"))
-        return bad
-
-
 def state_violations(game: Monki, s: MonkiState) -> list[Violation]:
     """The Monki laws broken by ``s`` (layout assumed checked); see the module docs."""
-    rep = _Report()
+    rep = Report()
     B = s.batch_size
     N = game.num_cells
     bad = np.zeros(B, bool)
