@@ -27,6 +27,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agents.base import Agent, RandomAgent
+from monkey_envs.core.opponents import resolve_agent
 
 #: Factories ``factory(game, seed) -> Agent``: ``_AGENTS[game_name][agent_name]``; key ``None``
 #: holds the agents that play any game.
@@ -89,15 +90,8 @@ def make_agent(spec: str | Agent | Callable[..., Any], game: Any, seed: int = 0)
     Raises:
         ValueError: an unknown name, or a name that does not play this game.
     """
-    if hasattr(spec, "act"):
-        return spec  # type: ignore[return-value]
-    if callable(spec) and not isinstance(spec, str):
-        agent = spec(game, seed)
-        if not hasattr(agent, "act"):
-            raise ValueError(f"agent factory {spec!r} returned {agent!r}, which has no act(obs, mask)")
-        return agent
-    if not isinstance(spec, str):
-        raise ValueError(f"agent must be a name, a factory or an object with act(obs, mask), got {spec!r}")
+    if not isinstance(spec, str):  # an agent object or a factory: the env library's own resolution
+        return resolve_agent(spec, game, seed)
     for prefix, make in PREFIXES.items():
         if spec.startswith(prefix):
             return make(spec, game, seed)

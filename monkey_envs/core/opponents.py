@@ -56,10 +56,10 @@ def resolve_agent(spec: Any, game: Any, seed: int = 0) -> Any:
     if callable(spec) and not isinstance(spec, str):
         agent = spec(game, seed)
         if not hasattr(agent, "act"):
-            raise ValueError(f"opponent factory {spec!r} returned {agent!r}, which has no act(obs, mask)")
+            raise ValueError(f"agent factory {spec!r} returned {agent!r}, which has no act(obs, mask)")
         return agent
     if not isinstance(spec, str):
-        raise ValueError(f"an opponent must be an agent name, a factory or an object with act(obs, mask), got {spec!r}")
+        raise ValueError(f"an agent must be a name, a factory or an object with act(obs, mask), got {spec!r}")
     resolvers = _resolvers()
     if not resolvers:
         raise ValueError(
