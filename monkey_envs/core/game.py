@@ -359,6 +359,25 @@ class Game(abc.ABC, Generic[S]):
         out.flags.writeable = False
         return out
 
+    #: Whether every seat sees which action a mover took (a game of open moves). When False, the
+    #: default :meth:`action_seen` tells only the mover what it did.
+    public_actions: ClassVar[bool] = False
+
+    def action_seen(self, state: S, row: int, action: int, viewer: int | None) -> str:
+        """What ``viewer`` learns when the mover of ``row`` takes ``action`` in ``state`` (before the step).
+
+        Used wherever a move is shown to somebody other than the agent that made it (the
+        terminal player :mod:`monkey_envs.play`, replays seen from a seat). ``viewer`` is a seat,
+        or ``None`` for a spectator who sees only public information. The default is safe for
+        hidden moves: the mover sees :meth:`action_name`, everybody else only that the seat
+        moved -- unless :attr:`public_actions` is set. Games with partly hidden moves (a card
+        played face down with an announced value) override it.
+        """
+        mover = int(state.current_player[row])
+        if self.public_actions or (viewer is not None and int(viewer) == mover):
+            return self.action_name(state, row, action)
+        return "moves (hidden)"
+
     def episode_info(self, state: S, row: int) -> dict[str, Any]:
         """Per-episode facts for ``info`` dicts (scores, end reason, ...); games extend it."""
         return {}

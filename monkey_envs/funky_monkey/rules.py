@@ -267,6 +267,15 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         """Readable meaning of ``action`` (independent of the row's phase)."""
         return action_name(self.num_players, state, row, action)
 
+    def action_seen(self, state: FunkyMonkeyState, row: int, action: int, viewer: int | None) -> str:
+        """What ``viewer`` learns of a move: a face-down card shows only its announcement to the
+        other seats; every other move is public (:meth:`action_name`)."""
+        a = int(action)
+        mover = int(state.current_player[row])
+        if a < A_CROWN and (viewer is None or int(viewer) != mover):
+            return f"play a card face down, announce {D.CARD_NAMES[a % 5]}"
+        return self.action_name(state, row, a)
+
     def bluff_stats(self, state: FunkyMonkeyState) -> dict[str, np.ndarray]:
         """Bluff analytics of every env: ``name -> (B, P) int16`` (columns of ``state.stats``)."""
         return {name: state.stats[:, :, i].copy() for i, name in enumerate(STAT_NAMES)}

@@ -100,6 +100,8 @@ class MonkeyFun(Game[MonkeyFunState]):
         {"num_players": 1},
     )
     spec = SPEC
+    #: Cards are played face up: every seat sees every move.
+    public_actions: ClassVar[bool] = True
     state_class = MonkeyFunState
     #: Observation bounds (every piece is in [0, 1] except ``counts`` = monkeys / 4 <= 20 / 4).
     obs_low = 0.0

@@ -128,6 +128,8 @@ class Monki(Game[MonkiState]):
     """
 
     spec = SPEC
+    #: Moves, flips and ruby uses happen in the open: every seat sees every move.
+    public_actions: ClassVar[bool] = True
     state_class = MonkiState
     test_configs: ClassVar[tuple[dict[str, Any], ...]] = (
         {},
