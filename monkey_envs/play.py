@@ -207,6 +207,16 @@ def play(
     result["scores"] = None if scores is None else np.asarray(scores)[0].tolist()
     result["end_reason"] = game.end_reason_names(state)[0]
     if not quit_:
+        from monkey_envs.replay import GameRecord, outcome_of
+
+        over = bool(state.terminated[0]) or bool(state.truncated[0])
+        result["record"] = GameRecord(
+            seed=int(seed),
+            seats=labels,
+            actions=np.asarray(actions, dtype=np.int64),
+            outcome=outcome_of(game, state, 0, cut=not over),
+        )
+    if not quit_:
         write("")
         write("== game over")
         write(game.render(state, 0, viewer=None))
@@ -231,6 +241,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--agents", nargs="+", required=True, help="one per seat: human, random, a heuristic name or ppo:PATH"
     )
     parser.add_argument("--seed", type=int, default=0, help="the game's seed")
+    parser.add_argument("--save", default=None, metavar="FILE", help="write the finished game as a replay file")
     parser.add_argument("--config", default="{}", help='further game options as JSON, e.g. \'{"variant": "quick"}\'')
     add_import_option(parser)
     return parser
@@ -249,7 +260,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.game not in GAMES:
             raise ValueError(f"unknown game {args.game!r}; known: {sorted(GAMES)}")
         game = make_game(args.game, **{**options, "num_players": players})
-        play(game, args.agents, seed=args.seed)
+        result = play(game, args.agents, seed=args.seed)
+        if args.save is not None:
+            if "record" in result:
+                from monkey_envs.replay import save_replays
+
+                path = save_replays(args.save, game, [result["record"]])
+                print(f"saved the game to {path} (python -m monkey_envs.replay {path})")
+            else:
+                print("the game was left before its end: nothing saved")
     except (ValueError, json.JSONDecodeError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

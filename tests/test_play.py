@@ -188,3 +188,18 @@ def test_choose_accepts_numbers_and_names_and_raises_quit_on_end_of_input():
     with pytest.raises(_Quit):
         choose(names, eof, said.append, lambda: None)
     assert said == []
+
+
+def test_a_finished_game_can_be_saved_and_replays_exactly(tmp_path):
+    from monkey_envs.replay import load_replays, replay
+
+    path = tmp_path / "mine.json"
+    rc, screen = drive(
+        ["--game", "monki", "--agents", "human", "cautious", "--seed", "2", "--save", str(path)], lambda s: "1"
+    )
+    assert rc == 0, screen[-2000:]
+    assert f"saved the game to {path}" in screen
+    reps = load_replays(path)
+    (rec,) = reps.games
+    assert rec.seats == ["human", "cautious"]
+    replay(reps.game, rec)
