@@ -27,9 +27,12 @@ the step, the new legal mask and the observation of the player to move; finished
 
 How it is timed: every row is built and warmed up (one step, which compiles the Pgx function)
 before the clock starts; then ``--rounds`` rounds, in each of which every row in turn steps for
-``--seconds``. A row's steps/s is the median of its rounds, and its ratio is the median over the
-rounds of (its rate / its reference's rate in the same round), so load that changes between
-rounds cancels out of the ratios. Only decisions count as steps (the ``None`` steps of finished
+``--seconds`` of wall time. A turn's rate is its decisions over the CPU time the process got in it
+(``time.process_time``; ``--clock wall`` divides by wall time instead), so other programs sharing
+the core lengthen the run but do not lower the rates (what they do to the caches still shows). A
+row's steps/s is the median of its rounds, and its ratio is the median over the rounds of (its
+rate / its reference's rate in the same round), so load that changes between rounds cancels out
+of the ratios as far as it can. Only decisions count as steps (the ``None`` steps of finished
 AEC agents do not).
 
 One core, one thread: the process pins itself to one core (``os.sched_setaffinity``, ``--core``)
@@ -305,17 +308,26 @@ class Measured:
         return statistics.median(self.rates) if self.rates else None
 
 
-def timed_turn(step: Stepper, seconds: float, clock: Callable[[], float] = time.perf_counter) -> tuple[float, int]:
-    """Call ``step`` until ``seconds`` pass on ``clock`` (at least once); ``(steps/s, steps)``."""
+def timed_turn(
+    step: Stepper,
+    seconds: float,
+    clock: Callable[[], float] = time.perf_counter,
+    work_clock: Callable[[], float] | None = None,
+) -> tuple[float, int]:
+    """Call ``step`` until ``seconds`` pass on ``clock`` (at least once); ``(steps/s, steps)``.
+
+    The rate divides by the time ``work_clock`` saw pass (``clock`` when ``None``): with
+    ``time.process_time`` that is the CPU time this process got, whatever else ran on its core.
+    """
+    work_clock = work_clock or clock
     steps = 0
-    t0 = clock()
+    t0, w0 = clock(), work_clock()
     end = t0 + seconds
     while True:
         steps += step()
-        now = clock()
-        if now >= end:
+        if clock() >= end:
             break
-    return steps / (now - t0), steps
+    return steps / max(work_clock() - w0, 1e-9), steps
 
 
 def run_interleaved(
@@ -324,6 +336,7 @@ def run_interleaved(
     seconds: float,
     clock: Callable[[], float] = time.perf_counter,
     on_turn: Callable[[int, Row], None] | None = None,
+    work_clock: Callable[[], float] | None = time.process_time,
 ) -> list[Measured]:
     """Build and warm up every present row, then ``rounds`` rounds of one ``seconds`` turn per row.
 
@@ -331,8 +344,11 @@ def run_interleaved(
         rows: the rows, in the order they take their turns in every round.
         rounds: rounds (every present row gets one turn per round).
         seconds: length of a turn on ``clock``.
-        clock: the time source (a fake one in tests).
+        clock: the time source that ends turns (a fake one in tests).
         on_turn: called with ``(round, row)`` before each turn (progress, tests).
+        work_clock: the time a rate divides by: ``time.process_time`` (default: the CPU time the
+            process got, so other programs on the core slow the run but not the rates), or
+            ``None`` for ``clock`` (wall time).
 
     Returns:
         One :class:`Measured` per row, in ``rows`` order; absent rows have no rates.
@@ -352,7 +368,7 @@ def run_interleaved(
                 continue
             if on_turn is not None:
                 on_turn(r, m.row)
-            rate, n = timed_turn(stepper, seconds, clock)
+            rate, n = timed_turn(stepper, seconds, clock, work_clock)
             m.rates.append(rate)
             m.steps += n
     for m, stepper in zip(measured, steppers, strict=True):
@@ -499,7 +515,12 @@ def check_xla_threads() -> list[tuple[str, float]]:
 
 # ====================================================================== scaling figure
 def scaling(
-    games: Sequence[str], batch_sizes: Sequence[int], players: Sequence[int] | None, rounds: int, seconds: float
+    games: Sequence[str],
+    batch_sizes: Sequence[int],
+    players: Sequence[int] | None,
+    rounds: int,
+    seconds: float,
+    work_clock: Callable[[], float] | None = time.process_time,
 ) -> list[Measured]:
     """Core rows of every game and the Pgx reference at each batch size, interleaved within each size.
 
@@ -511,7 +532,7 @@ def scaling(
         rows = [r for r in comparison_rows(games, [b], players, peers=False) if r.kind == "core"]
         rows += peer_core_rows([b])
         print(f"# batch {b}: {len(rows)} rows", file=sys.stderr, flush=True)
-        out += run_interleaved(rows, rounds, seconds)
+        out += run_interleaved(rows, rounds, seconds, work_clock=work_clock)
     return out
 
 
@@ -616,6 +637,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--core", type=int, default=None, help="CPU core to pin to (default: the lowest allowed)")
     parser.add_argument("--scaling", action="store_true", help="steps/s and memory per env vs batch size: PNG + CSV")
     parser.add_argument("--out", type=Path, default=Path("docs/benchmarks/scaling.png"), help="--scaling's PNG")
+    parser.add_argument(
+        "--clock",
+        choices=["cpu", "wall"],
+        default="cpu",
+        help="divide steps by the process's CPU time (default: other programs on the core do not count) or wall time",
+    )
     parser.add_argument("--check-threads", action="store_true", help="show XLA_FLAGS limiting XLA to one thread")
     args = parser.parse_args(argv)
     batch_sizes = args.batch_sizes or (SCALING_BATCH_SIZES if args.scaling else TABLE_BATCH_SIZES)
@@ -641,23 +668,25 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as e:
         parser.error(str(e))
     try:
-        load0 = os.getloadavg()[0]
+        load0, wall0, cpu0 = os.getloadavg()[0], time.perf_counter(), time.process_time()
+        work_clock = time.process_time if args.clock == "cpu" else None
         print(
             f"# {platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python "
             f"{platform.python_version()}, numpy {np.__version__}, {pgx_version() or 'no Pgx'}; pinned to core "
-            f"{core}; {args.rounds} rounds x {args.seconds:g} s per row; XLA_FLAGS={os.environ['XLA_FLAGS']!r}"
+            f"{core}; {args.rounds} rounds x {args.seconds:g} s per row; steps per {args.clock} second; XLA_FLAGS={os.environ['XLA_FLAGS']!r}"
         )
         if args.scaling:
-            measured = scaling(games, batch_sizes, args.players, args.rounds, args.seconds)
+            measured = scaling(games, batch_sizes, args.players, args.rounds, args.seconds, work_clock)
             out_csv = write_scaling(measured, args.out)
             print(f"# wrote {args.out} and {out_csv}")
         else:
             rows = comparison_rows(games, batch_sizes, args.players, peers=not args.no_peers)
-            measured = run_interleaved(rows, args.rounds, args.seconds)
+            measured = run_interleaved(rows, args.rounds, args.seconds, work_clock=work_clock)
         pinned, threads = threads_on(core)
         print(
             f"# load average (1 min) {load0:.2f} at start, {os.getloadavg()[0]:.2f} at end; "
-            f"{pinned} of {threads} threads on core {core}"
+            f"{pinned} of {threads} threads on core {core}; the process got "
+            f"{(time.process_time() - cpu0) / (time.perf_counter() - wall0):.0%} of that core"
         )
         print(format_table(measured, args.markdown))
     finally:

@@ -81,7 +81,7 @@ def test_rows_take_turns_round_by_round_and_ratios_use_the_same_round():
         turns.append((r, row.name))
         speed["factor"] = 1.0 + r  # each round slower: rates change, same-round ratios do not
 
-    measured = bench.run_interleaved(rows, rounds=3, seconds=0.1, clock=clock, on_turn=on_turn)
+    measured = bench.run_interleaved(rows, rounds=3, seconds=0.1, clock=clock, on_turn=on_turn, work_clock=None)
     names = ["ref", "fast", "other size", "aec"]
     assert turns == [(r, n) for r in range(3) for n in names]
     ref, fast, _other, _aec, absent = measured
@@ -128,3 +128,19 @@ def test_scaling_writes_png_and_csv_without_pgx(tmp_path, monkeypatch):
     assert lines[0].startswith("row,players,batch,steps_per_s_median")
     assert [line.split(",")[2] for line in lines[1:]] == ["1", "4"]
     assert all(float(line.split(",")[-2]) > 0 for line in lines[1:])  # state bytes per env
+
+
+def test_turn_rate_divides_by_the_cpu_time_the_process_got():
+    """A turn lasts ``seconds`` of wall time, but its rate counts only the (CPU) time it was given."""
+    bench = load_benchmark("throughput")
+    wall, cpu = FakeClock(), FakeClock()
+
+    def step():  # each step: 0.01 s of wall time, of which the process ran 0.004 s (a shared core)
+        wall.now += 0.01
+        cpu.now += 0.004
+        return 4
+
+    rate, steps = bench.timed_turn(step, 0.1, clock=wall, work_clock=cpu)
+    assert steps == 4 * round(wall.now / 0.01)
+    assert rate == pytest.approx(1000.0)  # 4 decisions per 0.004 CPU-seconds, not 400/s
+    assert bench.timed_turn(step, 0.1, clock=wall)[0] == pytest.approx(400.0)  # --clock wall
