@@ -22,6 +22,7 @@ import numpy as np
 
 from monkey_envs.core.game import Game, end_games
 from monkey_envs.core.game import batch_arange as batch_arange
+from monkey_envs.core.pictures import Picture
 from monkey_envs.core.rng import draw_uint64, shuffle_prefix
 from monkey_envs.core.rng import seed_rng as seed_rng
 from monkey_envs.core.spec import GameSpec
@@ -1023,3 +1024,10 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         from monkey_envs.funky_monkey.render import render_text
 
         return render_text(self, state, row, viewer)
+
+    def picture(self, state: FunkyMonkeyState, row: int = 0, viewer: int | None = None) -> Picture:
+        """The track, tiger, tiles, coconuts, pieces, players, offer and ``viewer``'s hand as a
+        :class:`~monkey_envs.core.pictures.Picture` (:mod:`monkey_envs.funky_monkey.picture`)."""
+        from monkey_envs.funky_monkey.picture import draw
+
+        return draw(self, state, row, viewer)

@@ -33,6 +33,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from monkey_envs.core.game import Game, as_seeds, end_games
+from monkey_envs.core.pictures import Picture
 from monkey_envs.core.rng import draw_below, seed_rng, shuffle_prefix
 from monkey_envs.core.spec import GameSpec, ObsLayout, ObsPiece
 from monkey_envs.monki import data as D
@@ -516,6 +517,13 @@ class Monki(Game[MonkiState]):
         from monkey_envs.monki.render import render_text
 
         return render_text(self, state, row, viewer)
+
+    def picture(self, state: MonkiState, row: int = 0, viewer: int | None = None) -> Picture:
+        """The temple boards, pots, statues, both Monkis, the player boards and rubies as a
+        :class:`~monkey_envs.core.pictures.Picture` (:mod:`monkey_envs.monki.picture`)."""
+        from monkey_envs.monki.picture import draw
+
+        return draw(self, state, row, viewer)
 
     # ================================================================== hooks
     def scores(self, state: MonkiState) -> np.ndarray:
