@@ -504,19 +504,23 @@ def _svg_item(kind: str, p: dict[str, Any]) -> str:
 
 
 # ============================================================================ helpers for games
-def text_picture(text: str, title: str = "", size: float = 14.0) -> Picture:
+def text_picture(text: str, title: str = "", size: float = 14.0, columns: int = 0, lines: int = 0) -> Picture:
     """A picture of a text picture (monospace, one line per line): for a game without a drawing of its own.
 
     A game may return it from its :meth:`~monkey_envs.core.game.Game.picture` hook
-    (``return text_picture(self.render(state, row, viewer))``); the canvas fits the longest line.
-    Only as good as the text: a real drawing is better.
+    (``return text_picture(self.render(state, row, viewer), columns=60, lines=8)``). The canvas holds
+    ``columns x lines`` characters (0: fit this text -- then the size follows the text, which a
+    video of an episode does not allow); longer lines and extra lines are cut. Only as good as the
+    text: a real drawing is better.
     """
-    lines = str(text).rstrip("\n").split("\n") or [""]
+    rows = str(text).rstrip("\n").split("\n")
+    cols = columns if columns > 0 else max(len(r) for r in rows)
+    n = lines if lines > 0 else len(rows)
     char_w, line_h = 0.61 * size, 1.35 * size
-    pic = Picture(2 * size + char_w * max(len(s) for s in lines), 2 * size + line_h * len(lines), "#ffffff", title)
-    for i, s in enumerate(lines):
-        if s:
-            pic.text(size, size + line_h * (i + 0.5), s, size, INK, "l", mono=True)
+    pic = Picture(2 * size + char_w * max(cols, 1), 2 * size + line_h * max(n, 1), "#ffffff", title)
+    for i, r in enumerate(rows[:n]):
+        if r:
+            pic.text(size, size + line_h * (i + 0.5), r[:cols], size, INK, "l", mono=True)
     return pic
 
 
