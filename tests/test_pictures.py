@@ -383,3 +383,18 @@ def test_human_mode_stays_on_text_when_asked(monkeypatch, capsys):
     venv.reset(seed=0)
     venv.render()
     assert capsys.readouterr().out.startswith("Funky Monkey")
+
+
+# ------------------------------------------------------------------ the command behind docs/pictures
+def test_the_picture_command_writes_the_documented_files(tmp_path: Path, capsys):
+    out = tmp_path / "fm.png"
+    argv = ["--game", "funky_monkey", "--config", '{"num_players": 4}', "--seed", "5", "--steps", "40", "-o", str(out)]
+    assert pictures.main(argv) == 0
+    assert pictures.main([*argv[:-1], str(tmp_path / "again.png")]) == 0  # seeded: the same picture again
+    with Image.open(out) as a, Image.open(tmp_path / "again.png") as b:
+        assert np.array_equal(np.asarray(a), np.asarray(b))
+    assert pictures.main(["--game", "monki", "--viewer", "none", "-o", str(tmp_path / "m.svg")]) == 0
+    ET.parse(tmp_path / "m.svg")
+    assert pictures.main(["--game", "no_such_game", "-o", str(tmp_path / "x.png")]) == 2
+    assert pictures.main(["--game", "monki", "--viewer", "7", "-o", str(tmp_path / "x.png")]) == 2
+    assert "error: viewer must be None or a seat" in capsys.readouterr().err

@@ -16,13 +16,12 @@ bounded loop over the rows still resolving; the state between steps always waits
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from monkey_envs.core.game import Game, end_games
 from monkey_envs.core.game import batch_arange as batch_arange
-from monkey_envs.core.pictures import Picture
 from monkey_envs.core.rng import draw_uint64, shuffle_prefix
 from monkey_envs.core.rng import seed_rng as seed_rng
 from monkey_envs.core.spec import GameSpec
@@ -87,6 +86,9 @@ from monkey_envs.funky_monkey.state import (
 )
 from monkey_envs.funky_monkey.state import END_NONE as END_NONE
 from monkey_envs.funky_monkey.state import PHASE_NAMES as PHASE_NAMES
+
+if TYPE_CHECKING:
+    from monkey_envs.core.pictures import Picture
 
 # The rules' public names. The action table lives in actions.py, the observation in observation.py
 # and the starting positions in position.py; every name this module held before that split is still

@@ -28,12 +28,11 @@ fruit when face up).
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from monkey_envs.core.game import Game, as_seeds, end_games
-from monkey_envs.core.pictures import Picture
 from monkey_envs.core.rng import draw_below, seed_rng, shuffle_prefix
 from monkey_envs.core.spec import GameSpec, ObsLayout, ObsPiece
 from monkey_envs.monki import data as D
@@ -50,6 +49,9 @@ from monkey_envs.monki.state import (
     STAT_NAMES,
     MonkiState,
 )
+
+if TYPE_CHECKING:
+    from monkey_envs.core.pictures import Picture
 
 __all__ = ["SPEC", "Monki"]
 
