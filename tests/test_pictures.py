@@ -398,3 +398,66 @@ def test_the_picture_command_writes_the_documented_files(tmp_path: Path, capsys)
     assert pictures.main(["--game", "no_such_game", "-o", str(tmp_path / "x.png")]) == 2
     assert pictures.main(["--game", "monki", "--viewer", "7", "-o", str(tmp_path / "x.png")]) == 2
     assert "error: viewer must be None or a seat" in capsys.readouterr().err
+
+
+class _FakeTk:
+    """Stands in for ``tkinter`` (no display here): records the images a window would show."""
+
+    def __init__(self) -> None:
+        self.shown: list[bytes] = []
+        self.closed = False
+        fake = self
+
+        class Tk:
+            def title(self, text):
+                self.text = text
+
+            def update_idletasks(self):
+                pass
+
+            def update(self):
+                if fake.closed:
+                    raise RuntimeError("application has been destroyed")
+
+            def destroy(self):
+                pass
+
+        class Label:
+            def __init__(self, root):
+                pass
+
+            def pack(self):
+                pass
+
+            def configure(self, image):
+                fake.shown.append(image.data)
+
+        class PhotoImage:
+            def __init__(self, master, data, format):
+                assert format == "png"
+                self.data = data
+
+        self.Tk, self.Label, self.PhotoImage = Tk, Label, PhotoImage
+
+
+def test_human_mode_shows_the_picture_in_a_window_where_one_opens(monkeypatch, capsys):
+    import base64
+    import io
+
+    fake = _FakeTk()
+    monkeypatch.setitem(sys.modules, "tkinter", fake)
+    monkeypatch.setenv("DISPLAY", ":0")
+    monkeypatch.delenv(pictures.WINDOW_ENV, raising=False)
+    env = GameAECEnv("monkey_fun", render_mode="human")
+    env.reset(seed=0)
+    env.render()
+    assert capsys.readouterr().out == ""  # nothing printed: the picture went to the window
+    with Image.open(io.BytesIO(base64.b64decode(fake.shown[-1]))) as im:
+        assert np.array_equal(np.asarray(im.convert("RGB")), env.picture().to_array())
+    env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))  # human: shown after a step
+    assert len(fake.shown) == 2 and env._human.windowed
+    fake.closed = True  # the user closes the window: text from then on
+    with pytest.warns(RuntimeWarning, match="no window"):
+        env.render()
+    assert capsys.readouterr().out.startswith("Monkey Fun") and not env._human.windowed
+    env.close()

@@ -25,7 +25,7 @@ The canvas is padded to a multiple of 16 pixels in both directions (video encode
 and macro blocks of 16), and a game's picture has one size for all positions of a configuration,
 so a recorded episode is a valid video.
 
-``human`` mode: a Tk window (``tkinter`` and Pillow's ``ImageTk``) opens when a display is
+``human`` mode: a Tk window (``tkinter``, Tk 8.6) opens when a display is
 there -- ``DISPLAY`` or ``WAYLAND_DISPLAY`` set on Linux and other Unix systems, always on macOS and
 Windows -- and ``MONKEY_ENVS_WINDOW`` is not ``0``; if any of that is missing or the window fails to
 open (or is closed), the face prints the text picture instead, as it did before pictures existed.
@@ -672,16 +672,18 @@ class HumanView:
         print(text())
 
     def _show_window(self, pic: Picture) -> None:
+        import base64
+        import io
         import tkinter
-
-        from PIL import ImageTk
 
         if self._root is None:
             self._root = tkinter.Tk()
             self._root.title(pic.title or "monkey_envs")
             self._label = tkinter.Label(self._root)
             self._label.pack()
-        self._photo = ImageTk.PhotoImage(pic.to_image(), master=self._root)
+        png = io.BytesIO()
+        pic.to_image().save(png, format="PNG")  # Tk 8.6 reads PNG itself: no ImageTk needed
+        self._photo = tkinter.PhotoImage(master=self._root, data=base64.b64encode(png.getvalue()), format="png")
         self._label.configure(image=self._photo)
         self._root.update_idletasks()
         self._root.update()
