@@ -149,7 +149,7 @@ def test_record_video_writes_a_video_of_an_episode(tmp_path: Path):
 
     env = RecordVideo(
         gymnasium.make(IDS[0], render_mode="rgb_array"),
-        str(tmp_path),
+        str(tmp_path / "videos"),
         episode_trigger=lambda e: True,
         disable_logger=True,
     )
