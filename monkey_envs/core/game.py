@@ -24,12 +24,15 @@ the game itself (``init``, ``step``) are trusted and not re-checked on the step 
 from __future__ import annotations
 
 import abc
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 import numpy as np
 
 from monkey_envs.core.spec import GameSpec, ObsLayout
 from monkey_envs.core.state import BatchState, StateError
+
+if TYPE_CHECKING:
+    from monkey_envs.core.pictures import Picture
 
 S = TypeVar("S", bound=BatchState)
 
@@ -336,6 +339,23 @@ class Game(abc.ABC, Generic[S]):
     @abc.abstractmethod
     def render(self, state: S, row: int = 0, viewer: int | None = None) -> str:
         """Text picture of env ``row``; ``viewer`` (a seat) also shows that seat's hidden cards."""
+
+    def picture(self, state: S, row: int = 0, viewer: int | None = None) -> Picture:
+        """Drawing of env ``row`` as seat ``viewer`` sees it (``None``: public only), the same facts as :meth:`render`.
+
+        The hook behind ``render_mode="rgb_array"`` (``picture(...).to_array()``: ``(H, W, 3)
+        uint8``), a ``human`` window and PNG / SVG export (``picture(...).save("x.png")``); see
+        :mod:`monkey_envs.core.pictures`. One size for every position of a configuration, and what
+        ``viewer`` cannot see must not change it. A game without it offers no ``rgb_array`` mode.
+
+        Raises:
+            NotImplementedError: the game draws no picture (this default).
+            ValueError: ``row`` or ``viewer`` out of range (:meth:`check_render_args`).
+        """
+        raise NotImplementedError(
+            f"{type(self).__name__} draws no picture: implement the Game.picture hook "
+            "(return a monkey_envs.core.pictures.Picture) to get render_mode='rgb_array' and PNG/SVG export"
+        )
 
     def action_filters(self) -> dict[str, np.ndarray]:
         """Named restrictions of the action set, each an ``(A,) bool`` array of allowed actions.

@@ -16,7 +16,7 @@ bounded loop over the rows still resolving; the state between steps always waits
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -86,6 +86,9 @@ from monkey_envs.funky_monkey.state import (
 )
 from monkey_envs.funky_monkey.state import END_NONE as END_NONE
 from monkey_envs.funky_monkey.state import PHASE_NAMES as PHASE_NAMES
+
+if TYPE_CHECKING:
+    from monkey_envs.core.pictures import Picture
 
 # The rules' public names. The action table lives in actions.py, the observation in observation.py
 # and the starting positions in position.py; every name this module held before that split is still
@@ -1032,3 +1035,10 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         from monkey_envs.funky_monkey.render import render_text
 
         return render_text(self, state, row, viewer)
+
+    def picture(self, state: FunkyMonkeyState, row: int = 0, viewer: int | None = None) -> Picture:
+        """The track, tiger, tiles, coconuts, pieces, players, offer and ``viewer``'s hand as a
+        :class:`~monkey_envs.core.pictures.Picture` (:mod:`monkey_envs.funky_monkey.picture`)."""
+        from monkey_envs.funky_monkey.picture import draw
+
+        return draw(self, state, row, viewer)
