@@ -19,6 +19,7 @@ Who writes them: ``python -m agents.arena ... --save-games``, ``training.run`` w
     python -m monkey_envs.replay FILE                 # every position and move as text
     python -m monkey_envs.replay FILE --index 3 --viewer 0 --pause   # game 3 as seat 0 saw it
     python -m monkey_envs.replay FILE --check         # replay every game, report only
+    python -m monkey_envs.replay FILE --index 3 --movie game3.gif   # pictures: .gif or .mp4
 
 Files are data, never code: loading parses JSON (size-capped), checks every field, rebuilds the
 game through the registry (a registered name, options the game accepts) and raises
@@ -299,6 +300,52 @@ def show(game: Any, record: GameRecord, viewer: int | None = None, out: Any = No
     )
 
 
+def frames(game: Any, record: GameRecord, viewer: int | None = None) -> list[np.ndarray]:
+    """The pictures of every position of a recorded game, ``(H, W, 3) uint8`` each, as ``viewer``
+    sees them (the game's ``picture`` hook).
+
+    Raises:
+        ValueError: the game draws no pictures, or the moves do not replay.
+    """
+    from monkey_envs.core.pictures import has_picture
+
+    if not has_picture(game):
+        raise ValueError(f"{game.spec.name} has no picture hook: only the text replay is available")
+    return [game.picture(state, 0, viewer).to_array() for state, _ in positions(game, record)]
+
+
+def write_movie(game: Any, record: GameRecord, path: str | Path, viewer: int | None = None, fps: float = 2.0) -> Path:
+    """Write a recorded game as an animated GIF (Pillow) or an MP4 (moviepy), by ``path``'s suffix.
+
+    Raises:
+        ValueError: another suffix, ``fps`` not positive, no pictures, or the library missing.
+    """
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in (".gif", ".mp4"):
+        raise ValueError(f"{path}: write a .gif or an .mp4")
+    if not (isinstance(fps, (int, float)) and not isinstance(fps, bool) and 0 < fps <= 60):
+        raise ValueError(f"fps must be in (0, 60], got {fps!r}")
+    images = frames(game, record, viewer)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if suffix == ".gif":
+        try:
+            from PIL import Image
+        except ImportError:
+            raise ValueError("writing a GIF needs Pillow: pip install 'monkey-envs[pictures]'") from None
+        first, *rest = [Image.fromarray(f) for f in images]
+        first.save(path, save_all=True, append_images=rest, duration=int(1000 / fps), loop=0)
+    else:
+        try:
+            from moviepy import ImageSequenceClip
+        except ImportError:
+            raise ValueError("writing an MP4 needs moviepy: pip install moviepy") from None
+        clip = ImageSequenceClip(images, fps=fps)
+        clip.write_videofile(str(path), codec="libx264", audio=False, logger=None)
+        clip.close()
+    return path
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m monkey_envs.replay", description="Step through recorded games.")
     p.add_argument("file", help="a replay file (JSON)")
@@ -306,6 +353,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--viewer", type=int, default=None, help="show the game as this seat saw it (default: a spectator)")
     p.add_argument("--pause", action="store_true", help="wait for Enter after every move")
     p.add_argument("--check", action="store_true", help="replay every game of the file and report; show nothing")
+    p.add_argument("--movie", default=None, metavar="OUT", help="write the game as pictures: OUT.gif or OUT.mp4")
+    p.add_argument("--fps", type=float, default=2.0, help="positions per second of --movie (default 2)")
     add_import_option(p)
     return p
 
@@ -330,7 +379,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise ValueError(f"--viewer must be a seat in [0, {game.num_players}), got {args.viewer}")
         rec = reps.games[args.index]
         replay(game, rec)  # check first: never show a game that is not the recorded one
-        show(game, rec, args.viewer, pause=args.pause)
+        if args.movie is not None:
+            out = write_movie(game, rec, args.movie, args.viewer, args.fps)
+            print(f"wrote {out} ({rec.actions.size + 1} positions)")
+        else:
+            show(game, rec, args.viewer, pause=args.pause)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

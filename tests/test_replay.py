@@ -260,3 +260,33 @@ def test_the_arena_command_saves_games_with_save_games(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert str(out / "games.json") in proc.stdout
     assert _cli(str(out / "games.json"), "--check").returncode == 0
+
+
+@pytest.mark.parametrize("suffix", [".gif", ".mp4"])
+def test_a_recorded_game_becomes_a_movie_of_its_positions(arena_file, tmp_path, suffix):
+    """--movie: one frame per position (GIF read back frame by frame; MP4 by its frame count)."""
+    _, path = arena_file
+    out = tmp_path / f"game{suffix}"
+    proc = _cli(str(path), "--index", "1", "--movie", str(out), "--fps", "4")
+    assert proc.returncode == 0, proc.stderr
+    reps = R.load_replays(path)
+    n = reps.games[1].actions.size + 1
+    assert f"({n} positions)" in proc.stdout
+    if suffix == ".gif":
+        from PIL import Image
+
+        with Image.open(out) as im:
+            assert im.n_frames == n
+            im.seek(n - 1)
+            last = np.asarray(im.convert("RGB"))
+        expected = R.frames(reps.game, reps.games[1])[-1]
+        assert last.shape == expected.shape
+    else:
+        moviepy = pytest.importorskip("moviepy")
+        with moviepy.VideoFileClip(str(out)) as clip:
+            assert abs(clip.duration - n / 4) <= 0.5
+
+
+def test_a_movie_needs_a_known_suffix(arena_file, tmp_path):
+    proc = _cli(str(arena_file[1]), "--movie", str(tmp_path / "x.avi"))
+    assert proc.returncode == 2 and "write a .gif or an .mp4" in proc.stderr
