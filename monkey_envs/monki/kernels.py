@@ -1,0 +1,737 @@
+"""Monki rules as numba-compiled kernels over a batch of games.
+
+Each batch kernel takes the state's numpy arrays as one tuple ``st`` (leading batch axis ``B``,
+dtypes as in :class:`~monkey_envs.monki.state.MonkiState`, order of :data:`STATE_FIELDS`) and the
+layout's tables as one tuple ``rules`` (order of :data:`RULES_FIELDS`), and runs one compiled loop
+over the rows: no Python code runs per row. Kernels compile on first use and are cached on disk
+(``cache=True``, in ``__pycache__``); numba keys that cache on this file only, while the kernels
+also compile in constants of ``data.py`` / ``state.py`` and functions of
+:mod:`monkey_envs.core.rng`, so at import a cache built from other versions of those files is
+dropped (:func:`_drop_stale_cache`, as in :mod:`monkey_envs.monkey_fun.kernels`).
+
+Notation: ``b`` a row, ``cp`` the seat to move, ``c`` a grid cell, ``s`` a stack (0..11), ``t`` a
+token id (0..39), ``a`` an action (see :mod:`monkey_envs.monki.rules` for the action space).
+
+The per-row helpers (``*_row``) take their arrays one by one, never a tuple: each array taken out
+of a tuple inside the row loop costs a reference-count increment and decrement. They are written
+to stay inside their arrays for any state whose values are in the ranges the laws check first
+(:mod:`monkey_envs.monki.invariants`: ``pos`` in ``[-1, N)``, ``stacks`` in ``[-1, 40)``, ...), so
+the laws may ask for the rules' mask of a state that breaks the other laws.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from monkey_envs.core.rng import next_uniform, seed_row, shuffle_order
+from monkey_envs.monki import data as D
+from monkey_envs.monki.state import (
+    END_FRUITS,
+    END_GOLDEN,
+    END_TURN_CAP,
+    PHASE_COLLECT,
+    PHASE_FLIPPING,
+    PHASE_PLACE,
+    PHASE_START,
+    PHASES,
+    STAT_NAMES,
+)
+
+
+def _drop_stale_cache() -> None:
+    """Delete this module's numba cache if a file it compiles in changed since it was built.
+
+    The cache index only records this file's timestamp; the hash of the other sources the
+    kernels depend on is kept next to it (``__pycache__/kernels.deps``). Best effort: an
+    unwritable install keeps whatever cache it has.
+    """
+    here = Path(__file__).resolve()
+    deps = (here, here.with_name("data.py"), here.with_name("state.py"), here.parents[1] / "core" / "rng.py")
+    try:
+        stamp = hashlib.sha256(b"".join(p.read_bytes() for p in deps)).hexdigest()
+        cache = here.parent / "__pycache__"
+        mark = cache / "kernels.deps"
+        if mark.is_file() and mark.read_text() == stamp:
+            return
+        for f in cache.glob("kernels.*.nb[ic]"):
+            f.unlink(missing_ok=True)
+        cache.mkdir(exist_ok=True)
+        mark.write_text(stamp)
+    except OSError:
+        pass
+
+
+_drop_stale_cache()
+
+STACKS = D.NUM_STACKS
+DEPTH = D.STACK_DEPTH
+TOKENS = D.NUM_TOKENS
+FRUITS = D.NUM_FRUITS
+KINDS = D.NUM_KINDS
+SLOTS = D.NUM_SLOTS
+ROW1 = D.ROW1_SLOTS
+BOARDS = D.NUM_BOARDS
+NUM_PHASES = len(PHASES)
+REWARD_WIN = np.float32(D.REWARD_WIN)
+REWARD_LOSS = np.float32(D.REWARD_LOSS)
+REWARD_DRAW = np.float32(D.REWARD_DRAW)
+#: Columns of ``stats``.
+(ST_VISITS, ST_FLIPS, ST_GOLDEN, ST_BUSTS, ST_PASSES, ST_RUBY, ST_SKIPS, ST_KEPT) = (
+    STAT_NAMES.index(n)
+    for n in ("temple_visits", "flips", "golden_flips", "busts", "passes", "ruby_uses", "skips", "kept")
+)
+#: Per token: fruit, player-board slot, kind, colour, golden (``data.TOKEN_*`` as compiled constants).
+TOKEN_FRUIT = D.TOKEN_FRUIT.astype(np.int64)
+TOKEN_SLOT = D.TOKEN_SLOT.astype(np.int64)
+TOKEN_KIND = D.TOKEN_KIND.astype(np.int64)
+TOKEN_COLOUR = D.TOKEN_COLOUR.astype(np.int64)
+TOKEN_GOLDEN = D.TOKEN_GOLDEN.astype(np.bool_)
+#: ``(4, 3) int64`` the player-board slots of each fruit: green regular, blue regular, golden.
+FRUIT_SLOTS = np.array([[f, 4 + f, ROW1 + f] for f in range(FRUITS)], dtype=np.int64)
+#: ``(12, 4) int64`` token ids of each slot, ascending, padded with -1 (4 regular tokens, 2 golden).
+SLOT_TOKENS = np.full((SLOTS, 4), -1, dtype=np.int64)
+for _k in range(SLOTS):
+    _ids = np.flatnonzero(D.TOKEN_SLOT == _k)
+    SLOT_TOKENS[_k, : _ids.size] = _ids
+#: Orthogonal ray directions (N, E, S, W) among the 8 of ``Layout.rays``.
+ORTHO = np.array(D.Layout.ORTHO, dtype=np.int64)
+_F_QUARTER = np.float32(0.25)
+_ONE_F = np.float32(1.0)
+_ZERO_F = np.float32(0.0)
+
+#: Observation pieces in layout order (:func:`observe` writes them back to back, every cell).
+OBS_PIECES = ("boards", "rubies", "monki", "stacks", "statues", "flipped", "phase", "to_move", "turn", "cells")
+
+#: Names of the state arrays in the tuple ``st`` the batch kernels take, in order (the fields of
+#: :class:`~monkey_envs.monki.state.MonkiState`); the constants below index it.
+STATE_FIELDS = (
+    "current_player",
+    "rewards",
+    "terminated",
+    "truncated",
+    "legal_action_mask",
+    "step_count",
+    "rng",
+    "winners_mask",
+    "end_reason",
+    "stacks",
+    "face_up",
+    "statue",
+    "owner",
+    "rubies",
+    "pos",
+    "phase",
+    "start_player",
+    "turns",
+    "stats",
+)
+(
+    CURRENT_PLAYER,
+    REWARDS,
+    TERMINATED,
+    TRUNCATED,
+    MASK,
+    STEP_COUNT,
+    RNG,
+    WINNERS_MASK,
+    END_REASON,
+    STACKS_F,
+    FACE_UP,
+    STATUE,
+    OWNER,
+    RUBIES,
+    POS,
+    PHASE,
+    START_PLAYER,
+    TURNS,
+    STATS,
+) = range(len(STATE_FIELDS))
+#: The state arrays :func:`observe` reads, in the order of its tuple ``seen``.
+OBSERVED_FIELDS = ("current_player", "stacks", "face_up", "statue", "owner", "rubies", "pos", "phase", "turns")
+#: Names of the layout tables in the tuple ``rules`` (built once per configuration by
+#: :class:`~monkey_envs.monki.rules.Monki`): ``is_board (N,) bool`` board cell (not a hole),
+#: ``place_ok (N,) bool`` board cell without a pot, ``cell_board (N,) int64`` board of each cell (-1
+#: hole), ``cell_stack (N,) int64`` pot of each cell (-1 none), ``stack_cell (12,) int64``,
+#: ``stack_board (12,) int64``, ``rays (N, 8, L) int64`` cells along each queen direction (-1
+#: padded), ``cells_obs (2N,) float32`` the static ``cells`` observation piece, and ``turn_cap``.
+RULES_FIELDS = (
+    "is_board",
+    "place_ok",
+    "cell_board",
+    "cell_stack",
+    "stack_cell",
+    "stack_board",
+    "rays",
+    "cells_obs",
+    "turn_cap",
+)
+IS_BOARD, PLACE_OK, CELL_BOARD, CELL_STACK, STACK_CELL, STACK_BOARD, RAYS, CELLS_OBS, TURN_CAP = range(
+    len(RULES_FIELDS)
+)
+#: Type of ``st`` (the arrays of :data:`STATE_FIELDS`) and of ``rules`` (:data:`RULES_FIELDS`).
+StateArrays = tuple[np.ndarray, ...]
+RulesTables = tuple[np.ndarray | int, ...]
+
+
+# ====================================================================== per-row helpers
+@njit(cache=True, inline="always")
+def heights_row(stacks: np.ndarray, h: np.ndarray) -> None:
+    """Tokens in each stack of one row ``stacks (12, 3) int8`` into ``h (12,) int64``."""
+    for s in range(STACKS):
+        n = 0
+        for j in range(DEPTH):
+            n += stacks[s, j] >= 0
+        h[s] = n
+
+
+@njit(cache=True, inline="always")
+def top_row(stacks: np.ndarray, h: np.ndarray, s: int) -> int:
+    """Token on top of stack ``s`` of one row (its slot ``max(h - 1, 0)``), clipped to ``>= 0``."""
+    t = np.int64(stacks[s, max(h[s] - 1, 0)])
+    return max(t, 0)
+
+
+@njit(cache=True, inline="always")
+def free_row(h: np.ndarray, p0: int, p1: int, is_board: np.ndarray, stack_cell: np.ndarray, free: np.ndarray) -> None:
+    """Board cells with no token and no Monki into ``free (N,) bool`` (Monkis at ``p0``, ``p1``; -1 unplaced)."""
+    for c in range(free.size):
+        free[c] = is_board[c]
+    for s in range(STACKS):
+        if h[s] > 0:
+            free[stack_cell[s]] = False
+    if p0 >= 0:
+        free[p0] = False
+    if p1 >= 0:
+        free[p1] = False
+
+
+@njit(cache=True, inline="always")
+def move_row(origin: int, free: np.ndarray, rays: np.ndarray, out: np.ndarray, offset: int) -> None:
+    """Set ``out[offset + c]`` for every cell ``c`` a queen move from ``origin`` reaches over free cells."""
+    if origin < 0:
+        return
+    L = rays.shape[2]
+    for k in range(8):
+        for j in range(L):
+            c = rays[origin, k, j]
+            if c < 0 or not free[c]:
+                break
+            out[offset + c] = True
+
+
+@njit(cache=True, inline="always")
+def sight_row(origin: int, free: np.ndarray, h: np.ndarray, rays: np.ndarray, cell_stack: np.ndarray, k: int) -> int:
+    """The non-empty stack first met from ``origin`` along orthogonal direction ``k``, or -1.
+
+    The ray runs over free cells; the first cell that is not free ends it: a pot holding tokens
+    is seen, anything else (a Monki, the grid's edge, a hole) hides what lies behind.
+    """
+    if origin < 0:
+        return -1
+    L = rays.shape[2]
+    for j in range(L):
+        c = rays[origin, k, j]
+        if c < 0:
+            return -1
+        if not free[c]:
+            s = cell_stack[c]
+            if s >= 0 and h[s] > 0:
+                return s
+            return -1
+    return -1
+
+
+@njit(cache=True, inline="always")
+def filled_row(owner: np.ndarray, seat: int, filled: np.ndarray) -> None:
+    """Tokens of ``seat`` on each of its player-board slots, from one row ``owner (40,)``, into ``filled (12,)``."""
+    for k in range(SLOTS):
+        filled[k] = 0
+    for t in range(TOKENS):
+        if owner[t] == seat:
+            filled[TOKEN_SLOT[t]] += 1
+
+
+@njit(cache=True, inline="always")
+def ruby_token(statue: np.ndarray, board: int, filled: np.ndarray, k: int) -> int:
+    """The token a ruby takes for slot ``k`` from the statue of ``board`` (row arrays), or -1.
+
+    Nothing when the slot is filled or ``board < 0``; else the lowest id of that slot on the statue.
+    """
+    if board < 0 or filled[k] != 0:
+        return -1
+    for i in range(4):
+        t = SLOT_TOKENS[k, i]
+        if t >= 0 and statue[t] == board:
+            return t
+    return -1
+
+
+@njit(cache=True, inline="always")
+def seat_board(pos: np.ndarray, seat: int, cell_board: np.ndarray) -> int:
+    """Board under ``seat``'s Monki in one row ``pos (2,)`` (-1 unplaced or on a hole)."""
+    c = pos[seat]
+    return cell_board[c] if c >= 0 else -1
+
+
+@njit(cache=True)
+def mask_row(
+    b: int,
+    mask: np.ndarray,
+    current_player: np.ndarray,
+    terminated: np.ndarray,
+    truncated: np.ndarray,
+    phase: np.ndarray,
+    pos: np.ndarray,
+    stacks: np.ndarray,
+    face_up: np.ndarray,
+    statue: np.ndarray,
+    owner: np.ndarray,
+    rubies: np.ndarray,
+    is_board: np.ndarray,
+    place_ok: np.ndarray,
+    cell_board: np.ndarray,
+    cell_stack: np.ndarray,
+    stack_cell: np.ndarray,
+    rays: np.ndarray,
+    h: np.ndarray,
+    free: np.ndarray,
+    filled: np.ndarray,
+) -> None:
+    """Write row ``b``'s legal mask for the seat to move (a finished row: no action).
+
+    ``place``: a board cell without a pot, not the other Monki's; ``start``: a queen move over
+    free cells, or skip; ``collect`` / ``flipping``: flip a face-down stack in line of sight
+    (row or column, first non-empty stack met); ``flipping``: pass; ``collect``: a usable ruby
+    that takes at least one token. ``h (12,) int64``, ``free (N,) bool``, ``filled (12,) int64``
+    are scratch.
+    """
+    N = is_board.size
+    m = mask[b]
+    m[:] = False
+    if terminated[b] or truncated[b]:
+        return
+    cp = max(np.int64(current_player[b]), 0)
+    ph = phase[b]
+    pb = pos[b]
+    me = np.int64(pb[cp])
+    if ph == PHASE_PLACE:
+        other = np.int64(pb[1 - cp])
+        for c in range(N):
+            m[c] = place_ok[c] and c != other
+        return
+    if ph != PHASE_START and ph != PHASE_COLLECT and ph != PHASE_FLIPPING:
+        return
+    heights_row(stacks[b], h)
+    free_row(h, np.int64(pb[0]), np.int64(pb[1]), is_board, stack_cell, free)
+    if ph == PHASE_START:
+        move_row(me, free, rays, m, N)
+        m[2 * N] = True
+        return
+    a_flip = 2 * N + 1
+    fu = face_up[b]
+    for i in range(4):
+        s = sight_row(me, free, h, rays, cell_stack, ORTHO[i])
+        if s >= 0 and not fu[s]:
+            m[a_flip + s] = True
+    if ph == PHASE_FLIPPING:
+        m[a_flip + STACKS] = True
+        return
+    a_ruby = a_flip + STACKS + 1
+    board = seat_board(pb, cp, cell_board)
+    if board < 0:
+        return
+    filled_row(owner[b], cp, filled)
+    sb = statue[b]
+    rb = rubies[b, cp]
+    for f in range(FRUITS):
+        if rb[f]:
+            for i in range(3):
+                if ruby_token(sb, board, filled, FRUIT_SLOTS[f, i]) >= 0:
+                    m[a_ruby + f] = True
+                    break
+
+
+@njit(cache=True)
+def clear_face_up_row(
+    b: int,
+    seat: int,
+    keep: bool,
+    stacks: np.ndarray,
+    face_up: np.ndarray,
+    statue: np.ndarray,
+    owner: np.ndarray,
+    stats: np.ndarray,
+    stack_board: np.ndarray,
+    filled: np.ndarray,
+) -> None:
+    """Take every face-up top of row ``b`` off its stack, in stack order: to ``seat``'s board when
+    ``keep`` and its space was empty before (``filled`` is read once, first), else to the statue
+    of the board where it lay. ``filled (12,) int64`` is scratch."""
+    if keep:
+        filled_row(owner[b], seat, filled)
+    sr = stacks[b]
+    for s in range(STACKS):
+        if not face_up[b, s]:
+            continue
+        n = 0
+        for j in range(DEPTH):
+            n += sr[s, j] >= 0
+        j = max(n - 1, 0)
+        t = max(np.int64(sr[s, j]), 0)
+        sr[s, j] = -1
+        if keep and filled[TOKEN_SLOT[t]] == 0:
+            owner[b, t] = seat
+            stats[b, seat, ST_KEPT] += 1
+        else:
+            statue[b, t] = stack_board[s]
+        face_up[b, s] = False
+
+
+@njit(cache=True)
+def end_row(
+    b: int,
+    winner: int,
+    reason: int,
+    rewards: np.ndarray,
+    winners_mask: np.ndarray,
+    terminated: np.ndarray,
+    end_reason: np.ndarray,
+    mask: np.ndarray,
+    current_player: np.ndarray,
+) -> None:
+    """End game ``b``: seat ``winner`` gets +1 and the other -1, or ``winner = -1``: a draw, 0 each."""
+    for p in range(2):
+        if winner < 0:
+            rewards[b, p] = REWARD_DRAW
+        elif p == winner:
+            rewards[b, p] = REWARD_WIN
+        else:
+            rewards[b, p] = REWARD_LOSS
+        winners_mask[b, p] = p == winner
+    terminated[b] = True
+    end_reason[b] = reason
+    mask[b, :] = False
+    current_player[b] = -1
+
+
+# ====================================================================== batch kernels
+@njit(cache=True)
+def refresh(st: StateArrays, rules: RulesTables) -> None:
+    """Recompute every row's legal mask (:func:`mask_row`) into ``st[MASK]``."""
+    mask, current_player, terminated, truncated = st[MASK], st[CURRENT_PLAYER], st[TERMINATED], st[TRUNCATED]
+    phase, pos, stacks, face_up = st[PHASE], st[POS], st[STACKS_F], st[FACE_UP]
+    statue, owner, rubies = st[STATUE], st[OWNER], st[RUBIES]
+    is_board, place_ok, cell_board, cell_stack = rules[IS_BOARD], rules[PLACE_OK], rules[CELL_BOARD], rules[CELL_STACK]
+    stack_cell, rays = rules[STACK_CELL], rules[RAYS]
+    h = np.empty(STACKS, np.int64)
+    free = np.empty(is_board.size, np.bool_)
+    filled = np.empty(SLOTS, np.int64)
+    for b in range(mask.shape[0]):
+        mask_row(
+            b, mask, current_player, terminated, truncated, phase, pos, stacks, face_up, statue, owner, rubies,
+            is_board, place_ok, cell_board, cell_stack, stack_cell, rays, h, free, filled,
+        )  # fmt: skip
+
+
+@njit(cache=True)
+def init(seeds: np.ndarray, st: StateArrays, rules: RulesTables) -> None:
+    """Deal new games into blank rows (``seeds (B,) int64``, >= 0; every token off the table).
+
+    Per row: seed the row's RNG, shuffle the 40 token ids (the kit's ``shuffle_prefix`` of the whole
+    row), fill the 12 stacks from the front of the shuffled deck (3 each, bottom first), put the
+    next 4 tokens one on each statue in board order, draw the start player (the kit's
+    ``draw_below(2)``) and compute its legal mask.
+    """
+    rng, current_player, start_player, stacks, statue = (
+        st[RNG],
+        st[CURRENT_PLAYER],
+        st[START_PLAYER],
+        st[STACKS_F],
+        st[STATUE],
+    )
+    keys = np.empty(TOKENS, np.float64)
+    order = np.empty(2 * TOKENS + 1, np.intp)
+    for b in range(seeds.size):
+        seed_row(rng, b, seeds[b])
+        shuffle_order(rng, b, TOKENS, TOKENS, keys, order)
+        for s in range(STACKS):
+            for j in range(DEPTH):
+                stacks[b, s, j] = order[s * DEPTH + j]
+        for k in range(BOARDS):
+            statue[b, order[STACKS * DEPTH + k]] = k
+        u = next_uniform(rng, b)
+        sp = min(np.int64(u * 2), 1)
+        start_player[b] = sp
+        current_player[b] = sp
+    refresh(st, rules)
+
+
+@njit(cache=True)
+def step(actions: np.ndarray, st: StateArrays, rules: RulesTables) -> bool:
+    """Validate ``actions (B,) int64`` and apply them to the running rows; False if one is invalid.
+
+    First every running row's action is checked (in ``[0, A)`` and legal); if one is not, nothing
+    is changed and False is returned. Otherwise every row's rewards are zeroed and each running
+    row advances its ``step_count`` and the game: place (the other seat places next, the start
+    player starts once both stand), move (then collect), skip (recharge the rubies; the turn
+    ends), flip (a golden token goes to its board's statue; a second face-up fruit of one kind
+    busts: every face-up top goes to the statue of its board and the turn ends), pass (keep the
+    face-up tops whose space is empty, the rest to the statues; the turn ends) or use a ruby (the
+    lowest id token of each empty space of that fruit on the statue of the Monki's board; the
+    turn ends). A move after which neither a flip nor a ruby is possible ends the turn by itself.
+    After a pass or a ruby a full row 1 (8 fruits) or row 2 (4 golden) wins; a turn ending at the
+    turn cap without a win draws. Finished rows ignore their action and stay as they are.
+    """
+    current_player, rewards, mask = st[CURRENT_PLAYER], st[REWARDS], st[MASK]
+    terminated, truncated, step_count = st[TERMINATED], st[TRUNCATED], st[STEP_COUNT]
+    winners_mask, end_reason = st[WINNERS_MASK], st[END_REASON]
+    stacks, face_up, statue, owner, rubies = st[STACKS_F], st[FACE_UP], st[STATUE], st[OWNER], st[RUBIES]
+    pos, phase, turns, stats = st[POS], st[PHASE], st[TURNS], st[STATS]
+    is_board, place_ok, cell_board, cell_stack = rules[IS_BOARD], rules[PLACE_OK], rules[CELL_BOARD], rules[CELL_STACK]
+    stack_cell, stack_board, rays, turn_cap = rules[STACK_CELL], rules[STACK_BOARD], rules[RAYS], rules[TURN_CAP]
+    B, A = mask.shape
+    for b in range(B):
+        if not (terminated[b] or truncated[b]):
+            a = actions[b]
+            if a < 0 or a >= A or not mask[b, a]:
+                return False
+    rewards[:] = 0.0
+    N = is_board.size
+    a_skip = 2 * N
+    a_flip = a_skip + 1
+    a_pass = a_flip + STACKS
+    a_ruby = a_pass + 1
+    h = np.empty(STACKS, np.int64)
+    free = np.empty(N, np.bool_)
+    filled = np.empty(SLOTS, np.int64)
+    for b in range(B):
+        if terminated[b] or truncated[b]:
+            continue
+        step_count[b] += 1
+        a = actions[b]
+        cp = np.int64(current_player[b])
+        ended = False
+        collected = False
+        if a < N:  # place; the other seat places next, or (both placed) the start player starts
+            pos[b, cp] = a
+            if pos[b, 0] >= 0 and pos[b, 1] >= 0:
+                phase[b] = PHASE_START
+            current_player[b] = 1 - cp
+        elif a < a_skip:  # move
+            pos[b, cp] = a - N
+            phase[b] = PHASE_COLLECT
+        elif a == a_skip:  # skip: recharge
+            for f in range(FRUITS):
+                rubies[b, cp, f] = True
+            stats[b, cp, ST_SKIPS] += 1
+            ended = True
+        elif a < a_pass:  # flip the top of stack s
+            s = a - a_flip
+            sr = stacks[b]
+            heights_row(sr, h)
+            j = max(h[s] - 1, 0)
+            t = max(np.int64(sr[s, j]), 0)
+            if phase[b] == PHASE_COLLECT:
+                stats[b, cp, ST_VISITS] += 1
+            stats[b, cp, ST_FLIPS] += 1
+            phase[b] = PHASE_FLIPPING
+            if TOKEN_GOLDEN[t]:
+                sr[s, j] = -1
+                statue[b, t] = stack_board[s]
+                stats[b, cp, ST_GOLDEN] += 1
+            else:
+                bust = False
+                fruit = TOKEN_FRUIT[t]
+                for k in range(STACKS):  # a fruit already face up (this turn) busts
+                    if face_up[b, k] and h[k] > 0 and TOKEN_FRUIT[top_row(sr, h, k)] == fruit:
+                        bust = True
+                face_up[b, s] = True
+                if bust:
+                    clear_face_up_row(b, cp, False, stacks, face_up, statue, owner, stats, stack_board, filled)
+                    stats[b, cp, ST_BUSTS] += 1
+                    ended = True
+        elif a == a_pass:  # pass: collect the flips
+            clear_face_up_row(b, cp, True, stacks, face_up, statue, owner, stats, stack_board, filled)
+            stats[b, cp, ST_PASSES] += 1
+            ended = True
+            collected = True
+        else:  # use the ruby of fruit f
+            f = a - a_ruby
+            board = seat_board(pos[b], cp, cell_board)
+            filled_row(owner[b], cp, filled)
+            kept = 0
+            for i in range(3):
+                t = ruby_token(statue[b], board, filled, FRUIT_SLOTS[f, i])
+                if t >= 0:
+                    owner[b, t] = cp
+                    statue[b, t] = -1
+                    kept += 1
+            rubies[b, cp, f] = False
+            stats[b, cp, ST_RUBY] += 1
+            stats[b, cp, ST_KEPT] += kept
+            ended = True
+            collected = True
+
+        mask_row(
+            b, mask, current_player, terminated, truncated, phase, pos, stacks, face_up, statue, owner, rubies,
+            is_board, place_ok, cell_board, cell_stack, stack_cell, rays, h, free, filled,
+        )  # fmt: skip
+        if phase[b] == PHASE_COLLECT and not ended:  # a move after which nothing can be collected
+            stuck = True
+            for i in range(A):
+                if mask[b, i]:
+                    stuck = False
+                    break
+            ended = stuck
+
+        # wins (checked after every collection), then the turn ends
+        won = False
+        reason = 0
+        if collected:
+            filled_row(owner[b], cp, filled)
+            row1 = True
+            for k in range(ROW1):
+                row1 &= filled[k] > 0
+            row2 = True
+            for k in range(ROW1, SLOTS):
+                row2 &= filled[k] > 0
+            won = row1 or row2
+            reason = END_FRUITS if row1 else END_GOLDEN
+        if ended:
+            turns[b] += 1
+            face_up[b, :] = False
+            phase[b] = PHASE_START
+            current_player[b] = 1 - cp
+            mask_row(
+                b, mask, current_player, terminated, truncated, phase, pos, stacks, face_up, statue, owner, rubies,
+                is_board, place_ok, cell_board, cell_stack, stack_cell, rays, h, free, filled,
+            )  # fmt: skip
+        if won:
+            end_row(b, cp, reason, rewards, winners_mask, terminated, end_reason, mask, current_player)
+        elif ended and turns[b] >= turn_cap:
+            end_row(b, -1, END_TURN_CAP, rewards, winners_mask, terminated, end_reason, mask, current_player)
+    return True
+
+
+@njit(cache=True)
+def observe(player: np.ndarray, obs: np.ndarray, seen: StateArrays, rules: RulesTables) -> None:
+    """Write every row's observation for seat ``player[b]`` into ``obs (B, D) float32`` (all of it).
+
+    ``seen`` holds the state arrays it reads (order of :data:`OBSERVED_FIELDS`); the pieces are
+    those of :data:`OBS_PIECES` back to back (the layout of :class:`~monkey_envs.monki.rules.Monki`),
+    seats observer-first; ``player (B,) int64`` in ``{0, 1}``.
+    """
+    current_player, stacks, face_up, statue, owner, rubies, pos, phase, turns = seen
+    cells_obs, turn_cap = rules[CELLS_OBS], rules[TURN_CAP]
+    N = cells_obs.size // 2
+    o_rubies = 2 * KINDS
+    o_monki = o_rubies + 2 * FRUITS
+    o_stacks = o_monki + 2 * N
+    o_statues = o_stacks + STACKS * 8
+    o_flipped = o_statues + BOARDS * KINDS
+    o_phase = o_flipped + FRUITS
+    o_move = o_phase + NUM_PHASES
+    o_turn = o_move + 2
+    o_cells = o_turn + 1
+    h = np.empty(STACKS, np.int64)
+    for b in range(obs.shape[0]):
+        row = obs[b]
+        p = player[b]
+        row[:o_cells] = _ZERO_F
+        ob = owner[b]
+        sb = statue[b]
+        for t in range(TOKENS):
+            o = ob[t]
+            if o >= 0:
+                row[(0 if o == p else KINDS) + TOKEN_KIND[t]] += _ONE_F
+            s = sb[t]
+            if s >= 0:
+                row[o_statues + s * KINDS + TOKEN_KIND[t]] += _F_QUARTER
+        for r in range(2):
+            seat = p if r == 0 else 1 - p
+            for f in range(FRUITS):
+                if rubies[b, seat, f]:
+                    row[o_rubies + r * FRUITS + f] = _ONE_F
+            c = pos[b, seat]
+            if c >= 0:
+                row[o_monki + r * N + c] = _ONE_F
+        sr = stacks[b]
+        heights_row(sr, h)
+        fu = face_up[b]
+        for s in range(STACKS):
+            n = h[s]
+            base = o_stacks + s * 8
+            row[base] = np.float32(n / DEPTH)
+            if n > 0:
+                t = top_row(sr, h, s)
+                row[base + 1 + TOKEN_COLOUR[t]] = _ONE_F
+                if fu[s]:
+                    row[base + 3] = _ONE_F
+                    row[base + 4 + TOKEN_FRUIT[t]] = _ONE_F
+                    row[o_flipped + TOKEN_FRUIT[t]] = _ONE_F
+        ph = min(max(np.int64(phase[b]), 0), NUM_PHASES - 1)
+        row[o_phase + ph] = _ONE_F
+        cp = current_player[b]
+        if cp >= 0:  # -1: the game is over, nobody is to move
+            row[o_move + (0 if cp == p else 1)] = _ONE_F
+        row[o_turn] = np.float32(min(turns[b] / turn_cap, 1.0))
+        row[o_cells:] = cells_obs
+
+
+@njit(cache=True)
+def free_cells(heights: np.ndarray, pos: np.ndarray, is_board: np.ndarray, stack_cell: np.ndarray) -> np.ndarray:
+    """``(B, N) bool`` board cells with no token and no Monki (``heights (B, 12) int64``, ``pos (B, 2) int64``)."""
+    B = heights.shape[0]
+    out = np.empty((B, is_board.size), np.bool_)
+    for b in range(B):
+        free_row(heights[b], pos[b, 0], pos[b, 1], is_board, stack_cell, out[b])
+    return out
+
+
+@njit(cache=True)
+def move_targets(origin: np.ndarray, free: np.ndarray, rays: np.ndarray) -> np.ndarray:
+    """``(B, N) bool`` cells a queen move from ``origin (B,) int64`` reaches over ``free (B, N) bool``."""
+    B, N = free.shape
+    out = np.zeros((B, N), np.bool_)
+    for b in range(B):
+        move_row(origin[b], free[b], rays, out[b], 0)
+    return out
+
+
+@njit(cache=True)
+def line_stacks(
+    origin: np.ndarray, free: np.ndarray, heights: np.ndarray, rays: np.ndarray, cell_stack: np.ndarray
+) -> np.ndarray:
+    """``(B, 12) bool`` non-empty stacks first met along a row or column from ``origin (B,) int64``."""
+    B = origin.size
+    out = np.zeros((B, STACKS), np.bool_)
+    for b in range(B):
+        for i in range(4):
+            s = sight_row(origin[b], free[b], heights[b], rays, cell_stack, ORTHO[i])
+            if s >= 0:
+                out[b, s] = True
+    return out
+
+
+@njit(cache=True)
+def ruby_takes(
+    seat: np.ndarray, pos: np.ndarray, statue: np.ndarray, owner: np.ndarray, cell_board: np.ndarray
+) -> np.ndarray:
+    """``(B, 4, 40) bool`` tokens each ruby of ``seat (B,) int64`` would take now (statue of its board)."""
+    B = seat.size
+    out = np.zeros((B, FRUITS, TOKENS), np.bool_)
+    filled = np.empty(SLOTS, np.int64)
+    for b in range(B):
+        cp = seat[b]
+        board = seat_board(pos[b], cp, cell_board)
+        filled_row(owner[b], cp, filled)
+        for f in range(FRUITS):
+            for i in range(3):
+                t = ruby_token(statue[b], board, filled, FRUIT_SLOTS[f, i])
+                if t >= 0:
+                    out[b, f, t] = True
+    return out
