@@ -90,6 +90,10 @@ TOKEN_SLOT = D.TOKEN_SLOT.astype(np.int64)
 TOKEN_KIND = D.TOKEN_KIND.astype(np.int64)
 TOKEN_COLOUR = D.TOKEN_COLOUR.astype(np.int64)
 TOKEN_GOLDEN = D.TOKEN_GOLDEN.astype(np.bool_)
+#: ``(17,) int64`` the token ids of kind ``k`` are ``KIND_START[k] .. KIND_START[k + 1] - 1`` (kinds
+#: ascend with the id: 4 regular tokens per colour and fruit, then that colour's 4 golden ones).
+KIND_START = np.searchsorted(D.TOKEN_KIND, np.arange(KINDS + 1)).astype(np.int64)
+assert (np.diff(D.TOKEN_KIND) >= 0).all() and (np.diff(KIND_START) == D.KIND_TOTAL).all()
 #: ``(4, 3) int64`` the player-board slots of each fruit: green regular, blue regular, golden.
 FRUIT_SLOTS = np.array([[f, 4 + f, ROW1 + f] for f in range(FRUITS)], dtype=np.int64)
 #: ``(12, 4) int64`` token ids of each slot, ascending, padded with -1 (4 regular tokens, 2 golden).
@@ -179,20 +183,19 @@ RulesTables = tuple[np.ndarray | int, ...]
 
 # ====================================================================== per-row helpers
 @njit(cache=True, inline="always")
-def heights_row(stacks: np.ndarray, h: np.ndarray) -> None:
-    """Tokens in each stack of one row ``stacks (12, 3) int8`` into ``h (12,) int64``."""
+def heights_row(b: int, stacks: np.ndarray, h: np.ndarray) -> None:
+    """Tokens in each stack of row ``b`` of ``stacks (B, 12, 3) int8`` into ``h (12,) int64``."""
     for s in range(STACKS):
         n = 0
         for j in range(DEPTH):
-            n += stacks[s, j] >= 0
+            n += stacks[b, s, j] >= 0
         h[s] = n
 
 
 @njit(cache=True, inline="always")
-def top_row(stacks: np.ndarray, h: np.ndarray, s: int) -> int:
-    """Token on top of stack ``s`` of one row (its slot ``max(h - 1, 0)``), clipped to ``>= 0``."""
-    t = np.int64(stacks[s, max(h[s] - 1, 0)])
-    return max(t, 0)
+def top_row(b: int, stacks: np.ndarray, h: np.ndarray, s: int) -> int:
+    """Token on top of stack ``s`` of row ``b`` (its slot ``max(h - 1, 0)``), clipped to ``>= 0``."""
+    return max(np.int64(stacks[b, s, max(h[s] - 1, 0)]), 0)
 
 
 @njit(cache=True, inline="always")
@@ -210,8 +213,8 @@ def free_row(h: np.ndarray, p0: int, p1: int, is_board: np.ndarray, stack_cell: 
 
 
 @njit(cache=True, inline="always")
-def move_row(origin: int, free: np.ndarray, rays: np.ndarray, out: np.ndarray, offset: int) -> None:
-    """Set ``out[offset + c]`` for every cell ``c`` a queen move from ``origin`` reaches over free cells."""
+def move_row(origin: int, free: np.ndarray, rays: np.ndarray, out: np.ndarray, b: int, offset: int) -> None:
+    """Set ``out[b, offset + c]`` for every cell ``c`` a queen move from ``origin`` reaches over free cells."""
     if origin < 0:
         return
     L = rays.shape[2]
@@ -220,7 +223,7 @@ def move_row(origin: int, free: np.ndarray, rays: np.ndarray, out: np.ndarray, o
             c = rays[origin, k, j]
             if c < 0 or not free[c]:
                 break
-            out[offset + c] = True
+            out[b, offset + c] = True
 
 
 @njit(cache=True, inline="always")
@@ -246,18 +249,17 @@ def sight_row(origin: int, free: np.ndarray, h: np.ndarray, rays: np.ndarray, ce
 
 
 @njit(cache=True, inline="always")
-def filled_row(owner: np.ndarray, seat: int, filled: np.ndarray) -> None:
-    """Tokens of ``seat`` on each of its player-board slots, from one row ``owner (40,)``, into ``filled (12,)``."""
+def filled_row(b: int, owner: np.ndarray, seat: int, filled: np.ndarray) -> None:
+    """Tokens of ``seat`` on each of its player-board slots in row ``b`` of ``owner (B, 40)``, into ``filled (12,)``."""
     for k in range(SLOTS):
         filled[k] = 0
-    for t in range(TOKENS):
-        if owner[t] == seat:
-            filled[TOKEN_SLOT[t]] += 1
+    for t in range(TOKENS):  # branch-free: owners vary from row to row
+        filled[TOKEN_SLOT[t]] += owner[b, t] == seat
 
 
 @njit(cache=True, inline="always")
-def ruby_token(statue: np.ndarray, board: int, filled: np.ndarray, k: int) -> int:
-    """The token a ruby takes for slot ``k`` from the statue of ``board`` (row arrays), or -1.
+def ruby_token(b: int, statue: np.ndarray, board: int, filled: np.ndarray, k: int) -> int:
+    """The token a ruby takes for slot ``k`` from the statue of ``board`` in row ``b``, or -1.
 
     Nothing when the slot is filled or ``board < 0``; else the lowest id of that slot on the statue.
     """
@@ -265,19 +267,19 @@ def ruby_token(statue: np.ndarray, board: int, filled: np.ndarray, k: int) -> in
         return -1
     for i in range(4):
         t = SLOT_TOKENS[k, i]
-        if t >= 0 and statue[t] == board:
+        if t >= 0 and statue[b, t] == board:
             return t
     return -1
 
 
 @njit(cache=True, inline="always")
-def seat_board(pos: np.ndarray, seat: int, cell_board: np.ndarray) -> int:
-    """Board under ``seat``'s Monki in one row ``pos (2,)`` (-1 unplaced or on a hole)."""
-    c = pos[seat]
+def seat_board(b: int, pos: np.ndarray, seat: int, cell_board: np.ndarray) -> int:
+    """Board under ``seat``'s Monki in row ``b`` of ``pos (B, 2)`` (-1 unplaced)."""
+    c = np.int64(pos[b, seat])
     return cell_board[c] if c >= 0 else -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def mask_row(
     b: int,
     mask: np.ndarray,
@@ -310,52 +312,48 @@ def mask_row(
     are scratch.
     """
     N = is_board.size
-    m = mask[b]
-    m[:] = False
+    for i in range(mask.shape[1]):
+        mask[b, i] = False
     if terminated[b] or truncated[b]:
         return
     cp = max(np.int64(current_player[b]), 0)
     ph = phase[b]
-    pb = pos[b]
-    me = np.int64(pb[cp])
+    me = np.int64(pos[b, cp])
     if ph == PHASE_PLACE:
-        other = np.int64(pb[1 - cp])
+        other = np.int64(pos[b, 1 - cp])
         for c in range(N):
-            m[c] = place_ok[c] and c != other
+            mask[b, c] = place_ok[c] and c != other
         return
     if ph != PHASE_START and ph != PHASE_COLLECT and ph != PHASE_FLIPPING:
         return
-    heights_row(stacks[b], h)
-    free_row(h, np.int64(pb[0]), np.int64(pb[1]), is_board, stack_cell, free)
+    heights_row(b, stacks, h)
+    free_row(h, np.int64(pos[b, 0]), np.int64(pos[b, 1]), is_board, stack_cell, free)
     if ph == PHASE_START:
-        move_row(me, free, rays, m, N)
-        m[2 * N] = True
+        move_row(me, free, rays, mask, b, N)
+        mask[b, 2 * N] = True
         return
     a_flip = 2 * N + 1
-    fu = face_up[b]
     for i in range(4):
         s = sight_row(me, free, h, rays, cell_stack, ORTHO[i])
-        if s >= 0 and not fu[s]:
-            m[a_flip + s] = True
+        if s >= 0 and not face_up[b, s]:
+            mask[b, a_flip + s] = True
     if ph == PHASE_FLIPPING:
-        m[a_flip + STACKS] = True
+        mask[b, a_flip + STACKS] = True
         return
     a_ruby = a_flip + STACKS + 1
-    board = seat_board(pb, cp, cell_board)
+    board = seat_board(b, pos, cp, cell_board)
     if board < 0:
         return
-    filled_row(owner[b], cp, filled)
-    sb = statue[b]
-    rb = rubies[b, cp]
+    filled_row(b, owner, cp, filled)
     for f in range(FRUITS):
-        if rb[f]:
+        if rubies[b, cp, f]:
             for i in range(3):
-                if ruby_token(sb, board, filled, FRUIT_SLOTS[f, i]) >= 0:
-                    m[a_ruby + f] = True
+                if ruby_token(b, statue, board, filled, FRUIT_SLOTS[f, i]) >= 0:
+                    mask[b, a_ruby + f] = True
                     break
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def clear_face_up_row(
     b: int,
     seat: int,
@@ -372,17 +370,16 @@ def clear_face_up_row(
     ``keep`` and its space was empty before (``filled`` is read once, first), else to the statue
     of the board where it lay. ``filled (12,) int64`` is scratch."""
     if keep:
-        filled_row(owner[b], seat, filled)
-    sr = stacks[b]
+        filled_row(b, owner, seat, filled)
     for s in range(STACKS):
         if not face_up[b, s]:
             continue
         n = 0
         for j in range(DEPTH):
-            n += sr[s, j] >= 0
+            n += stacks[b, s, j] >= 0
         j = max(n - 1, 0)
-        t = max(np.int64(sr[s, j]), 0)
-        sr[s, j] = -1
+        t = max(np.int64(stacks[b, s, j]), 0)
+        stacks[b, s, j] = -1
         if keep and filled[TOKEN_SLOT[t]] == 0:
             owner[b, t] = seat
             stats[b, seat, ST_KEPT] += 1
@@ -391,7 +388,7 @@ def clear_face_up_row(
         face_up[b, s] = False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def end_row(
     b: int,
     winner: int,
@@ -414,7 +411,8 @@ def end_row(
         winners_mask[b, p] = p == winner
     terminated[b] = True
     end_reason[b] = reason
-    mask[b, :] = False
+    for i in range(mask.shape[1]):
+        mask[b, i] = False
     current_player[b] = -1
 
 
@@ -531,23 +529,22 @@ def step(actions: np.ndarray, st: StateArrays, rules: RulesTables) -> bool:
             ended = True
         elif a < a_pass:  # flip the top of stack s
             s = a - a_flip
-            sr = stacks[b]
-            heights_row(sr, h)
+            heights_row(b, stacks, h)
             j = max(h[s] - 1, 0)
-            t = max(np.int64(sr[s, j]), 0)
+            t = max(np.int64(stacks[b, s, j]), 0)
             if phase[b] == PHASE_COLLECT:
                 stats[b, cp, ST_VISITS] += 1
             stats[b, cp, ST_FLIPS] += 1
             phase[b] = PHASE_FLIPPING
             if TOKEN_GOLDEN[t]:
-                sr[s, j] = -1
+                stacks[b, s, j] = -1
                 statue[b, t] = stack_board[s]
                 stats[b, cp, ST_GOLDEN] += 1
             else:
                 bust = False
                 fruit = TOKEN_FRUIT[t]
                 for k in range(STACKS):  # a fruit already face up (this turn) busts
-                    if face_up[b, k] and h[k] > 0 and TOKEN_FRUIT[top_row(sr, h, k)] == fruit:
+                    if face_up[b, k] and h[k] > 0 and TOKEN_FRUIT[top_row(b, stacks, h, k)] == fruit:
                         bust = True
                 face_up[b, s] = True
                 if bust:
@@ -561,11 +558,11 @@ def step(actions: np.ndarray, st: StateArrays, rules: RulesTables) -> bool:
             collected = True
         else:  # use the ruby of fruit f
             f = a - a_ruby
-            board = seat_board(pos[b], cp, cell_board)
-            filled_row(owner[b], cp, filled)
+            board = seat_board(b, pos, cp, cell_board)
+            filled_row(b, owner, cp, filled)
             kept = 0
             for i in range(3):
-                t = ruby_token(statue[b], board, filled, FRUIT_SLOTS[f, i])
+                t = ruby_token(b, statue, board, filled, FRUIT_SLOTS[f, i])
                 if t >= 0:
                     owner[b, t] = cp
                     statue[b, t] = -1
@@ -576,23 +573,24 @@ def step(actions: np.ndarray, st: StateArrays, rules: RulesTables) -> bool:
             ended = True
             collected = True
 
-        mask_row(
-            b, mask, current_player, terminated, truncated, phase, pos, stacks, face_up, statue, owner, rubies,
-            is_board, place_ok, cell_board, cell_stack, stack_cell, rays, h, free, filled,
-        )  # fmt: skip
-        if phase[b] == PHASE_COLLECT and not ended:  # a move after which nothing can be collected
-            stuck = True
-            for i in range(A):
-                if mask[b, i]:
-                    stuck = False
-                    break
-            ended = stuck
+        if not ended:  # the mask after the action; a move after which nothing can be collected ends the turn
+            mask_row(
+                b, mask, current_player, terminated, truncated, phase, pos, stacks, face_up, statue, owner, rubies,
+                is_board, place_ok, cell_board, cell_stack, stack_cell, rays, h, free, filled,
+            )  # fmt: skip
+            if phase[b] == PHASE_COLLECT:
+                stuck = True
+                for i in range(A):
+                    if mask[b, i]:
+                        stuck = False
+                        break
+                ended = stuck
 
         # wins (checked after every collection), then the turn ends
         won = False
         reason = 0
         if collected:
-            filled_row(owner[b], cp, filled)
+            filled_row(b, owner, cp, filled)
             row1 = True
             for k in range(ROW1):
                 row1 &= filled[k] > 0
@@ -603,17 +601,19 @@ def step(actions: np.ndarray, st: StateArrays, rules: RulesTables) -> bool:
             reason = END_FRUITS if row1 else END_GOLDEN
         if ended:
             turns[b] += 1
-            face_up[b, :] = False
+            for k in range(STACKS):
+                face_up[b, k] = False
             phase[b] = PHASE_START
             current_player[b] = 1 - cp
-            mask_row(
-                b, mask, current_player, terminated, truncated, phase, pos, stacks, face_up, statue, owner, rubies,
-                is_board, place_ok, cell_board, cell_stack, stack_cell, rays, h, free, filled,
-            )  # fmt: skip
-        if won:
-            end_row(b, cp, reason, rewards, winners_mask, terminated, end_reason, mask, current_player)
-        elif ended and turns[b] >= turn_cap:
-            end_row(b, -1, END_TURN_CAP, rewards, winners_mask, terminated, end_reason, mask, current_player)
+            if won:
+                end_row(b, cp, reason, rewards, winners_mask, terminated, end_reason, mask, current_player)
+            elif turns[b] >= turn_cap:
+                end_row(b, -1, END_TURN_CAP, rewards, winners_mask, terminated, end_reason, mask, current_player)
+            else:  # the other seat's mask at the start of its turn
+                mask_row(
+                    b, mask, current_player, terminated, truncated, phase, pos, stacks, face_up, statue, owner,
+                    rubies, is_board, place_ok, cell_board, cell_stack, stack_cell, rays, h, free, filled,
+                )  # fmt: skip
     return True
 
 
@@ -639,47 +639,62 @@ def observe(player: np.ndarray, obs: np.ndarray, seen: StateArrays, rules: Rules
     o_cells = o_turn + 1
     h = np.empty(STACKS, np.int64)
     for b in range(obs.shape[0]):
-        row = obs[b]
         p = player[b]
-        row[:o_cells] = _ZERO_F
-        ob = owner[b]
-        sb = statue[b]
-        for t in range(TOKENS):
-            o = ob[t]
-            if o >= 0:
-                row[(0 if o == p else KINDS) + TOKEN_KIND[t]] += _ONE_F
-            s = sb[t]
-            if s >= 0:
-                row[o_statues + s * KINDS + TOKEN_KIND[t]] += _F_QUARTER
+        for i in range(o_cells):
+            obs[b, i] = _ZERO_F
+        # tokens of each kind (a run of ids) per holder, branch-free: owners vary from row to row
+        q = 1 - p
+        for k in range(KINDS):
+            mine = 0
+            theirs = 0
+            s0 = 0
+            s1 = 0
+            s2 = 0
+            s3 = 0
+            for t in range(KIND_START[k], KIND_START[k + 1]):
+                o = owner[b, t]
+                mine += o == p
+                theirs += o == q
+                st_ = statue[b, t]
+                s0 += st_ == 0
+                s1 += st_ == 1
+                s2 += st_ == 2
+                s3 += st_ == 3
+            obs[b, k] = np.float32(mine)
+            obs[b, KINDS + k] = np.float32(theirs)
+            obs[b, o_statues + k] = np.float32(s0) * _F_QUARTER
+            obs[b, o_statues + KINDS + k] = np.float32(s1) * _F_QUARTER
+            obs[b, o_statues + 2 * KINDS + k] = np.float32(s2) * _F_QUARTER
+            obs[b, o_statues + 3 * KINDS + k] = np.float32(s3) * _F_QUARTER
         for r in range(2):
             seat = p if r == 0 else 1 - p
             for f in range(FRUITS):
                 if rubies[b, seat, f]:
-                    row[o_rubies + r * FRUITS + f] = _ONE_F
+                    obs[b, o_rubies + r * FRUITS + f] = _ONE_F
             c = pos[b, seat]
             if c >= 0:
-                row[o_monki + r * N + c] = _ONE_F
-        sr = stacks[b]
-        heights_row(sr, h)
-        fu = face_up[b]
+                obs[b, o_monki + r * N + c] = _ONE_F
+        heights_row(b, stacks, h)
         for s in range(STACKS):
             n = h[s]
             base = o_stacks + s * 8
-            row[base] = np.float32(n / DEPTH)
+            obs[b, base] = np.float32(n / DEPTH)  # divided in float64, then rounded (as numpy does)
             if n > 0:
-                t = top_row(sr, h, s)
-                row[base + 1 + TOKEN_COLOUR[t]] = _ONE_F
-                if fu[s]:
-                    row[base + 3] = _ONE_F
-                    row[base + 4 + TOKEN_FRUIT[t]] = _ONE_F
-                    row[o_flipped + TOKEN_FRUIT[t]] = _ONE_F
+                t = top_row(b, stacks, h, s)
+                obs[b, base + 1 + TOKEN_COLOUR[t]] = _ONE_F
+                if face_up[b, s]:
+                    fr = TOKEN_FRUIT[t]
+                    obs[b, base + 3] = _ONE_F
+                    obs[b, base + 4 + fr] = _ONE_F
+                    obs[b, o_flipped + fr] = _ONE_F
         ph = min(max(np.int64(phase[b]), 0), NUM_PHASES - 1)
-        row[o_phase + ph] = _ONE_F
+        obs[b, o_phase + ph] = _ONE_F
         cp = current_player[b]
         if cp >= 0:  # -1: the game is over, nobody is to move
-            row[o_move + (0 if cp == p else 1)] = _ONE_F
-        row[o_turn] = np.float32(min(turns[b] / turn_cap, 1.0))
-        row[o_cells:] = cells_obs
+            obs[b, o_move + (0 if cp == p else 1)] = _ONE_F
+        obs[b, o_turn] = np.float32(min(turns[b] / turn_cap, 1.0))
+        for i in range(2 * N):
+            obs[b, o_cells + i] = cells_obs[i]
 
 
 @njit(cache=True)
@@ -687,8 +702,12 @@ def free_cells(heights: np.ndarray, pos: np.ndarray, is_board: np.ndarray, stack
     """``(B, N) bool`` board cells with no token and no Monki (``heights (B, 12) int64``, ``pos (B, 2) int64``)."""
     B = heights.shape[0]
     out = np.empty((B, is_board.size), np.bool_)
+    h = np.empty(STACKS, np.int64)
+    free = np.empty(is_board.size, np.bool_)
     for b in range(B):
-        free_row(heights[b], pos[b, 0], pos[b, 1], is_board, stack_cell, out[b])
+        h[:] = heights[b]
+        free_row(h, pos[b, 0], pos[b, 1], is_board, stack_cell, free)
+        out[b] = free
     return out
 
 
@@ -697,8 +716,10 @@ def move_targets(origin: np.ndarray, free: np.ndarray, rays: np.ndarray) -> np.n
     """``(B, N) bool`` cells a queen move from ``origin (B,) int64`` reaches over ``free (B, N) bool``."""
     B, N = free.shape
     out = np.zeros((B, N), np.bool_)
+    row = np.empty(N, np.bool_)
     for b in range(B):
-        move_row(origin[b], free[b], rays, out[b], 0)
+        row[:] = free[b]
+        move_row(origin[b], row, rays, out, b, 0)
     return out
 
 
@@ -727,11 +748,11 @@ def ruby_takes(
     filled = np.empty(SLOTS, np.int64)
     for b in range(B):
         cp = seat[b]
-        board = seat_board(pos[b], cp, cell_board)
-        filled_row(owner[b], cp, filled)
+        board = seat_board(b, pos, cp, cell_board)
+        filled_row(b, owner, cp, filled)
         for f in range(FRUITS):
             for i in range(3):
-                t = ruby_token(statue[b], board, filled, FRUIT_SLOTS[f, i])
+                t = ruby_token(b, statue, board, filled, FRUIT_SLOTS[f, i])
                 if t >= 0:
                     out[b, f, t] = True
     return out
