@@ -101,6 +101,8 @@ SLOT_TOKENS = np.full((SLOTS, 4), -1, dtype=np.int64)
 for _k in range(SLOTS):
     _ids = np.flatnonzero(D.TOKEN_SLOT == _k)
     SLOT_TOKENS[_k, : _ids.size] = _ids
+#: ``(12,) int64`` bit ``t`` set for each token ``t`` of the slot.
+SLOT_BITS = np.array([sum(1 << int(t) for t in np.flatnonzero(D.TOKEN_SLOT == k)) for k in range(SLOTS)], np.int64)
 #: Orthogonal ray directions (N, E, S, W) among the 8 of ``Layout.rays``.
 ORTHO = np.array(D.Layout.ORTHO, dtype=np.int64)
 _F_QUARTER = np.float32(0.25)
@@ -249,25 +251,33 @@ def sight_row(origin: int, free: np.ndarray, h: np.ndarray, rays: np.ndarray, ce
 
 
 @njit(cache=True, inline="always")
-def filled_row(b: int, owner: np.ndarray, seat: int, filled: np.ndarray) -> None:
-    """Tokens of ``seat`` on each of its player-board slots in row ``b`` of ``owner (B, 40)``, into ``filled (12,)``."""
-    for k in range(SLOTS):
-        filled[k] = 0
-    for t in range(TOKENS):  # branch-free: owners vary from row to row
-        filled[TOKEN_SLOT[t]] += owner[b, t] == seat
+def token_bits(b: int, arr: np.ndarray, value: int) -> int:
+    """Bit ``t`` set for each token ``t`` with ``arr[b, t] == value`` (``arr (B, 40)``: ``owner`` or ``statue``).
+
+    Branch-free (owners and statues vary from row to row); the player-board space of ``seat`` is
+    filled when ``token_bits(b, owner, seat) & SLOT_BITS[k]`` is not 0.
+    """
+    bits = np.int64(0)
+    for t in range(TOKENS):
+        bits |= np.int64(arr[b, t] == value) << t
+    return bits
 
 
 @njit(cache=True, inline="always")
-def ruby_token(b: int, statue: np.ndarray, board: int, filled: np.ndarray, k: int) -> int:
-    """The token a ruby takes for slot ``k`` from the statue of ``board`` in row ``b``, or -1.
+def ruby_token(owned: int, on: int, k: int) -> int:
+    """The token a ruby takes for slot ``k``: the lowest id of that slot on the statue, or -1.
 
-    Nothing when the slot is filled or ``board < 0``; else the lowest id of that slot on the statue.
+    ``owned``: :func:`token_bits` of the seat's player board (nothing when the slot is filled);
+    ``on``: of the statue of the Monki's board.
     """
-    if board < 0 or filled[k] != 0:
+    if owned & SLOT_BITS[k]:
+        return -1
+    cand = on & SLOT_BITS[k]
+    if cand == 0:
         return -1
     for i in range(4):
         t = SLOT_TOKENS[k, i]
-        if t >= 0 and statue[b, t] == board:
+        if (cand >> t) & 1:
             return t
     return -1
 
@@ -301,15 +311,13 @@ def mask_row(
     rays: np.ndarray,
     h: np.ndarray,
     free: np.ndarray,
-    filled: np.ndarray,
 ) -> None:
     """Write row ``b``'s legal mask for the seat to move (a finished row: no action).
 
     ``place``: a board cell without a pot, not the other Monki's; ``start``: a queen move over
     free cells, or skip; ``collect`` / ``flipping``: flip a face-down stack in line of sight
     (row or column, first non-empty stack met); ``flipping``: pass; ``collect``: a usable ruby
-    that takes at least one token. ``h (12,) int64``, ``free (N,) bool``, ``filled (12,) int64``
-    are scratch.
+    that takes at least one token. ``h (12,) int64`` and ``free (N,) bool`` are scratch.
     """
     N = is_board.size
     for i in range(mask.shape[1]):
@@ -344,13 +352,15 @@ def mask_row(
     board = seat_board(b, pos, cp, cell_board)
     if board < 0:
         return
-    filled_row(b, owner, cp, filled)
+    owned = token_bits(b, owner, cp)
+    on = token_bits(b, statue, board)
     for f in range(FRUITS):
         if rubies[b, cp, f]:
+            ok = False
             for i in range(3):
-                if ruby_token(b, statue, board, filled, FRUIT_SLOTS[f, i]) >= 0:
-                    mask[b, a_ruby + f] = True
-                    break
+                k = FRUIT_SLOTS[f, i]
+                ok |= (owned & SLOT_BITS[k]) == 0 and (on & SLOT_BITS[k]) != 0
+            mask[b, a_ruby + f] = ok
 
 
 @njit(cache=True, inline="always")
@@ -364,13 +374,11 @@ def clear_face_up_row(
     owner: np.ndarray,
     stats: np.ndarray,
     stack_board: np.ndarray,
-    filled: np.ndarray,
 ) -> None:
     """Take every face-up top of row ``b`` off its stack, in stack order: to ``seat``'s board when
-    ``keep`` and its space was empty before (``filled`` is read once, first), else to the statue
-    of the board where it lay. ``filled (12,) int64`` is scratch."""
-    if keep:
-        filled_row(b, owner, seat, filled)
+    ``keep`` and its space was empty before (the spaces are read once, first), else to the statue
+    of the board where it lay."""
+    owned = token_bits(b, owner, seat) if keep else np.int64(0)
     for s in range(STACKS):
         if not face_up[b, s]:
             continue
@@ -380,7 +388,7 @@ def clear_face_up_row(
         j = max(n - 1, 0)
         t = max(np.int64(stacks[b, s, j]), 0)
         stacks[b, s, j] = -1
-        if keep and filled[TOKEN_SLOT[t]] == 0:
+        if keep and (owned & SLOT_BITS[TOKEN_SLOT[t]]) == 0:
             owner[b, t] = seat
             stats[b, seat, ST_KEPT] += 1
         else:
@@ -427,11 +435,10 @@ def refresh(st: StateArrays, rules: RulesTables) -> None:
     stack_cell, rays = rules[STACK_CELL], rules[RAYS]
     h = np.empty(STACKS, np.int64)
     free = np.empty(is_board.size, np.bool_)
-    filled = np.empty(SLOTS, np.int64)
     for b in range(mask.shape[0]):
         mask_row(
             b, mask, current_player, terminated, truncated, phase, pos, stacks, face_up, statue, owner, rubies,
-            is_board, place_ok, cell_board, cell_stack, stack_cell, rays, h, free, filled,
+            is_board, place_ok, cell_board, cell_stack, stack_cell, rays, h, free,
         )  # fmt: skip
 
 
@@ -505,7 +512,6 @@ def step(actions: np.ndarray, st: StateArrays, rules: RulesTables) -> bool:
     a_ruby = a_pass + 1
     h = np.empty(STACKS, np.int64)
     free = np.empty(N, np.bool_)
-    filled = np.empty(SLOTS, np.int64)
     for b in range(B):
         if terminated[b] or truncated[b]:
             continue
@@ -548,21 +554,22 @@ def step(actions: np.ndarray, st: StateArrays, rules: RulesTables) -> bool:
                         bust = True
                 face_up[b, s] = True
                 if bust:
-                    clear_face_up_row(b, cp, False, stacks, face_up, statue, owner, stats, stack_board, filled)
+                    clear_face_up_row(b, cp, False, stacks, face_up, statue, owner, stats, stack_board)
                     stats[b, cp, ST_BUSTS] += 1
                     ended = True
         elif a == a_pass:  # pass: collect the flips
-            clear_face_up_row(b, cp, True, stacks, face_up, statue, owner, stats, stack_board, filled)
+            clear_face_up_row(b, cp, True, stacks, face_up, statue, owner, stats, stack_board)
             stats[b, cp, ST_PASSES] += 1
             ended = True
             collected = True
         else:  # use the ruby of fruit f
             f = a - a_ruby
             board = seat_board(b, pos, cp, cell_board)
-            filled_row(b, owner, cp, filled)
+            owned = token_bits(b, owner, cp)
+            on = token_bits(b, statue, board) if board >= 0 else np.int64(0)
             kept = 0
             for i in range(3):
-                t = ruby_token(b, statue, board, filled, FRUIT_SLOTS[f, i])
+                t = ruby_token(owned, on, FRUIT_SLOTS[f, i])
                 if t >= 0:
                     owner[b, t] = cp
                     statue[b, t] = -1
@@ -576,7 +583,7 @@ def step(actions: np.ndarray, st: StateArrays, rules: RulesTables) -> bool:
         if not ended:  # the mask after the action; a move after which nothing can be collected ends the turn
             mask_row(
                 b, mask, current_player, terminated, truncated, phase, pos, stacks, face_up, statue, owner, rubies,
-                is_board, place_ok, cell_board, cell_stack, stack_cell, rays, h, free, filled,
+                is_board, place_ok, cell_board, cell_stack, stack_cell, rays, h, free,
             )  # fmt: skip
             if phase[b] == PHASE_COLLECT:
                 stuck = True
@@ -590,13 +597,13 @@ def step(actions: np.ndarray, st: StateArrays, rules: RulesTables) -> bool:
         won = False
         reason = 0
         if collected:
-            filled_row(b, owner, cp, filled)
+            owned = token_bits(b, owner, cp)
             row1 = True
             for k in range(ROW1):
-                row1 &= filled[k] > 0
+                row1 &= (owned & SLOT_BITS[k]) != 0
             row2 = True
             for k in range(ROW1, SLOTS):
-                row2 &= filled[k] > 0
+                row2 &= (owned & SLOT_BITS[k]) != 0
             won = row1 or row2
             reason = END_FRUITS if row1 else END_GOLDEN
         if ended:
@@ -612,7 +619,7 @@ def step(actions: np.ndarray, st: StateArrays, rules: RulesTables) -> bool:
             else:  # the other seat's mask at the start of its turn
                 mask_row(
                     b, mask, current_player, terminated, truncated, phase, pos, stacks, face_up, statue, owner,
-                    rubies, is_board, place_ok, cell_board, cell_stack, stack_cell, rays, h, free, filled,
+                    rubies, is_board, place_ok, cell_board, cell_stack, stack_cell, rays, h, free,
                 )  # fmt: skip
     return True
 
@@ -745,14 +752,14 @@ def ruby_takes(
     """``(B, 4, 40) bool`` tokens each ruby of ``seat (B,) int64`` would take now (statue of its board)."""
     B = seat.size
     out = np.zeros((B, FRUITS, TOKENS), np.bool_)
-    filled = np.empty(SLOTS, np.int64)
     for b in range(B):
         cp = seat[b]
         board = seat_board(b, pos, cp, cell_board)
-        filled_row(b, owner, cp, filled)
+        owned = token_bits(b, owner, cp)
+        on = token_bits(b, statue, board) if board >= 0 else np.int64(0)
         for f in range(FRUITS):
             for i in range(3):
-                t = ruby_token(b, statue, board, filled, FRUIT_SLOTS[f, i])
+                t = ruby_token(owned, on, FRUIT_SLOTS[f, i])
                 if t >= 0:
                     out[b, f, t] = True
     return out
