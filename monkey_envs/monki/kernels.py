@@ -90,10 +90,10 @@ TOKEN_SLOT = D.TOKEN_SLOT.astype(np.int64)
 TOKEN_KIND = D.TOKEN_KIND.astype(np.int64)
 TOKEN_COLOUR = D.TOKEN_COLOUR.astype(np.int64)
 TOKEN_GOLDEN = D.TOKEN_GOLDEN.astype(np.bool_)
-#: ``(17,) int64`` the token ids of kind ``k`` are ``KIND_START[k] .. KIND_START[k + 1] - 1`` (kinds
-#: ascend with the id: 4 regular tokens per colour and fruit, then that colour's 4 golden ones).
-KIND_START = np.searchsorted(D.TOKEN_KIND, np.arange(KINDS + 1)).astype(np.int64)
-assert (np.diff(D.TOKEN_KIND) >= 0).all() and (np.diff(KIND_START) == D.KIND_TOTAL).all()
+# observe counts the kinds in this id order: per colour (20 ids) 4 regular tokens of each fruit, then
+# the 4 golden ones (kind colour * 8 + fruit, then colour * 8 + 4 + fruit)
+_IDS = np.arange(TOKENS)
+assert (D.TOKEN_KIND == (_IDS // 20) * 8 + np.where(_IDS % 20 < 16, (_IDS % 20) // 4, 4 + _IDS % 20 - 16)).all()
 #: ``(4, 3) int64`` the player-board slots of each fruit: green regular, blue regular, golden.
 FRUIT_SLOTS = np.array([[f, 4 + f, ROW1 + f] for f in range(FRUITS)], dtype=np.int64)
 #: ``(12, 4) int64`` token ids of each slot, ascending, padded with -1 (4 regular tokens, 2 golden).
@@ -424,6 +424,19 @@ def end_row(
     current_player[b] = -1
 
 
+@njit(cache=True, inline="always")
+def kind_obs(
+    obs: np.ndarray, b: int, k: int, o_statues: int, mine: int, theirs: int, s0: int, s1: int, s2: int, s3: int
+) -> None:
+    """Write the counts of kind ``k`` in row ``b``: on the observer's board, the other's, each statue (/ 4)."""
+    obs[b, k] = np.float32(mine)
+    obs[b, KINDS + k] = np.float32(theirs)
+    obs[b, o_statues + k] = np.float32(s0) * _F_QUARTER
+    obs[b, o_statues + KINDS + k] = np.float32(s1) * _F_QUARTER
+    obs[b, o_statues + 2 * KINDS + k] = np.float32(s2) * _F_QUARTER
+    obs[b, o_statues + 3 * KINDS + k] = np.float32(s3) * _F_QUARTER
+
+
 # ====================================================================== batch kernels
 @njit(cache=True)
 def refresh(st: StateArrays, rules: RulesTables) -> None:
@@ -649,30 +662,34 @@ def observe(player: np.ndarray, obs: np.ndarray, seen: StateArrays, rules: Rules
         p = player[b]
         for i in range(o_cells):
             obs[b, i] = _ZERO_F
-        # tokens of each kind (a run of ids) per holder, branch-free: owners vary from row to row
-        q = 1 - p
-        for k in range(KINDS):
-            mine = 0
-            theirs = 0
-            s0 = 0
-            s1 = 0
-            s2 = 0
-            s3 = 0
-            for t in range(KIND_START[k], KIND_START[k + 1]):
+        # tokens of each kind per holder, branch-free (owners vary from row to row), in the id
+        # order of data.py: per colour 4 regular tokens of each fruit, then its 4 golden ones
+        p8 = np.int8(p)
+        q8 = np.int8(1 - p)
+        for c in range(2):
+            for f in range(FRUITS):
+                t0 = c * 20 + 4 * f
+                k = c * 8 + f
+                mine = 0
+                theirs = 0
+                s0 = 0
+                s1 = 0
+                s2 = 0
+                s3 = 0
+                for j in range(4):
+                    o = owner[b, t0 + j]
+                    st_ = statue[b, t0 + j]
+                    mine += o == p8
+                    theirs += o == q8
+                    s0 += st_ == 0
+                    s1 += st_ == 1
+                    s2 += st_ == 2
+                    s3 += st_ == 3
+                kind_obs(obs, b, k, o_statues, mine, theirs, s0, s1, s2, s3)
+                t = c * 20 + 16 + f
                 o = owner[b, t]
-                mine += o == p
-                theirs += o == q
                 st_ = statue[b, t]
-                s0 += st_ == 0
-                s1 += st_ == 1
-                s2 += st_ == 2
-                s3 += st_ == 3
-            obs[b, k] = np.float32(mine)
-            obs[b, KINDS + k] = np.float32(theirs)
-            obs[b, o_statues + k] = np.float32(s0) * _F_QUARTER
-            obs[b, o_statues + KINDS + k] = np.float32(s1) * _F_QUARTER
-            obs[b, o_statues + 2 * KINDS + k] = np.float32(s2) * _F_QUARTER
-            obs[b, o_statues + 3 * KINDS + k] = np.float32(s3) * _F_QUARTER
+                kind_obs(obs, b, k + 4, o_statues, o == p8, o == q8, st_ == 0, st_ == 1, st_ == 2, st_ == 3)
         for r in range(2):
             seat = p if r == 0 else 1 - p
             for f in range(FRUITS):
