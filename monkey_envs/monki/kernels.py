@@ -289,9 +289,9 @@ def seat_board(b: int, pos: np.ndarray, seat: int, cell_board: np.ndarray) -> in
     return cell_board[c] if c >= 0 else -1
 
 
-@njit(cache=True, inline="always")
-def mask_row(
-    b: int,
+@njit(cache=True)
+def mask_rows(
+    todo: np.ndarray,
     mask: np.ndarray,
     current_player: np.ndarray,
     terminated: np.ndarray,
@@ -309,58 +309,94 @@ def mask_row(
     cell_stack: np.ndarray,
     stack_cell: np.ndarray,
     rays: np.ndarray,
-    h: np.ndarray,
-    free: np.ndarray,
 ) -> None:
-    """Write row ``b``'s legal mask for the seat to move (a finished row: no action).
+    """Write the legal mask of the seat to move in every row ``b`` with ``todo[b]`` (a finished row: none).
 
     ``place``: a board cell without a pot, not the other Monki's; ``start``: a queen move over
     free cells, or skip; ``collect`` / ``flipping``: flip a face-down stack in line of sight
-    (row or column, first non-empty stack met); ``flipping``: pass; ``collect``: a usable ruby
-    that takes at least one token. ``h (12,) int64`` and ``free (N,) bool`` are scratch.
+    (row or column: the first cell that is not free ends the ray, and is seen when it is a pot
+    holding tokens); ``flipping``: pass; ``collect``: a usable ruby that takes at least one token.
+
+    The walks of :func:`free_row`, :func:`move_row`, :func:`sight_row` and :func:`token_bits` are
+    written out here instead of called: each array handed to a helper costs a reference-count
+    increment and decrement per call, which made this loop 2-4x slower.
     """
     N = is_board.size
-    for i in range(mask.shape[1]):
-        mask[b, i] = False
-    if terminated[b] or truncated[b]:
-        return
-    cp = max(np.int64(current_player[b]), 0)
-    ph = phase[b]
-    me = np.int64(pos[b, cp])
-    if ph == PHASE_PLACE:
-        other = np.int64(pos[b, 1 - cp])
-        for c in range(N):
-            mask[b, c] = place_ok[c] and c != other
-        return
-    if ph != PHASE_START and ph != PHASE_COLLECT and ph != PHASE_FLIPPING:
-        return
-    heights_row(b, stacks, h)
-    free_row(h, np.int64(pos[b, 0]), np.int64(pos[b, 1]), is_board, stack_cell, free)
-    if ph == PHASE_START:
-        move_row(me, free, rays, mask, b, N)
-        mask[b, 2 * N] = True
-        return
+    A = mask.shape[1]
+    L = rays.shape[2]
     a_flip = 2 * N + 1
-    for i in range(4):
-        s = sight_row(me, free, h, rays, cell_stack, ORTHO[i])
-        if s >= 0 and not face_up[b, s]:
-            mask[b, a_flip + s] = True
-    if ph == PHASE_FLIPPING:
-        mask[b, a_flip + STACKS] = True
-        return
     a_ruby = a_flip + STACKS + 1
-    board = seat_board(b, pos, cp, cell_board)
-    if board < 0:
-        return
-    owned = token_bits(b, owner, cp)
-    on = token_bits(b, statue, board)
-    for f in range(FRUITS):
-        if rubies[b, cp, f]:
-            ok = False
-            for i in range(3):
-                k = FRUIT_SLOTS[f, i]
-                ok |= (owned & SLOT_BITS[k]) == 0 and (on & SLOT_BITS[k]) != 0
-            mask[b, a_ruby + f] = ok
+    h = np.empty(STACKS, np.int64)
+    free = np.empty(N, np.bool_)
+    for b in range(mask.shape[0]):
+        if not todo[b]:
+            continue
+        for i in range(A):
+            mask[b, i] = False
+        if terminated[b] or truncated[b]:
+            continue
+        cp = max(np.int64(current_player[b]), 0)
+        ph = phase[b]
+        me = np.int64(pos[b, cp])
+        if ph == PHASE_PLACE:
+            other = np.int64(pos[b, 1 - cp])
+            for c in range(N):
+                mask[b, c] = place_ok[c] & (c != other)
+            continue
+        if ph != PHASE_START and ph != PHASE_COLLECT and ph != PHASE_FLIPPING:
+            continue
+        for c in range(N):  # free cells: board cells without tokens or a Monki
+            free[c] = is_board[c]
+        for s in range(STACKS):
+            n = 0
+            for j in range(DEPTH):
+                n += stacks[b, s, j] >= 0
+            h[s] = n
+            if n > 0:
+                free[stack_cell[s]] = False
+        for p in range(2):
+            if pos[b, p] >= 0:
+                free[pos[b, p]] = False
+        if ph == PHASE_START:
+            mask[b, 2 * N] = True
+            if me >= 0:
+                for k in range(8):
+                    for j in range(L):
+                        c = rays[me, k, j]
+                        if c < 0 or not free[c]:
+                            break
+                        mask[b, N + c] = True
+            continue
+        if me >= 0:
+            for i in range(4):
+                k = ORTHO[i]
+                for j in range(L):
+                    c = rays[me, k, j]
+                    if c < 0:
+                        break
+                    if not free[c]:
+                        s = cell_stack[c]
+                        if s >= 0 and h[s] > 0 and not face_up[b, s]:
+                            mask[b, a_flip + s] = True
+                        break
+        if ph == PHASE_FLIPPING:
+            mask[b, a_flip + STACKS] = True
+            continue
+        board = cell_board[me] if me >= 0 else -1
+        if board < 0:
+            continue
+        owned = np.int64(0)
+        on = np.int64(0)
+        for t in range(TOKENS):  # branch-free: owners and statues vary from row to row
+            owned |= np.int64(owner[b, t] == cp) << t
+            on |= np.int64(statue[b, t] == board) << t
+        for f in range(FRUITS):
+            if rubies[b, cp, f]:
+                ok = False
+                for i in range(3):
+                    k = FRUIT_SLOTS[f, i]
+                    ok |= ((owned & SLOT_BITS[k]) == 0) & ((on & SLOT_BITS[k]) != 0)
+                mask[b, a_ruby + f] = ok
 
 
 @njit(cache=True, inline="always")
@@ -440,19 +476,12 @@ def kind_obs(
 # ====================================================================== batch kernels
 @njit(cache=True)
 def refresh(st: StateArrays, rules: RulesTables) -> None:
-    """Recompute every row's legal mask (:func:`mask_row`) into ``st[MASK]``."""
-    mask, current_player, terminated, truncated = st[MASK], st[CURRENT_PLAYER], st[TERMINATED], st[TRUNCATED]
-    phase, pos, stacks, face_up = st[PHASE], st[POS], st[STACKS_F], st[FACE_UP]
-    statue, owner, rubies = st[STATUE], st[OWNER], st[RUBIES]
-    is_board, place_ok, cell_board, cell_stack = rules[IS_BOARD], rules[PLACE_OK], rules[CELL_BOARD], rules[CELL_STACK]
-    stack_cell, rays = rules[STACK_CELL], rules[RAYS]
-    h = np.empty(STACKS, np.int64)
-    free = np.empty(is_board.size, np.bool_)
-    for b in range(mask.shape[0]):
-        mask_row(
-            b, mask, current_player, terminated, truncated, phase, pos, stacks, face_up, statue, owner, rubies,
-            is_board, place_ok, cell_board, cell_stack, stack_cell, rays, h, free,
-        )  # fmt: skip
+    """Recompute every row's legal mask (:func:`mask_rows`) into ``st[MASK]``."""
+    mask_rows(
+        np.ones(st[MASK].shape[0], np.bool_), st[MASK], st[CURRENT_PLAYER], st[TERMINATED], st[TRUNCATED],
+        st[PHASE], st[POS], st[STACKS_F], st[FACE_UP], st[STATUE], st[OWNER], st[RUBIES], rules[IS_BOARD],
+        rules[PLACE_OK], rules[CELL_BOARD], rules[CELL_STACK], rules[STACK_CELL], rules[RAYS],
+    )  # fmt: skip
 
 
 @njit(cache=True)
@@ -524,9 +553,14 @@ def step(actions: np.ndarray, st: StateArrays, rules: RulesTables) -> bool:
     a_pass = a_flip + STACKS
     a_ruby = a_pass + 1
     h = np.empty(STACKS, np.int64)
-    free = np.empty(N, np.bool_)
+    live = np.empty(B, np.bool_)
+    todo = np.zeros(B, np.bool_)  # rows whose mask is (re)computed next
+    ended_rows = np.zeros(B, np.bool_)  # the turn ends
+    collected_rows = np.zeros(B, np.bool_)  # a pass or a ruby: check for a win
+    mover = np.empty(B, np.int64)  # the seat that acted
     for b in range(B):
-        if terminated[b] or truncated[b]:
+        live[b] = not (terminated[b] or truncated[b])
+        if not live[b]:
             continue
         step_count[b] += 1
         a = actions[b]
@@ -548,7 +582,11 @@ def step(actions: np.ndarray, st: StateArrays, rules: RulesTables) -> bool:
             ended = True
         elif a < a_pass:  # flip the top of stack s
             s = a - a_flip
-            heights_row(b, stacks, h)
+            for k in range(STACKS):
+                n = 0
+                for d in range(DEPTH):
+                    n += stacks[b, k, d] >= 0
+                h[k] = n
             j = max(h[s] - 1, 0)
             t = max(np.int64(stacks[b, s, j]), 0)
             if phase[b] == PHASE_COLLECT:
@@ -563,8 +601,8 @@ def step(actions: np.ndarray, st: StateArrays, rules: RulesTables) -> bool:
                 bust = False
                 fruit = TOKEN_FRUIT[t]
                 for k in range(STACKS):  # a fruit already face up (this turn) busts
-                    if face_up[b, k] and h[k] > 0 and TOKEN_FRUIT[top_row(b, stacks, h, k)] == fruit:
-                        bust = True
+                    if face_up[b, k] and h[k] > 0:
+                        bust |= TOKEN_FRUIT[max(np.int64(stacks[b, k, h[k] - 1]), 0)] == fruit
                 face_up[b, s] = True
                 if bust:
                     clear_face_up_row(b, cp, False, stacks, face_up, statue, owner, stats, stack_board)
@@ -593,33 +631,44 @@ def step(actions: np.ndarray, st: StateArrays, rules: RulesTables) -> bool:
             ended = True
             collected = True
 
-        if not ended:  # the mask after the action; a move after which nothing can be collected ends the turn
-            mask_row(
-                b, mask, current_player, terminated, truncated, phase, pos, stacks, face_up, statue, owner, rubies,
-                is_board, place_ok, cell_board, cell_stack, stack_cell, rays, h, free,
-            )  # fmt: skip
-            if phase[b] == PHASE_COLLECT:
-                stuck = True
-                for i in range(A):
-                    if mask[b, i]:
-                        stuck = False
-                        break
-                ended = stuck
+        ended_rows[b] = ended
+        collected_rows[b] = collected
+        mover[b] = cp
+        todo[b] = not ended
 
-        # wins (checked after every collection), then the turn ends
-        won = False
-        reason = 0
-        if collected:
-            owned = token_bits(b, owner, cp)
-            row1 = True
-            for k in range(ROW1):
-                row1 &= (owned & SLOT_BITS[k]) != 0
-            row2 = True
-            for k in range(ROW1, SLOTS):
-                row2 &= (owned & SLOT_BITS[k]) != 0
-            won = row1 or row2
-            reason = END_FRUITS if row1 else END_GOLDEN
-        if ended:
+    # the mask after the action; a move after which nothing can be collected ends the turn by itself
+    mask_rows(
+        todo, mask, current_player, terminated, truncated, phase, pos, stacks, face_up, statue, owner, rubies,
+        is_board, place_ok, cell_board, cell_stack, stack_cell, rays,
+    )  # fmt: skip
+    for b in range(B):
+        if todo[b] and phase[b] == PHASE_COLLECT:
+            stuck = True
+            for i in range(A):
+                if mask[b, i]:
+                    stuck = False
+                    break
+            ended_rows[b] = stuck
+
+    # wins (checked after every collection), then the turn ends
+    for b in range(B):
+        todo[b] = False
+        if live[b] and ended_rows[b]:
+            cp = mover[b]
+            won = False
+            reason = 0
+            if collected_rows[b]:
+                owned = np.int64(0)
+                for t in range(TOKENS):
+                    owned |= np.int64(owner[b, t] == cp) << t
+                row1 = True
+                for k in range(ROW1):
+                    row1 &= (owned & SLOT_BITS[k]) != 0
+                row2 = True
+                for k in range(ROW1, SLOTS):
+                    row2 &= (owned & SLOT_BITS[k]) != 0
+                won = row1 or row2
+                reason = END_FRUITS if row1 else END_GOLDEN
             turns[b] += 1
             for k in range(STACKS):
                 face_up[b, k] = False
@@ -629,11 +678,13 @@ def step(actions: np.ndarray, st: StateArrays, rules: RulesTables) -> bool:
                 end_row(b, cp, reason, rewards, winners_mask, terminated, end_reason, mask, current_player)
             elif turns[b] >= turn_cap:
                 end_row(b, -1, END_TURN_CAP, rewards, winners_mask, terminated, end_reason, mask, current_player)
-            else:  # the other seat's mask at the start of its turn
-                mask_row(
-                    b, mask, current_player, terminated, truncated, phase, pos, stacks, face_up, statue, owner,
-                    rubies, is_board, place_ok, cell_board, cell_stack, stack_cell, rays, h, free,
-                )  # fmt: skip
+            else:
+                todo[b] = True
+    # the other seat's mask at the start of its turn
+    mask_rows(
+        todo, mask, current_player, terminated, truncated, phase, pos, stacks, face_up, statue, owner, rubies,
+        is_board, place_ok, cell_board, cell_stack, stack_cell, rays,
+    )  # fmt: skip
     return True
 
 
