@@ -12,9 +12,12 @@ dropped (:func:`_drop_stale_cache`, as in :mod:`monkey_envs.monkey_fun.kernels`)
 Notation: ``b`` a row, ``cp`` the seat to move, ``c`` a grid cell, ``s`` a stack (0..11), ``t`` a
 token id (0..39), ``a`` an action (see :mod:`monkey_envs.monki.rules` for the action space).
 
-The per-row helpers (``*_row``) take their arrays one by one, never a tuple: each array taken out
-of a tuple inside the row loop costs a reference-count increment and decrement. They are written
-to stay inside their arrays for any state whose values are in the ranges the laws check first
+Hot loops call no helper that takes arrays: every array handed to a function, even one inlined by
+numba, costs a reference-count increment and decrement per call, and at ``B = 4096`` that made the
+mask 2-4x slower. So the mask (:func:`mask_rows`) and the observation are written out in one loop
+each; the per-row helpers (``*_row``, :func:`token_bits`) serve the rarer paths (a pass, a bust, a
+ruby, an ending) and the geometry functions the heuristics call. The kernels are written to stay
+inside their arrays for any state whose values are in the ranges the laws check first
 (:mod:`monkey_envs.monki.invariants`: ``pos`` in ``[-1, N)``, ``stacks`` in ``[-1, 40)``, ...), so
 the laws may ask for the rules' mask of a state that breaks the other laws.
 """
@@ -184,22 +187,6 @@ RulesTables = tuple[np.ndarray | int, ...]
 
 
 # ====================================================================== per-row helpers
-@njit(cache=True, inline="always")
-def heights_row(b: int, stacks: np.ndarray, h: np.ndarray) -> None:
-    """Tokens in each stack of row ``b`` of ``stacks (B, 12, 3) int8`` into ``h (12,) int64``."""
-    for s in range(STACKS):
-        n = 0
-        for j in range(DEPTH):
-            n += stacks[b, s, j] >= 0
-        h[s] = n
-
-
-@njit(cache=True, inline="always")
-def top_row(b: int, stacks: np.ndarray, h: np.ndarray, s: int) -> int:
-    """Token on top of stack ``s`` of row ``b`` (its slot ``max(h - 1, 0)``), clipped to ``>= 0``."""
-    return max(np.int64(stacks[b, s, max(h[s] - 1, 0)]), 0)
-
-
 @njit(cache=True, inline="always")
 def free_row(h: np.ndarray, p0: int, p1: int, is_board: np.ndarray, stack_cell: np.ndarray, free: np.ndarray) -> None:
     """Board cells with no token and no Monki into ``free (N,) bool`` (Monkis at ``p0``, ``p1``; -1 unplaced)."""
@@ -460,19 +447,6 @@ def end_row(
     current_player[b] = -1
 
 
-@njit(cache=True, inline="always")
-def kind_obs(
-    obs: np.ndarray, b: int, k: int, o_statues: int, mine: int, theirs: int, s0: int, s1: int, s2: int, s3: int
-) -> None:
-    """Write the counts of kind ``k`` in row ``b``: on the observer's board, the other's, each statue (/ 4)."""
-    obs[b, k] = np.float32(mine)
-    obs[b, KINDS + k] = np.float32(theirs)
-    obs[b, o_statues + k] = np.float32(s0) * _F_QUARTER
-    obs[b, o_statues + KINDS + k] = np.float32(s1) * _F_QUARTER
-    obs[b, o_statues + 2 * KINDS + k] = np.float32(s2) * _F_QUARTER
-    obs[b, o_statues + 3 * KINDS + k] = np.float32(s3) * _F_QUARTER
-
-
 # ====================================================================== batch kernels
 @njit(cache=True)
 def refresh(st: StateArrays, rules: RulesTables) -> None:
@@ -708,7 +682,6 @@ def observe(player: np.ndarray, obs: np.ndarray, seen: StateArrays, rules: Rules
     o_move = o_phase + NUM_PHASES
     o_turn = o_move + 2
     o_cells = o_turn + 1
-    h = np.empty(STACKS, np.int64)
     for b in range(obs.shape[0]):
         p = player[b]
         for i in range(o_cells):
@@ -736,11 +709,22 @@ def observe(player: np.ndarray, obs: np.ndarray, seen: StateArrays, rules: Rules
                     s1 += st_ == 1
                     s2 += st_ == 2
                     s3 += st_ == 3
-                kind_obs(obs, b, k, o_statues, mine, theirs, s0, s1, s2, s3)
-                t = c * 20 + 16 + f
+                obs[b, k] = np.float32(mine)
+                obs[b, KINDS + k] = np.float32(theirs)
+                obs[b, o_statues + k] = np.float32(s0) * _F_QUARTER
+                obs[b, o_statues + KINDS + k] = np.float32(s1) * _F_QUARTER
+                obs[b, o_statues + 2 * KINDS + k] = np.float32(s2) * _F_QUARTER
+                obs[b, o_statues + 3 * KINDS + k] = np.float32(s3) * _F_QUARTER
+                t = c * 20 + 16 + f  # the golden token of that colour and fruit
+                k += 4
                 o = owner[b, t]
                 st_ = statue[b, t]
-                kind_obs(obs, b, k + 4, o_statues, o == p8, o == q8, st_ == 0, st_ == 1, st_ == 2, st_ == 3)
+                obs[b, k] = np.float32(o == p8)
+                obs[b, KINDS + k] = np.float32(o == q8)
+                obs[b, o_statues + k] = np.float32(st_ == 0) * _F_QUARTER
+                obs[b, o_statues + KINDS + k] = np.float32(st_ == 1) * _F_QUARTER
+                obs[b, o_statues + 2 * KINDS + k] = np.float32(st_ == 2) * _F_QUARTER
+                obs[b, o_statues + 3 * KINDS + k] = np.float32(st_ == 3) * _F_QUARTER
         for r in range(2):
             seat = p if r == 0 else 1 - p
             for f in range(FRUITS):
@@ -749,13 +733,14 @@ def observe(player: np.ndarray, obs: np.ndarray, seen: StateArrays, rules: Rules
             c = pos[b, seat]
             if c >= 0:
                 obs[b, o_monki + r * N + c] = _ONE_F
-        heights_row(b, stacks, h)
         for s in range(STACKS):
-            n = h[s]
+            n = 0
+            for j in range(DEPTH):
+                n += stacks[b, s, j] >= 0
             base = o_stacks + s * 8
             obs[b, base] = np.float32(n / DEPTH)  # divided in float64, then rounded (as numpy does)
             if n > 0:
-                t = top_row(b, stacks, h, s)
+                t = max(np.int64(stacks[b, s, n - 1]), 0)
                 obs[b, base + 1 + TOKEN_COLOUR[t]] = _ONE_F
                 if face_up[b, s]:
                     fr = TOKEN_FRUIT[t]
