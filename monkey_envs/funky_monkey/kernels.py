@@ -312,6 +312,10 @@ SC_PASSED, SC_TELESCOPES, SC_CROWNS, SC_SCALES, SC_ACCEPTED = (
 A_CROWN, A_ACCEPT, A_PASS, A_TELESCOPE = 25, 30, 31, 32
 A_BONUS_MONKEY, A_BONUS_TIGER, A_BONUS_DECLINE = 33, 34, 35
 A_PYRAMID_BACKWARD, A_BOWL_2, A_PAY_GOLDEN, A_SCALES_SKIP, A_SCALES_TARGET = 37, 39, 41, 42, 43
+D_TOTAL_COCONUTS, D_START_COCONUTS = D.TOTAL_COCONUTS, D.START_COCONUTS
+BOWL_START_0, BOWL_START_1 = D.BOWL_START
+BOWL_START_SUM = sum(D.BOWL_START)
+S_END_NONE = S.END_NONE
 REWARD_WIN = np.float32(D.REWARD_WIN)
 REWARD_LOSS = np.float32(D.REWARD_LOSS)
 REWARD_DRAW = np.float32(D.REWARD_DRAW)
@@ -476,12 +480,14 @@ def refresh(st: StateArrays, rows: np.ndarray, table: np.ndarray, key0: np.ndarr
 def deal(seeds: np.ndarray, st: StateArrays, face_up0: np.ndarray, deck: np.ndarray, tiger_start: int) -> None:
     """New games into the rows of ``st`` (``seeds (B,) int64``, >= 0), as ``Setup.deal``.
 
-    Writes every field that depends on the seed or is a per-row constant of a new game: the
-    RNG rows, jungle tiles (and the removed ones), hands, draw and treasure piles, start spaces and
-    the round's monkey chips; the turn's fields (phase, flags, stats, ...) are the caller's. All
-    of setup's chance is one draw of the row's stream, split into stable sorts of its keys in the
-    order tiles (per back), movement cards, treasure cards, placing order, start bits, chips.
+    Writes every field of every row (``st`` may be uninitialised, ``Setup.empty``): the seeded
+    ones -- RNG rows, jungle tiles (and the removed ones), hands, draw and treasure piles, start
+    spaces, the round's monkey chips -- and the values every new game holds (``Setup.blank``);
+    the legal mask is left to :func:`refresh`. All of setup's chance is one draw of the row's
+    stream, split into stable sorts of its keys in the order tiles (per back), movement cards,
+    treasure cards, placing order, start bits, chips.
     """
+    _blank(st, face_up0, tiger_start, deck.size)
     rng = st[RNG]
     pos, tiles, removed, hands, draw_pile = st[POS], st[TILES], st[REMOVED_TILES], st[HANDS], st[DRAW_PILE]
     treasure_pile, chip_order, current_player, active = (
@@ -551,6 +557,55 @@ def deal(seeds: np.ndarray, st: StateArrays, face_up0: np.ndarray, deck: np.ndar
         current_player[b] = order[0]
         active[b] = order[0]
         tiger[b] = tiger_start
+
+
+@njit(cache=True)
+def _blank(st: StateArrays, face_up0: np.ndarray, tiger_start: int, num_cards: int) -> None:
+    """The values every new game holds, into every row (``Setup.blank`` and ``position._turn_start``)."""
+    P = st[POS].shape[1]
+    supply = D_TOTAL_COCONUTS - P * D_START_COCONUTS - BOWL_START_SUM
+    st[REWARDS][:] = 0
+    st[TERMINATED][:] = False
+    st[TRUNCATED][:] = False
+    st[MASK][:] = False
+    st[STEP_COUNT][:] = 0
+    st[WINNERS_MASK][:] = False
+    st[END_REASON][:] = S_END_NONE
+    st[ALIVE][:] = True
+    st[COCONUTS][:] = D_START_COCONUTS
+    st[GOLDEN][:] = -1
+    bowls = st[BOWLS]
+    bowls[:, 0] = BOWL_START_0
+    bowls[:, 1] = BOWL_START_1
+    st[SUPPLY][:] = supply
+    st[TIGER][:] = tiger_start
+    face_up = st[FACE_UP]
+    for b in range(face_up.shape[0]):
+        face_up[b, :] = face_up0
+    st[DRAW_SIZE][:] = num_cards - P * HAND_SIZE
+    st[DISCARD][:] = 0
+    st[OUT_OF_PLAY][:] = 0
+    st[TREASURE_SIZE][:] = NUM_TREASURES
+    st[TREASURES][:] = 0
+    st[TREASURE_USED][:] = 0
+    st[CHIP_NEXT][:] = 1
+    st[ROUND][:] = 1
+    st[PHASE][:] = PH_ACTIVE
+    st[STAGE][:] = ST_DECIDE
+    st[OFFER_CARD][:] = -1
+    st[ANNOUNCE][:] = -1
+    st[HOLDER][:] = -1
+    st[PASSES][:] = 0
+    st[SEEN][:] = False
+    st[CROWN_PLAY][:] = False
+    st[ACCEPTER][:] = -1
+    st[REVEALED][:] = -1
+    st[MOVER][:] = -1
+    st[IN_BONUS][:] = False
+    st[DEBT][:] = 0
+    st[DEBT_TO][:] = -1
+    st[PYRAMID_CARD][:] = -1
+    st[STATS][:] = 0
 
 
 @njit(cache=True, inline="always")

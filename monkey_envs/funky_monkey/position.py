@@ -238,6 +238,14 @@ class Setup:
         s.active[:] = chips[:, 0]
         return s
 
+    def empty(self, batch_size: int) -> FunkyMonkeyState:
+        """Uninitialised arrays of a ``batch_size``-row state (the dtypes and shapes of :meth:`blank`),
+        for the compiled deal (``kernels.deal``), which writes every field."""
+        layout = self.__dict__.get("_layout")
+        if layout is None:
+            layout = self._layout = [(k, v.shape[1:], v.dtype) for k, v in self.blank(1).arrays().items()]
+        return FunkyMonkeyState(**{k: np.empty((batch_size, *shape), dtype) for k, shape, dtype in layout})
+
     def blank(self, batch_size: int) -> FunkyMonkeyState:
         """A new game's arrays for ``batch_size`` rows, without its chance: what :meth:`deal` and the
         compiled deal (``kernels.deal``) start from.

@@ -405,7 +405,7 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
     # ================================================================== init
     def _init(self, seeds: np.ndarray) -> FunkyMonkeyState:
         """New games: the compiled deal (``kernels.deal``, the draws of ``Setup.deal``) and their masks."""
-        s = self._setup.blank(seeds.shape[0])
+        s = self._setup.empty(seeds.shape[0])
         st = _state_arrays(s)
         K.deal(seeds, st, self._setup._face_up0, self.deck, self.tiger_start)
         K.refresh(st, np.arange(seeds.shape[0], dtype=np.int64), self._mask_table, self._mask_key0)
