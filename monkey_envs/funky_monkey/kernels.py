@@ -1070,7 +1070,7 @@ def observe(
 ) -> None:
     """Observation of seat ``player[b]`` in every row ``b`` into ``obs (B, D) float32`` (``Observer.observe``).
 
-    ``st`` holds only the arrays an observation reads, in the order of :data:`OBSERVED_FIELDS` (each
+    ``seat_scale`` repeats one scale per count over the seats (``Observer``'s table). ``st`` holds only the arrays an observation reads, in the order of :data:`OBSERVED_FIELDS` (each
     array passed is unboxed on every call).
 
     Writes every cell of each row: zeros, the one-hot pieces, the per-seat counts (observer-first,
@@ -1114,6 +1114,33 @@ def observe(
     ) = st
     B = obs.shape[0]
     P = pos.shape[1]
+    # the tables in locals: the compiler cannot tell the observation's stores from their loads
+    c_phase = offsets[O_PHASE]
+    c_to_move = offsets[O_TO_MOVE]
+    c_active = offsets[O_ACTIVE]
+    c_holder = offsets[O_HOLDER]
+    c_accepter = offsets[O_ACCEPTER]
+    c_announce = offsets[O_ANNOUNCE]
+    c_known = offsets[O_KNOWN]
+    c_revealed = offsets[O_REVEALED]
+    c_pyramid = offsets[O_PYRAMID]
+    c_golden = offsets[O_GOLDEN]
+    c_tiger = offsets[O_TIGER]
+    c_position = offsets[O_POSITION]
+    c_tiles = offsets[O_TILES]
+    c_chips = offsets[O_CHIPS]
+    s0 = offsets[O_SEAT]
+    d0 = offsets[O_DENSE]
+    dump = d0 + NUM_DENSE - 1
+    sc_hand, sc_treasure, sc_alive, sc_coconut, sc_tiger, sc_truth, sc_bluff = (
+        seat_scale[0 * P],
+        seat_scale[1 * P],
+        seat_scale[2 * P],
+        seat_scale[3 * P],
+        seat_scale[4 * P],
+        seat_scale[5 * P],
+        seat_scale[6 * P],
+    )
     dense = np.empty(NUM_DENSE, np.int64)
     faces = np.empty(NUM_SLOTS, np.int64)
     for b in range(B):
@@ -1122,65 +1149,53 @@ def observe(
         row[:] = 0
         ph = np.int64(phase[b])
         live = ph >= 0
-        # ---- one-hot pieces
-        if live:
-            row[offsets[O_PHASE] + ph] = _ONE
-            cp = np.int64(current_player[b])
-            if cp >= 0:
-                row[offsets[O_TO_MOVE] + _rel(cp, o, P)] = _ONE
-        row[offsets[O_ACTIVE] + (np.int64(active[b]) - o) % P] = _ONE  # as numpy's table, even for -1
-        if holder[b] >= 0:
-            row[offsets[O_HOLDER] + _rel(holder[b], o, P)] = _ONE
-        if accepter[b] >= 0:
-            row[offsets[O_ACCEPTER] + _rel(accepter[b], o, P)] = _ONE
-        if announce[b] >= 0:
-            row[offsets[O_ANNOUNCE] + announce[b]] = _ONE
+        # ---- one-hot pieces: an absent value writes its 1 to the dump column (the last dense
+        # column, written after them), so that no write depends on a branch
+        cp = np.int64(current_player[b])
+        row[c_phase + ph if live else dump] = _ONE
+        row[c_to_move + _rel(cp, o, P) if live and cp >= 0 else dump] = _ONE
+        row[c_active + (np.int64(active[b]) - o) % P] = _ONE  # as numpy's table, even for -1
+        h = np.int64(holder[b])
+        row[c_holder + _rel(h, o, P) if h >= 0 else dump] = _ONE
+        c = np.int64(accepter[b])
+        row[c_accepter + _rel(c, o, P) if c >= 0 else dump] = _ONE
+        k = np.int64(announce[b])
+        row[c_announce + k if k >= 0 else dump] = _ONE
         known = offer_card[b] >= 0 and revealed[b] < 0 and seen[b, o]
-        if known:
-            row[offsets[O_KNOWN] + offer_card[b]] = _ONE
-        if revealed[b] >= 0:
-            row[offsets[O_REVEALED] + revealed[b]] = _ONE
-        if pyramid_card[b] >= 0:
-            row[offsets[O_PYRAMID] + pyramid_card[b]] = _ONE
+        row[c_known + offer_card[b] if known else dump] = _ONE
+        k = np.int64(revealed[b])
+        row[c_revealed + k if k >= 0 else dump] = _ONE
+        k = np.int64(pyramid_card[b])
+        row[c_pyramid + k if k >= 0 else dump] = _ONE
         g = np.int64(golden[b])
-        if g >= 0:
-            row[offsets[O_GOLDEN] + _rel(g, o, P)] = _ONE
-        elif bowls[b, 0] == BOWL_GOLDEN:
-            row[offsets[O_GOLDEN] + P + 1] = _ONE
-        elif bowls[b, 1] == BOWL_GOLDEN:
-            row[offsets[O_GOLDEN] + P + 2] = _ONE
-        else:
-            row[offsets[O_GOLDEN] + P] = _ONE
-        if tiger[b] >= 0:
-            row[offsets[O_TIGER] + tiger[b]] = _ONE
+        gcode = P + 1 if bowls[b, 0] == BOWL_GOLDEN else (P + 2 if bowls[b, 1] == BOWL_GOLDEN else P)
+        row[c_golden + (_rel(g, o, P) if g >= 0 else gcode)] = _ONE
+        row[c_tiger + tiger[b] if tiger[b] >= 0 else dump] = _ONE
         for j in range(P):
             seat = _abs(j, o, P)
-            if alive[b, seat]:
-                row[offsets[O_POSITION] + j * L + pos[b, seat]] = _ONE
+            row[c_position + j * L + pos[b, seat] if alive[b, seat] else dump] = _ONE
         for i in range(NUM_SLOTS):
             x = SLOTS[i]
             f = np.int64(tiles[b, x]) if face_up[b, x] else 0
             faces[i] = f
-            row[offsets[O_TILES] + i * (NUM_TILE_KINDS + 1) + f] = _ONE
+            row[c_tiles + i * (NUM_TILE_KINDS + 1) + f] = _ONE
         if live:
             for j in range(np.int64(chip_next[b]), P):
                 c = np.int64(chip_order[b, j])
-                if c >= 0 and alive[b, c]:
-                    row[offsets[O_CHIPS] + _rel(c, o, P)] = _ONE
+                row[c_chips + _rel(c, o, P) if c >= 0 and alive[b, c] else dump] = _ONE
         # ---- per-seat counts, observer-first
-        s0 = offsets[O_SEAT]
         for j in range(P):
             seat = _abs(j, o, P)
             hs = hands[b, seat, 0] + hands[b, seat, 1] + hands[b, seat, 2] + hands[b, seat, 3] + hands[b, seat, 4]
             ts = treasures[b, seat, 0] + treasures[b, seat, 1] + treasures[b, seat, 2]
             al = 1 if alive[b, seat] else 0
-            row[s0 + j] = np.float32(hs) * seat_scale[j]
-            row[s0 + P + j] = np.float32(ts) * seat_scale[P + j]
-            row[s0 + 2 * P + j] = np.float32(al) * seat_scale[2 * P + j]
-            row[s0 + 3 * P + j] = np.float32(coconuts[b, seat]) * seat_scale[3 * P + j]
-            row[s0 + 4 * P + j] = np.float32((np.int64(tiger[b]) - pos[b, seat]) * al) * seat_scale[4 * P + j]
-            row[s0 + 5 * P + j] = np.float32(stats[b, seat, SC_TRUTHFUL]) * seat_scale[5 * P + j]
-            row[s0 + 6 * P + j] = np.float32(stats[b, seat, SC_BLUFFS]) * seat_scale[6 * P + j]
+            row[s0 + j] = np.float32(hs) * sc_hand
+            row[s0 + P + j] = np.float32(ts) * sc_treasure
+            row[s0 + 2 * P + j] = np.float32(al) * sc_alive
+            row[s0 + 3 * P + j] = np.float32(coconuts[b, seat]) * sc_coconut
+            row[s0 + 4 * P + j] = np.float32((np.int64(tiger[b]) - pos[b, seat]) * al) * sc_tiger
+            row[s0 + 5 * P + j] = np.float32(stats[b, seat, SC_TRUTHFUL]) * sc_truth
+            row[s0 + 6 * P + j] = np.float32(stats[b, seat, SC_BLUFFS]) * sc_bluff
         # ---- the dense counts
         dense[0] = passes[b]
         dense[1] = debt[b]
@@ -1207,6 +1222,5 @@ def observe(
         dense[35] = round_[b]
         dense[36] = 1 if crown_play[b] else 0
         dense[37] = 1 if in_bonus[b] else 0
-        d0 = offsets[O_DENSE]
         for i in range(NUM_DENSE):
             row[d0 + i] = np.float32(dense[i]) * dense_scale[i]
