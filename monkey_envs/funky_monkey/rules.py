@@ -11,6 +11,14 @@ seeded setup and the :meth:`FunkyMonkey.position` builder in ``position.py``.
 Card kinds are ``0..4`` = "1", "2", "3", "4", MiNuss. Chain reactions, pass-arounds and the turn
 end (bonus, Scales, next monkey chip, new round, quitting time) resolve inside :meth:`step` in a
 bounded loop over the rows still resolving; the state between steps always waits for a decision.
+
+The game runs compiled: ``init``, ``step`` (validation and the whole resolution, then the legal
+mask) and ``observe`` are numba kernels (:mod:`~monkey_envs.funky_monkey.kernels`, one compiled
+loop over the rows each, as Monkey Fun's), and the AEC face steps the state in place
+(``fused_step``). The numpy rules below (:meth:`FunkyMonkey._step` and its stages,
+``Observer.observe``, ``Setup.deal``, ``MaskTable.refresh``) are kept as the reference the kernels
+reproduce bit for bit (``FunkyMonkey._step_reference``; ``tests/test_funky_monkey_compiled.py``)
+and still serve ``position()`` and the invariants' masks.
 """
 
 from __future__ import annotations
