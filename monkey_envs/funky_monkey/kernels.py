@@ -432,7 +432,9 @@ def refresh_row(
             for j in range(P - 1):
                 if alive[b, _abs(j + 1, cp, P)]:
                     var |= 1 << j
-    mask[b, :] = table[key0[ph] + var]
+    key = key0[ph] + var
+    for i in range(mask.shape[1]):  # element by element: a slice copy checks the arrays for overlap first
+        mask[b, i] = table[key, i]
 
 
 @njit(cache=True, inline="always")
