@@ -1143,8 +1143,6 @@ def observe(
         seat_scale[5 * P],
         seat_scale[6 * P],
     )
-    dense = np.empty(NUM_DENSE, np.int64)
-    faces = np.empty(NUM_SLOTS, np.int64)
     for b in range(B):
         o = np.int64(player[b])
         row = obs[b]
@@ -1176,10 +1174,11 @@ def observe(
         for j in range(P):
             seat = _abs(j, o, P)
             row[c_position + j * L + pos[b, seat] if alive[b, seat] else dump] = _ONE
+        face_counts = 0  # face-up tiles of kind k in bits 4k..4k+3 (a count <= 3)
         for i in range(NUM_SLOTS):
             x = SLOTS[i]
             f = np.int64(tiles[b, x]) if face_up[b, x] else 0
-            faces[i] = f
+            face_counts += (1 << (4 * f)) if f > 0 else 0
             row[c_tiles + i * (NUM_TILE_KINDS + 1) + f] = _ONE
         if live:
             for j in range(np.int64(chip_next[b]), P):
@@ -1198,31 +1197,28 @@ def observe(
             row[s0 + 4 * P + j] = np.float32((np.int64(tiger[b]) - pos[b, seat]) * al) * sc_tiger
             row[s0 + 5 * P + j] = np.float32(stats[b, seat, SC_TRUTHFUL]) * sc_truth
             row[s0 + 6 * P + j] = np.float32(stats[b, seat, SC_BLUFFS]) * sc_bluff
-        # ---- the dense counts
-        dense[0] = passes[b]
-        dense[1] = debt[b]
+        # ---- the dense counts, each written at once (scalars, not a scratch array the compiler
+        # would have to assume aliases the state)
+        row[d0] = np.float32(passes[b]) * dense_scale[0]
+        row[d0 + 1] = np.float32(debt[b]) * dense_scale[1]
         for k in range(K):
-            dense[2 + k] = hands[b, o, k]
+            row[d0 + 2 + k] = np.float32(hands[b, o, k]) * dense_scale[2 + k]
         for t in range(3):
-            dense[7 + t] = treasures[b, o, t]
-            dense[10 + t] = treasure_used[b, t]
-        dense[13] = treasure_size[b]
-        dense[14] = 1 if bowls[b, 0] > 0 else 0
-        dense[15] = 1 if bowls[b, 1] > 0 else 0
-        dense[16] = supply[b]
-        for k in range(NUM_TILE_KINDS):
-            dense[17 + k] = TILE_COMPOSITION[k]
-        for i in range(NUM_SLOTS):
-            if faces[i] > 0:
-                dense[16 + faces[i]] -= 1
+            row[d0 + 7 + t] = np.float32(treasures[b, o, t]) * dense_scale[7 + t]
+            row[d0 + 10 + t] = np.float32(treasure_used[b, t]) * dense_scale[10 + t]
+        row[d0 + 13] = np.float32(treasure_size[b]) * dense_scale[13]
+        row[d0 + 14] = np.float32(1 if bowls[b, 0] > 0 else 0) * dense_scale[14]
+        row[d0 + 15] = np.float32(1 if bowls[b, 1] > 0 else 0) * dense_scale[15]
+        row[d0 + 16] = np.float32(supply[b]) * dense_scale[16]
+        for k in range(NUM_TILE_KINDS):  # tiles of kind k + 1 not face up: one 4-bit count per kind
+            unseen_tiles = TILE_COMPOSITION[k] - ((face_counts >> (4 * (k + 1))) & 15)
+            row[d0 + 17 + k] = np.float32(unseen_tiles) * dense_scale[17 + k]
+        kc = np.int64(offer_card[b]) if known else -1
         for k in range(K):
-            dense[24 + k] = discard[b, k]
-            dense[29 + k] = card_counts[k] - discard[b, k] - hands[b, o, k]
-        if known:
-            dense[29 + offer_card[b]] -= 1
-        dense[34] = draw_size[b]
-        dense[35] = round_[b]
-        dense[36] = 1 if crown_play[b] else 0
-        dense[37] = 1 if in_bonus[b] else 0
-        for i in range(NUM_DENSE):
-            row[d0 + i] = np.float32(dense[i]) * dense_scale[i]
+            row[d0 + 24 + k] = np.float32(discard[b, k]) * dense_scale[24 + k]
+            unseen = np.int64(card_counts[k]) - discard[b, k] - hands[b, o, k] - (1 if k == kc else 0)
+            row[d0 + 29 + k] = np.float32(unseen) * dense_scale[29 + k]
+        row[d0 + 34] = np.float32(draw_size[b]) * dense_scale[34]
+        row[d0 + 35] = np.float32(round_[b]) * dense_scale[35]
+        row[d0 + 36] = np.float32(1 if crown_play[b] else 0) * dense_scale[36]
+        row[d0 + 37] = np.float32(1 if in_bonus[b] else 0) * dense_scale[37]
