@@ -67,8 +67,12 @@ def test_observer_and_setup_match_the_game() -> None:
 
 @pytest.mark.parametrize("num_players", [2, 4, 7])
 def test_step_keeps_no_hidden_entries_on_the_state(num_players: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The step's work queue is passed explicitly: the state holds its fields and nothing else, mid-step too."""
+    """The step's work queue is passed explicitly: the state holds its fields and nothing else, mid-step too.
+
+    The numpy reference step (the stage machine the compiled kernels reproduce) is the one spied
+    on; tests/test_funky_monkey_compiled.py checks the compiled step adds nothing to the state."""
     game = FunkyMonkey(num_players)
+    monkeypatch.setattr(game, "_step_fused", game._step_reference)
     seen: list[set[str]] = []
     advance = game._advance
 

@@ -225,35 +225,65 @@ class Setup:
         chips = shuffled(self._rel.astype(np.int8))
         assert at == self._setup_draws
 
+        s = self.blank(B)
+        s.current_player[:] = chips[:, 0]
+        s.rng = rng
+        s.pos = pos
+        s.tiles = tiles
+        s.removed_tiles = removed
+        s.hands = hands
+        s.draw_pile = pile
+        s.treasure_pile = tpile
+        s.chip_order = chips.astype(np.int8)
+        s.active[:] = chips[:, 0]
+        return s
+
+    def empty(self, batch_size: int) -> FunkyMonkeyState:
+        """Uninitialised arrays of a ``batch_size``-row state (the dtypes and shapes of :meth:`blank`),
+        for the compiled deal (``kernels.deal``), which writes every field."""
+        layout = self.__dict__.get("_layout")
+        if layout is None:
+            layout = self._layout = [(k, v.shape[1:], v.dtype) for k, v in self.blank(1).arrays().items()]
+        return FunkyMonkeyState(**{k: np.empty((batch_size, *shape), dtype) for k, shape, dtype in layout})
+
+    def blank(self, batch_size: int) -> FunkyMonkeyState:
+        """A new game's arrays for ``batch_size`` rows, without its chance: what :meth:`deal` and the
+        compiled deal (``kernels.deal``) start from.
+
+        Every field a new game holds whatever the seed is already has its value (coconuts, bowls,
+        well, tiger, face-up tiles, draw size, treasures, the turn's fields: :func:`_turn_start`);
+        the seeded ones (``rng``, ``pos``, ``tiles``, ``removed_tiles``, ``hands``, ``draw_pile``,
+        ``treasure_pile``, ``chip_order``, ``current_player``, ``active``) are uninitialised.
+        """
+        B, P = batch_size, self.num_players
         supply = D.TOTAL_COCONUTS - P * D.START_COCONUTS - sum(D.BOWL_START)
-        s = FunkyMonkeyState(
-            current_player=chips[:, 0].astype(np.int8),
-            rng=rng,
-            pos=pos,
+        return FunkyMonkeyState(
+            current_player=np.empty(B, np.int8),
+            rng=np.empty((B, 2), np.uint64),
+            pos=np.empty((B, P), np.int8),
             alive=np.ones((B, P), bool),
             coconuts=np.full((B, P), D.START_COCONUTS, np.int8),
             golden=np.full(B, -1, np.int8),
             bowls=np.broadcast_to(np.array(D.BOWL_START, np.int8), (B, 2)).copy(),
             supply=np.full(B, supply, np.int8),
             tiger=np.full(B, self.tiger_start, np.int8),
-            tiles=tiles,
+            tiles=np.empty((B, _L), np.int8),
             face_up=np.broadcast_to(self._face_up0, (B, _L)).copy(),
-            removed_tiles=removed,
-            hands=hands,
-            draw_pile=pile,
-            draw_size=np.full(B, nd, np.int8),
+            removed_tiles=np.empty((B, len(D.TILE_BACKS)), np.int8),
+            hands=np.empty((B, P, _K), np.int8),
+            draw_pile=np.empty((B, D.MAX_CARDS), np.int8),
+            draw_size=np.full(B, self.num_cards - P * D.HAND_SIZE, np.int8),
             discard=np.zeros((B, _K), np.int8),
             out_of_play=np.zeros((B, _K), np.int8),
-            treasure_pile=tpile,
-            treasure_size=np.full(B, tdeck.size, np.int8),
+            treasure_pile=np.empty((B, self._treasure_deck.size), np.int8),
+            treasure_size=np.full(B, self._treasure_deck.size, np.int8),
             treasures=np.zeros((B, P, 3), np.int8),
             treasure_used=np.zeros((B, 3), np.int8),
-            chip_order=chips.astype(np.int8),
+            chip_order=np.empty((B, P), np.int8),
             round=np.ones(B, np.int8),
-            active=chips[:, 0].astype(np.int8),
+            active=np.empty(B, np.int8),
             **_turn_start(B, P, self.num_actions),  # no card in flight, no debt, no stats yet
         )
-        return s
 
     def position(
         self,

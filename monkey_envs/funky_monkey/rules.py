@@ -11,12 +11,21 @@ seeded setup and the :meth:`FunkyMonkey.position` builder in ``position.py``.
 Card kinds are ``0..4`` = "1", "2", "3", "4", MiNuss. Chain reactions, pass-arounds and the turn
 end (bonus, Scales, next monkey chip, new round, quitting time) resolve inside :meth:`step` in a
 bounded loop over the rows still resolving; the state between steps always waits for a decision.
+
+The game runs compiled: ``init``, ``step`` (validation and the whole resolution, then the legal
+mask) and ``observe`` are numba kernels (:mod:`~monkey_envs.funky_monkey.kernels`, one compiled
+loop over the rows each, as Monkey Fun's), and the AEC face steps the state in place
+(``fused_step``). The numpy rules below (:meth:`FunkyMonkey._step` and its stages,
+``Observer.observe``, ``Setup.deal``, ``MaskTable.refresh``) are kept as the reference the kernels
+reproduce bit for bit (``FunkyMonkey._step_reference``; ``tests/test_funky_monkey_compiled.py``)
+and still serve ``position()`` and the invariants' masks.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any
+import operator
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -28,6 +37,7 @@ from monkey_envs.core.spec import GameSpec
 from monkey_envs.core.spec import ObsLayout as ObsLayout
 from monkey_envs.core.spec import ObsPiece as ObsPiece
 from monkey_envs.funky_monkey import data as D
+from monkey_envs.funky_monkey import kernels as K
 from monkey_envs.funky_monkey.actions import (
     A_ACCEPT,
     A_BONUS_DECLINE,
@@ -123,6 +133,14 @@ _L = D.TRACK_LENGTH
 _SLOTS = np.flatnonzero(D.IS_SLOT)
 _STEPS = D.CARD_STEPS.astype(np.int64)
 _MAX_LOOP = 64  # chain reactions are short; this only guards against a rules bug
+
+#: A state's arrays as the tuple the compiled kernels take (order of ``kernels.STATE_FIELDS``); one
+#: C-level call builds it.
+_state_arrays = operator.attrgetter(*K.STATE_FIELDS)
+#: The arrays the observe kernel reads (order of ``kernels.OBSERVED_FIELDS``).
+_observed_arrays = operator.attrgetter(*K.OBSERVED_FIELDS)
+if tuple(FunkyMonkeyState.field_names()) != K.STATE_FIELDS:  # pragma: no cover - a kernels/state mismatch
+    raise ImportError("kernels.STATE_FIELDS must list FunkyMonkeyState's fields in order")
 
 SPEC = GameSpec(
     name="funky_monkey",
@@ -255,6 +273,16 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
 
         self._observer = Observer(P)
         self.obs_layout = self._observer.layout
+
+        # The compiled kernels' tables (kernels.py): the same masks, scales and setup as above.
+        self._mask_table = self._masks.table
+        self._mask_key0 = self._masks.key0.astype(np.int64)
+        sl = self.obs_layout.slices
+        self._obs_offsets = np.array([sl[name].start for name in K.OBS_OFFSET_PIECES], np.int64)
+        assert self._observer._dense_scale.size == K.NUM_DENSE
+        self._seat_scale = self._observer._seat_scale
+        self._dense_scale = self._observer._dense_scale
+        self._card_counts64 = self.card_counts.astype(np.int64)
 
     # ================================================================== helpers
     def action_filters(self) -> dict[str, np.ndarray]:
@@ -396,11 +424,48 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
 
     # ================================================================== init
     def _init(self, seeds: np.ndarray) -> FunkyMonkeyState:
-        s = self._setup.deal(seeds)
-        self._refresh(s, np.arange(seeds.shape[0]))
+        """New games: the compiled deal (``kernels.deal``, the draws of ``Setup.deal``) and their masks."""
+        s = self._setup.empty(seeds.shape[0])
+        st = _state_arrays(s)
+        K.deal(seeds, st, self._setup._face_up0, self.deck, self.tiger_start)
+        K.refresh(st, np.arange(seeds.shape[0], dtype=np.int64), self._mask_table, self._mask_key0)
         return s
 
-    # ================================================================== step: decisions
+    # ================================================================== step: compiled
+    #: Validation and the step of every running row are one compiled call (``kernels.step``).
+    fused_step: ClassVar[bool] = True
+
+    def _step_fused(self, s: FunkyMonkeyState, actions: np.ndarray) -> bool:
+        return K.step(actions, _state_arrays(s), self._mask_table, self._mask_key0, self.crown_bonus, self.num_actions)
+
+    def _step_reference(self, s: FunkyMonkeyState, actions: np.ndarray) -> bool:
+        """:meth:`_step_fused` by the numpy rules below (:meth:`_step`): the reference the kernels reproduce.
+
+        Validates like the kernel (False, nothing changed, on an out-of-range or illegal action of
+        a running row), then zeroes the rewards and steps the running rows in place.
+        """
+        done = s.terminated | s.truncated
+        a = actions.astype(np.int64)
+        live = ~done
+        if ((a < 0) | (a >= self.num_actions))[live].any():
+            return False
+        if not s.legal_action_mask[np.flatnonzero(live), a[live]].all():
+            return False
+        s.rewards.fill(0.0)
+        idx = np.flatnonzero(live)
+        if idx.size == done.size:
+            s.step_count += 1
+            self._step(s, a, live)
+        elif idx.size:
+            sub = s.take(idx)
+            sub.step_count += 1
+            self._step(sub, a[idx], np.ones(idx.size, dtype=bool))
+            s.put(idx, sub)
+        return True
+
+    # ================================================================== step: numpy reference
+    # The numpy rules below are the reference the compiled step (kernels.step) reproduces; the game
+    # steps with the kernel (fused_step), the equivalence tests step with both.
     def _step(self, s: FunkyMonkeyState, actions: np.ndarray, live: np.ndarray) -> None:
         rows = np.flatnonzero(live)
         ph = s.phase[rows]
@@ -928,7 +993,18 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
 
     # ================================================================== observation
     def _observe(self, s: FunkyMonkeyState, player: np.ndarray) -> np.ndarray:
-        return self._observer.observe(s, player)
+        """The compiled observation (``kernels.observe``; ``Observer.observe`` is its numpy reference)."""
+        obs = np.empty((s.batch_size, self.obs_layout.size), dtype=np.float32)
+        K.observe(
+            player,
+            obs,
+            _observed_arrays(s),
+            self._obs_offsets,
+            self._seat_scale,
+            self._dense_scale,
+            self._card_counts64,
+        )
+        return obs
 
     def _winners(self, s: FunkyMonkeyState) -> np.ndarray:
         return s.winners_mask.copy()

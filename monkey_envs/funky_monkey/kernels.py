@@ -1,0 +1,1224 @@
+"""Funky Monkey rules as numba-compiled kernels over a batch of games (the model: Monkey Fun's kernels).
+
+Each batch kernel takes the state's numpy arrays as one tuple ``st`` (leading batch axis ``B``,
+dtypes as in :class:`~monkey_envs.funky_monkey.state.FunkyMonkeyState`, order of
+:data:`STATE_FIELDS`) and the game's lookup tables as plain arguments, and runs one compiled loop
+over the rows: no Python code runs per row. Kernels are compiled on first use and cached on disk
+(``cache=True``, in ``__pycache__``); as numba keys that cache on this file only while the kernels
+compile in constants of ``data.py`` / ``state.py`` and functions of :mod:`monkey_envs.core.rng`, a
+cache built from other versions of those files is dropped at import (:func:`_drop_stale_cache`).
+
+The kernels reproduce the numpy rules of :class:`~monkey_envs.funky_monkey.rules.FunkyMonkey`
+(its ``_step`` stage machine, ``MaskTable.refresh``, ``Observer.observe`` and ``Setup.deal``, kept
+as the reference) exactly: the same decisions, chance events (each row's counter-based stream of
+:mod:`monkey_envs.core.rng`, drawn in the same amounts in the same order), rewards and float32
+observations; ``tests/test_funky_monkey_compiled.py`` compares them over random batches.
+
+One row's step (:func:`step`) is one pass of straight code: the decision, the reveal it may
+trigger, then a loop over the continuation stages (``ST_*``) in which a pending move (``dest``) or
+elimination (``elim``, a bitmask of seats) is applied first. The numpy rules queue reveals and
+moves to run once for all rows; each is row-local and the last thing its decision does, so
+running them at once per row gives the same result. Games ended in the step are booked at once
+(nothing later in the row's step reads the booked fields) and the hand cards of seats eliminated
+in the step leave play at its end, as in the numpy rules.
+
+Notation: ``b`` a row, ``P`` seats, ``m`` the mover, ``x`` a track space, ``a`` an action.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from monkey_envs.core.rng import next_uint64, seed_row, shuffle_prefix_row
+from monkey_envs.funky_monkey import data as D
+from monkey_envs.funky_monkey import state as S
+
+
+def _drop_stale_cache() -> None:
+    """Delete this module's numba cache if a file it compiles in changed since it was built.
+
+    The cache index only records this file's timestamp; the hash of the other sources the
+    kernels depend on is kept next to it (``__pycache__/kernels.deps``). Best effort: an
+    unwritable install keeps whatever cache it has.
+    """
+    here = Path(__file__).resolve()
+    deps = (here, here.with_name("data.py"), here.with_name("state.py"), here.parents[1] / "core" / "rng.py")
+    try:
+        stamp = hashlib.sha256(b"".join(p.read_bytes() for p in deps)).hexdigest()
+        cache = here.parent / "__pycache__"
+        mark = cache / "kernels.deps"
+        if mark.is_file() and mark.read_text() == stamp:
+            return
+        for f in cache.glob("kernels.*.nb[ic]"):
+            f.unlink(missing_ok=True)
+        cache.mkdir(exist_ok=True)
+        mark.write_text(stamp)
+    except OSError:
+        pass
+
+
+_drop_stale_cache()
+
+#: Names of the state arrays in the tuple ``st`` the kernels take, in order (the fields of
+#: :class:`~monkey_envs.funky_monkey.state.FunkyMonkeyState`); the constants below index it.
+STATE_FIELDS = (
+    "current_player",
+    "rewards",
+    "terminated",
+    "truncated",
+    "legal_action_mask",
+    "step_count",
+    "rng",
+    "winners_mask",
+    "end_reason",
+    "pos",
+    "alive",
+    "coconuts",
+    "golden",
+    "bowls",
+    "supply",
+    "tiger",
+    "tiles",
+    "face_up",
+    "removed_tiles",
+    "hands",
+    "draw_pile",
+    "draw_size",
+    "discard",
+    "out_of_play",
+    "treasure_pile",
+    "treasure_size",
+    "treasures",
+    "treasure_used",
+    "chip_order",
+    "chip_next",
+    "round",
+    "active",
+    "phase",
+    "stage",
+    "offer_card",
+    "announce",
+    "holder",
+    "passes",
+    "seen",
+    "crown_play",
+    "accepter",
+    "revealed",
+    "mover",
+    "in_bonus",
+    "debt",
+    "debt_to",
+    "pyramid_card",
+    "stats",
+)
+(
+    CURRENT_PLAYER,
+    REWARDS,
+    TERMINATED,
+    TRUNCATED,
+    MASK,
+    STEP_COUNT,
+    RNG,
+    WINNERS_MASK,
+    END_REASON,
+    POS,
+    ALIVE,
+    COCONUTS,
+    GOLDEN,
+    BOWLS,
+    SUPPLY,
+    TIGER,
+    TILES,
+    FACE_UP,
+    REMOVED_TILES,
+    HANDS,
+    DRAW_PILE,
+    DRAW_SIZE,
+    DISCARD,
+    OUT_OF_PLAY,
+    TREASURE_PILE,
+    TREASURE_SIZE,
+    TREASURES,
+    TREASURE_USED,
+    CHIP_ORDER,
+    CHIP_NEXT,
+    ROUND,
+    ACTIVE,
+    PHASE,
+    STAGE,
+    OFFER_CARD,
+    ANNOUNCE,
+    HOLDER,
+    PASSES,
+    SEEN,
+    CROWN_PLAY,
+    ACCEPTER,
+    REVEALED,
+    MOVER,
+    IN_BONUS,
+    DEBT,
+    DEBT_TO,
+    PYRAMID_CARD,
+    STATS,
+) = range(len(STATE_FIELDS))
+#: Type of ``st`` (the arrays of :data:`STATE_FIELDS`).
+StateArrays = tuple[np.ndarray, ...]
+
+#: The state arrays :func:`observe` reads, in the order of its tuple ``st``.
+OBSERVED_FIELDS = (
+    "current_player",
+    "phase",
+    "active",
+    "holder",
+    "accepter",
+    "announce",
+    "offer_card",
+    "revealed",
+    "seen",
+    "pyramid_card",
+    "golden",
+    "bowls",
+    "tiger",
+    "pos",
+    "alive",
+    "tiles",
+    "face_up",
+    "chip_order",
+    "chip_next",
+    "hands",
+    "treasures",
+    "coconuts",
+    "stats",
+    "passes",
+    "debt",
+    "treasure_used",
+    "treasure_size",
+    "supply",
+    "discard",
+    "draw_size",
+    "round",
+    "crown_play",
+    "in_bonus",
+)
+#: Observation pieces whose first column :func:`observe` takes in ``offsets`` (in this order); the
+#: per-seat counts (``hand_sizes`` .. ``bluffs_shown``) and the dense counts (``passes`` ..
+#: ``turn_flags``) are each one block starting at their first piece.
+OBS_OFFSET_PIECES = (
+    "phase",
+    "to_move",
+    "active",
+    "holder",
+    "accepter",
+    "announcement",
+    "known_card",
+    "revealed",
+    "pyramid_card",
+    "golden",
+    "tiger",
+    "position",
+    "tiles",
+    "chips_left",
+    "hand_sizes",
+    "passes",
+)
+(
+    O_PHASE,
+    O_TO_MOVE,
+    O_ACTIVE,
+    O_HOLDER,
+    O_ACCEPTER,
+    O_ANNOUNCE,
+    O_KNOWN,
+    O_REVEALED,
+    O_PYRAMID,
+    O_GOLDEN,
+    O_TIGER,
+    O_POSITION,
+    O_TILES,
+    O_CHIPS,
+    O_SEAT,
+    O_DENSE,
+) = range(len(OBS_OFFSET_PIECES))
+#: Columns of the dense block (``passes`` .. ``turn_flags``).
+NUM_DENSE = 2 + D.NUM_CARD_KINDS + 3 + 3 + 1 + 2 + 1 + D.NUM_TILE_KINDS + 2 * D.NUM_CARD_KINDS + 1 + 1 + 2
+
+# ---------------------------------------------------------------- rules constants (compiled in)
+K = D.NUM_CARD_KINDS
+L = D.TRACK_LENGTH
+MAX_CARDS = D.MAX_CARDS
+MINUSS = D.CARD_MINUSS
+T_SCALES, T_TELESCOPE, T_CROWN = D.T_SCALES, D.T_TELESCOPE, D.T_CROWN
+BOWL1_SPACE, BOWL2_SPACE = D.BOWL_SPACES
+REAR_START, FRONT_START = D.REAR_START, D.FRONT_START
+HAND_SIZE = D.HAND_SIZE
+IS_SLOT = D.IS_SLOT.copy()
+SLOT_ROW = D.SLOT_ROW.astype(np.int64)
+FIXED_EFFECT = D.FIXED_EFFECT.astype(np.int64)
+STEPS = D.CARD_STEPS.astype(np.int64)
+SLOTS = np.flatnonzero(D.IS_SLOT).astype(np.int64)
+NUM_SLOTS = SLOTS.size
+TILE_COMPOSITION = D.TILE_COMPOSITION.astype(np.int64)
+NUM_TILE_KINDS = D.NUM_TILE_KINDS
+#: The three tile backs: ``(14,) int8`` stacks back to back, each back's first index in it and its slots.
+TILE_STACKS = np.concatenate([np.array(D.TILE_STACKS_RECONSTRUCTED[bk], np.int8) for bk in D.TILE_BACKS])
+STACK_START = np.cumsum([0] + [len(D.TILE_STACKS_RECONSTRUCTED[bk]) for bk in D.TILE_BACKS]).astype(np.int64)
+BACK_SLOTS = np.full((len(D.TILE_BACKS), 4), -1, np.int64)
+for _i, _bk in enumerate(D.TILE_BACKS):
+    BACK_SLOTS[_i, : len(D.TILE_SLOTS_RECONSTRUCTED[_bk])] = D.TILE_SLOTS_RECONSTRUCTED[_bk]
+NUM_SLOTS_OF_BACK = np.array([len(D.TILE_SLOTS_RECONSTRUCTED[bk]) for bk in D.TILE_BACKS], np.int64)
+NUM_BACKS = len(D.TILE_BACKS)
+TREASURE_DECK = np.array(D.TREASURE_DECK_RECONSTRUCTED, np.int8)
+NUM_TREASURES = TREASURE_DECK.size
+
+E_NONE, E_COCONUT, E_GOLDEN, E_CHEST = D.E_NONE, D.E_COCONUT, D.E_GOLDEN, D.E_CHEST
+E_PYRAMID, E_NEAREST_BOWL, E_MINUS1, E_MINUS2, E_BOWL = (
+    D.E_PYRAMID,
+    D.E_NEAREST_BOWL,
+    D.E_MINUS1,
+    D.E_MINUS2,
+    D.E_BOWL,
+)
+BOWL_EMPTY, BOWL_COCONUT, BOWL_GOLDEN = S.BOWL_EMPTY, S.BOWL_COCONUT, S.BOWL_GOLDEN
+PH_ACTIVE, PH_RESPOND, PH_RESPOND_SEEN, PH_PAY = S.PH_ACTIVE, S.PH_RESPOND, S.PH_RESPOND_SEEN, S.PH_PAY
+PH_BOWL, PH_PYRAMID, PH_BONUS, PH_SCALES, PH_OVER = S.PH_BOWL, S.PH_PYRAMID, S.PH_BONUS, S.PH_SCALES, S.PH_OVER
+ST_DECIDE, ST_LAND, ST_DEBT, ST_AFTER = S.ST_DECIDE, S.ST_LAND, S.ST_DEBT, S.ST_AFTER
+ST_SCALES_ACTIVE, ST_SCALES_ACCEPTER, ST_END_TURN = S.ST_SCALES_ACTIVE, S.ST_SCALES_ACCEPTER, S.ST_END_TURN
+END_TIGER, END_LAST_MONKEY, END_QUITTING_TIME, END_NO_WINNER = (
+    S.END_TIGER,
+    S.END_LAST_MONKEY,
+    S.END_QUITTING_TIME,
+    S.END_NO_WINNER,
+)
+_ST = {name: i for i, name in enumerate(S.STAT_NAMES)}
+SC_TURNS, SC_TRUTHFUL, SC_BLUFFS, SC_BLUFFS_ACCEPTED = (
+    _ST["turns_active"],
+    _ST["truthful"],
+    _ST["bluffs"],
+    _ST["bluffs_accepted"],
+)
+SC_BONUS_MONKEY, SC_BONUS_TIGER, SC_BONUS_DECLINED = _ST["bonus_monkey"], _ST["bonus_tiger"], _ST["bonus_declined"]
+SC_PASSED, SC_TELESCOPES, SC_CROWNS, SC_SCALES, SC_ACCEPTED = (
+    _ST["cards_passed"],
+    _ST["telescopes_used"],
+    _ST["crown_plays"],
+    _ST["scales_used"],
+    _ST["accepted"],
+)
+# actions (the table of actions.py)
+A_CROWN, A_ACCEPT, A_PASS, A_TELESCOPE = 25, 30, 31, 32
+A_BONUS_MONKEY, A_BONUS_TIGER, A_BONUS_DECLINE = 33, 34, 35
+A_PYRAMID_BACKWARD, A_BOWL_2, A_PAY_GOLDEN, A_SCALES_SKIP, A_SCALES_TARGET = 37, 39, 41, 42, 43
+D_TOTAL_COCONUTS, D_START_COCONUTS = D.TOTAL_COCONUTS, D.START_COCONUTS
+BOWL_START_0, BOWL_START_1 = D.BOWL_START
+BOWL_START_SUM = sum(D.BOWL_START)
+S_END_NONE = S.END_NONE
+REWARD_WIN = np.float32(D.REWARD_WIN)
+REWARD_LOSS = np.float32(D.REWARD_LOSS)
+REWARD_DRAW = np.float32(D.REWARD_DRAW)
+#: "no move pending" (a move's destination is a track space, at most 2 * L)
+NO_MOVE = -(1 << 20)
+#: chain reactions are short; this only guards against a rules bug (as ``rules._MAX_LOOP``)
+MAX_LOOP = 256
+_ONE = np.float32(1.0)
+
+
+# ====================================================================== per-row helpers
+@njit(cache=True)
+def finish_row(b: int, winners: int, reason: int, P: int, ends: tuple) -> None:
+    """End game ``b`` with the seats of bitmask ``winners`` winning (``end_games`` of the numpy rules).
+
+    Each winner gets ``REWARD_WIN``, every other seat ``REWARD_LOSS``; when all of several seats
+    share the win, everyone gets ``REWARD_DRAW``. Callers pass ``reason`` as ``np.int64`` so one
+    compiled version serves every code.
+    """
+    rewards, winners_mask, terminated, end_reason, mask, current_player, phase, stage = ends
+    everyone = P > 1 and winners == (1 << P) - 1
+    for p in range(P):
+        w = ((winners >> p) & 1) == 1
+        if everyone:
+            rewards[b, p] = REWARD_DRAW
+        elif w:
+            rewards[b, p] = REWARD_WIN
+        else:
+            rewards[b, p] = REWARD_LOSS
+        winners_mask[b, p] = w
+    terminated[b] = True
+    end_reason[b] = reason
+    mask[b, :] = False
+    current_player[b] = -1
+    phase[b] = PH_OVER
+    stage[b] = ST_DECIDE
+
+
+@njit(cache=True)
+def reshuffle_row(rng: np.ndarray, b: int, discard: np.ndarray, draw_pile: np.ndarray, draw_size: np.ndarray) -> None:
+    """Shuffle the revealed movement cards of row ``b`` into a new draw pile (the old one is empty).
+
+    The pile is the discard's cards sorted by kind, shuffled with the row's stream over the full
+    pile width (the counter advances by ``MAX_CARDS``), as ``FunkyMonkey._reshuffle``.
+    """
+    nd = 0
+    for k in range(K):
+        for _ in range(discard[b, k]):
+            draw_pile[b, nd] = k
+            nd += 1
+    for i in range(nd, MAX_CARDS):
+        draw_pile[b, i] = -1
+    shuffle_prefix_row(rng, b, draw_pile[b], nd)
+    draw_size[b] = nd
+    for k in range(K):
+        discard[b, k] = 0
+
+
+@njit(cache=True)
+def new_round_row(rng: np.ndarray, b: int, can: int, P: int, chip_order: np.ndarray, keys: np.ndarray) -> int:
+    """Shuffle the chips of the seats of bitmask ``can`` into row ``b``'s ``chip_order``; return the first.
+
+    The draws and order of ``FunkyMonkey._end_turn``: ``P`` numbers (``>> 11`` as keys) for the
+    seats that can play in seat order, a stable sort of the keys; ``-1`` past them.
+    """
+    n = 0
+    firsts = np.empty(P, np.int64)
+    for p in range(P):
+        if (can >> p) & 1:
+            firsts[n] = p
+            n += 1
+    for j in range(P):
+        keys[j] = next_uint64(rng, b) >> np.uint64(11)
+    idx = np.empty(n, np.int64)
+    for i in range(n):  # stable insertion sort of the prefix by its keys
+        kv = keys[i]
+        j = i - 1
+        while j >= 0 and keys[idx[j]] > kv:
+            idx[j + 1] = idx[j]
+            j -= 1
+        idx[j + 1] = i
+    for j in range(P):
+        chip_order[b, j] = firsts[idx[j]] if j < n else -1
+    return firsts[idx[0]]
+
+
+@njit(cache=True, inline="always")
+def refresh_row(
+    b: int,
+    P: int,
+    phase: np.ndarray,
+    current_player: np.ndarray,
+    hands: np.ndarray,
+    treasures: np.ndarray,
+    alive: np.ndarray,
+    mask: np.ndarray,
+    table: np.ndarray,
+    key0: np.ndarray,
+) -> None:
+    """Write row ``b``'s legal mask for its pending decision (a row of the ``MaskTable``)."""
+    cp = np.int64(current_player[b])
+    ph = np.int64(phase[b])
+    var = 0
+    if ph == PH_ACTIVE:
+        for k in range(K):
+            if hands[b, cp, k] > 0:
+                var |= 1 << k
+        if treasures[b, cp, T_CROWN] > 0:
+            var += 32
+    elif ph == PH_RESPOND:
+        var = 1 if treasures[b, cp, T_TELESCOPE] > 0 else 0
+    elif ph == PH_SCALES:
+        if treasures[b, cp, T_SCALES] > 0:
+            for j in range(P - 1):
+                if alive[b, _abs(j + 1, cp, P)]:
+                    var |= 1 << j
+    key = key0[ph] + var
+    for i in range(mask.shape[1]):  # element by element: a slice copy checks the arrays for overlap first
+        mask[b, i] = table[key, i]
+
+
+@njit(cache=True, inline="always")
+def next_alive_left(b: int, seat: int, P: int, alive: np.ndarray) -> int:
+    """First surviving seat to the left of ``seat`` (``seat`` itself last; with none, the next seat)."""
+    for k in range(1, P + 1):
+        c = _abs(k, seat, P)
+        if alive[b, c]:
+            return c
+    return _abs(1, seat, P)
+
+
+@njit(cache=True, inline="always")
+def _rel(seat: int, observer: int, P: int) -> int:
+    """``(seat - observer) % P`` for seats in ``[0, P)`` (no division)."""
+    d = np.int64(seat) - observer
+    return d + P if d < 0 else d
+
+
+@njit(cache=True, inline="always")
+def _abs(offset: int, seat: int, P: int) -> int:
+    """``(seat + offset) % P`` for ``seat`` in ``[0, P)`` and ``offset`` in ``[0, P]`` (no division)."""
+    s = np.int64(seat) + offset
+    return s - P if s >= P else s
+
+
+# ====================================================================== batch kernels
+@njit(cache=True)
+def refresh(st: StateArrays, rows: np.ndarray, table: np.ndarray, key0: np.ndarray) -> None:
+    """Legal masks of rows ``rows (n,) int64`` (running games) for their pending decisions."""
+    P = st[REWARDS].shape[1]
+    phase, current_player, hands, treasures, alive, mask = (
+        st[PHASE],
+        st[CURRENT_PLAYER],
+        st[HANDS],
+        st[TREASURES],
+        st[ALIVE],
+        st[MASK],
+    )
+    for i in range(rows.size):
+        refresh_row(rows[i], P, phase, current_player, hands, treasures, alive, mask, table, key0)
+
+
+@njit(cache=True)
+def deal(seeds: np.ndarray, st: StateArrays, face_up0: np.ndarray, deck: np.ndarray, tiger_start: int) -> None:
+    """New games into the rows of ``st`` (``seeds (B,) int64``, >= 0), as ``Setup.deal``.
+
+    Writes every field of every row (``st`` may be uninitialised, ``Setup.empty``): the seeded
+    ones -- RNG rows, jungle tiles (and the removed ones), hands, draw and treasure piles, start
+    spaces, the round's monkey chips -- and the values every new game holds (``Setup.blank``);
+    the legal mask is left to :func:`refresh`. All of setup's chance is one draw of the row's
+    stream, split into stable sorts of its keys in the order tiles (per back), movement cards,
+    treasure cards, placing order, start bits, chips.
+    """
+    _blank(st, face_up0, tiger_start, deck.size)
+    rng = st[RNG]
+    pos, tiles, removed, hands, draw_pile = st[POS], st[TILES], st[REMOVED_TILES], st[HANDS], st[DRAW_PILE]
+    treasure_pile, chip_order, current_player, active = (
+        st[TREASURE_PILE],
+        st[CHIP_ORDER],
+        st[CURRENT_PLAYER],
+        st[ACTIVE],
+    )
+    face_up, draw_size, tiger = st[FACE_UP], st[DRAW_SIZE], st[TIGER]
+    P = pos.shape[1]
+    N = deck.size
+    nd = N - P * HAND_SIZE
+    nbits = (P + 1) // 2
+    total = TILE_STACKS.size + N + NUM_TREASURES + P + nbits + P
+    keys = np.empty(total, np.uint64)
+    bits = np.empty(total, np.int64)
+    order = np.empty(MAX_CARDS, np.int64)
+    for b in range(seeds.size):
+        seed_row(rng, b, seeds[b])
+        for j in range(total):
+            u = next_uint64(rng, b)
+            bits[j] = np.int64(u & np.uint64(1))
+            keys[j] = u >> np.uint64(11)
+        at = 0
+        # ---- jungle tiles: each back's stack shuffled, its last tile removed unseen
+        for i in range(NUM_BACKS):
+            s0 = STACK_START[i]
+            n = STACK_START[i + 1] - s0
+            _stable_order(keys, at, n, order)
+            at += n
+            for j in range(NUM_SLOTS_OF_BACK[i]):
+                tiles[b, BACK_SLOTS[i, j]] = TILE_STACKS[s0 + order[j]]
+            removed[b, i] = TILE_STACKS[s0 + order[n - 1]]
+        for x in range(L):
+            if not IS_SLOT[x]:
+                tiles[b, x] = 0
+            face_up[b, x] = face_up0[x]
+        # ---- movement cards: deal 5 each from the top, the rest is the draw pile
+        _stable_order(keys, at, N, order)
+        at += N
+        for p in range(P):
+            for k in range(K):
+                hands[b, p, k] = 0
+        for j in range(nd, N):
+            p = (j - nd) // HAND_SIZE
+            hands[b, p, deck[order[j]]] += 1
+        for j in range(MAX_CARDS):
+            draw_pile[b, j] = deck[order[j]] if j < nd else -1
+        draw_size[b] = nd
+        # ---- treasure cards
+        _stable_order(keys, at, NUM_TREASURES, order)
+        at += NUM_TREASURES
+        for j in range(NUM_TREASURES):
+            treasure_pile[b, j] = TREASURE_DECK[order[j]]
+        # ---- start spaces: random placing order; odd placers choose at random, even ones balance
+        _stable_order(keys, at, P, order)
+        at += P
+        for j in range(P):
+            bit = bits[at + j // 2]
+            space = bit if j % 2 == 0 else 1 - bit
+            pos[b, order[j]] = FRONT_START if space == 1 else REAR_START
+        at += nbits
+        # ---- monkey chips of round 1
+        _stable_order(keys, at, P, order)
+        for j in range(P):
+            chip_order[b, j] = order[j]
+        current_player[b] = order[0]
+        active[b] = order[0]
+        tiger[b] = tiger_start
+
+
+@njit(cache=True)
+def _blank(st: StateArrays, face_up0: np.ndarray, tiger_start: int, num_cards: int) -> None:
+    """The values every new game holds, into every row (``Setup.blank`` and ``position._turn_start``)."""
+    P = st[POS].shape[1]
+    supply = D_TOTAL_COCONUTS - P * D_START_COCONUTS - BOWL_START_SUM
+    st[REWARDS][:] = 0
+    st[TERMINATED][:] = False
+    st[TRUNCATED][:] = False
+    st[MASK][:] = False
+    st[STEP_COUNT][:] = 0
+    st[WINNERS_MASK][:] = False
+    st[END_REASON][:] = S_END_NONE
+    st[ALIVE][:] = True
+    st[COCONUTS][:] = D_START_COCONUTS
+    st[GOLDEN][:] = -1
+    bowls = st[BOWLS]
+    bowls[:, 0] = BOWL_START_0
+    bowls[:, 1] = BOWL_START_1
+    st[SUPPLY][:] = supply
+    st[TIGER][:] = tiger_start
+    face_up = st[FACE_UP]
+    for b in range(face_up.shape[0]):
+        face_up[b, :] = face_up0
+    st[DRAW_SIZE][:] = num_cards - P * HAND_SIZE
+    st[DISCARD][:] = 0
+    st[OUT_OF_PLAY][:] = 0
+    st[TREASURE_SIZE][:] = NUM_TREASURES
+    st[TREASURES][:] = 0
+    st[TREASURE_USED][:] = 0
+    st[CHIP_NEXT][:] = 1
+    st[ROUND][:] = 1
+    st[PHASE][:] = PH_ACTIVE
+    st[STAGE][:] = ST_DECIDE
+    st[OFFER_CARD][:] = -1
+    st[ANNOUNCE][:] = -1
+    st[HOLDER][:] = -1
+    st[PASSES][:] = 0
+    st[SEEN][:] = False
+    st[CROWN_PLAY][:] = False
+    st[ACCEPTER][:] = -1
+    st[REVEALED][:] = -1
+    st[MOVER][:] = -1
+    st[IN_BONUS][:] = False
+    st[DEBT][:] = 0
+    st[DEBT_TO][:] = -1
+    st[PYRAMID_CARD][:] = -1
+    st[STATS][:] = 0
+
+
+@njit(cache=True, inline="always")
+def _stable_order(keys: np.ndarray, at: int, n: int, order: np.ndarray) -> None:
+    """``order[:n]``: the stable argsort of ``keys[at : at + n]`` (insertion sort; ``n <= 40``)."""
+    for i in range(n):
+        kv = keys[at + i]
+        j = i - 1
+        while j >= 0 and keys[at + order[j]] > kv:
+            order[j + 1] = order[j]
+            j -= 1
+        order[j + 1] = i
+
+
+@njit(cache=True)
+def step(
+    actions: np.ndarray, st: StateArrays, table: np.ndarray, key0: np.ndarray, crown_bonus: bool, num_actions: int
+) -> bool:
+    """Validate ``actions (B,) int64`` and apply them to the running rows; False if one is invalid.
+
+    First every running row's action is checked (in ``[0, A)`` and legal in the row's mask); if
+    one is not, nothing is changed and False is returned. Otherwise every row's rewards are zeroed
+    and each running row advances its ``step_count`` and the game until it waits for the next
+    decision or ends (the numpy ``FunkyMonkey._step``), then gets its new legal mask.
+    """
+    current_player, rewards, terminated, truncated, mask = (
+        st[CURRENT_PLAYER],
+        st[REWARDS],
+        st[TERMINATED],
+        st[TRUNCATED],
+        st[MASK],
+    )
+    B, P = rewards.shape
+    for b in range(B):
+        if terminated[b] or truncated[b]:
+            continue
+        a = actions[b]
+        if a < 0 or a >= num_actions or not mask[b, a]:
+            return False
+    rewards[:] = 0
+    step_count, rng, winners_mask, end_reason = st[STEP_COUNT], st[RNG], st[WINNERS_MASK], st[END_REASON]
+    pos, alive, coconuts, golden, bowls, supply, tiger = (
+        st[POS],
+        st[ALIVE],
+        st[COCONUTS],
+        st[GOLDEN],
+        st[BOWLS],
+        st[SUPPLY],
+        st[TIGER],
+    )
+    tiles, face_up, hands, draw_pile, draw_size, discard, out_of_play = (
+        st[TILES],
+        st[FACE_UP],
+        st[HANDS],
+        st[DRAW_PILE],
+        st[DRAW_SIZE],
+        st[DISCARD],
+        st[OUT_OF_PLAY],
+    )
+    treasure_pile, treasure_size, treasures, treasure_used = (
+        st[TREASURE_PILE],
+        st[TREASURE_SIZE],
+        st[TREASURES],
+        st[TREASURE_USED],
+    )
+    chip_order, chip_next, round_, active, phase, stage = (
+        st[CHIP_ORDER],
+        st[CHIP_NEXT],
+        st[ROUND],
+        st[ACTIVE],
+        st[PHASE],
+        st[STAGE],
+    )
+    offer_card, announce, holder, passes, seen, crown_play = (
+        st[OFFER_CARD],
+        st[ANNOUNCE],
+        st[HOLDER],
+        st[PASSES],
+        st[SEEN],
+        st[CROWN_PLAY],
+    )
+    accepter, revealed, mover, in_bonus, debt, debt_to, pyramid_card, stats = (
+        st[ACCEPTER],
+        st[REVEALED],
+        st[MOVER],
+        st[IN_BONUS],
+        st[DEBT],
+        st[DEBT_TO],
+        st[PYRAMID_CARD],
+        st[STATS],
+    )
+    ends = (rewards, winners_mask, terminated, end_reason, mask, current_player, phase, stage)
+    keys = np.empty(P, np.uint64)
+    all_seats = (1 << P) - 1
+    for b in range(B):
+        if terminated[b] or truncated[b]:
+            continue
+        step_count[b] += 1
+        a = actions[b]
+        alive0 = 0
+        for p in range(P):
+            if alive[b, p]:
+                alive0 |= 1 << p
+        dest = NO_MOVE  # a pending move of the mover's monkey
+        elim = 0  # seats to eliminate now (bitmask)
+        reveal = False
+        ph = phase[b]
+        # ------------------------------------------------------------ the decision
+        if ph == PH_ACTIVE:
+            act = np.int64(active[b])
+            crown = a >= A_CROWN
+            k = a - A_CROWN if crown else a // 5
+            hands[b, act, k] -= 1
+            offer_card[b] = k
+            announce[b] = -1 if crown else a % 5
+            seen[b, act] = True
+            crown_play[b] = crown
+            stats[b, act, SC_TURNS] += 1
+            if crown:
+                stats[b, act, SC_CROWNS] += 1
+                treasures[b, act, T_CROWN] -= 1
+                treasure_used[b, T_CROWN] += 1
+                accepter[b] = act
+                reveal = True
+            else:
+                h = next_alive_left(b, act, P, alive)
+                holder[b] = h
+                passes[b] = 0
+                phase[b] = PH_RESPOND
+                current_player[b] = h
+        elif ph == PH_RESPOND or ph == PH_RESPOND_SEEN:
+            h = np.int64(holder[b])
+            if a == A_ACCEPT:
+                act = np.int64(active[b])
+                stats[b, h, SC_ACCEPTED] += 1
+                if offer_card[b] != announce[b]:
+                    stats[b, act, SC_BLUFFS_ACCEPTED] += 1
+                accepter[b] = h
+                reveal = True
+            elif a == A_PASS:
+                stats[b, h, SC_PASSED] += 1
+                passes[b] += 1
+                nxt = next_alive_left(b, h, P, alive)
+                if nxt == active[b]:  # it went all the way round: the active player must accept it
+                    accepter[b] = active[b]
+                    reveal = True
+                else:
+                    holder[b] = nxt
+                    current_player[b] = nxt
+                    phase[b] = PH_RESPOND
+            else:  # A_TELESCOPE
+                treasures[b, h, T_TELESCOPE] -= 1
+                treasure_used[b, T_TELESCOPE] += 1
+                stats[b, h, SC_TELESCOPES] += 1
+                seen[b, h] = True
+                phase[b] = PH_RESPOND_SEEN
+        elif ph == PH_PAY:
+            m = np.int64(mover[b])
+            gold = a == A_PAY_GOLDEN
+            dt = np.int64(debt_to[b])
+            if gold:
+                golden[b] = -1
+            else:
+                coconuts[b, m] -= 1
+                if dt < 0:
+                    supply[b] += 1
+            if dt >= 0:
+                bowls[b, dt] = BOWL_GOLDEN if gold else BOWL_COCONUT
+            debt[b] -= 1
+            stage[b] = ST_DEBT if debt[b] > 0 else ST_AFTER
+        elif ph == PH_BOWL:
+            dest = BOWL2_SPACE if a == A_BOWL_2 else BOWL1_SPACE
+        elif ph == PH_PYRAMID:
+            m = np.int64(mover[b])
+            n = STEPS[pyramid_card[b]]
+            x = np.int64(pos[b, m])
+            pyramid_card[b] = -1
+            dest = x - n if a == A_PYRAMID_BACKWARD else x + n
+        elif ph == PH_BONUS:
+            act = np.int64(active[b])
+            if a == A_BONUS_MONKEY:
+                stats[b, act, SC_BONUS_MONKEY] += 1
+                in_bonus[b] = True
+                mover[b] = act
+                dest = np.int64(pos[b, act]) + 1
+            elif a == A_BONUS_DECLINE:
+                stats[b, act, SC_BONUS_DECLINED] += 1
+                stage[b] = ST_SCALES_ACTIVE
+            else:  # A_BONUS_TIGER
+                stats[b, act, SC_BONUS_TIGER] += 1
+                tiger[b] -= 1
+                stage[b] = ST_SCALES_ACTIVE
+                for p in range(P):
+                    if alive[b, p] and pos[b, p] == tiger[b]:
+                        elim |= 1 << p
+                elim |= 1 << 30  # run the elimination (and its end-of-game check) even if nobody is caught
+        else:  # PH_SCALES
+            u = np.int64(current_player[b])
+            if a != A_SCALES_SKIP:
+                t = (u + a - A_SCALES_TARGET + 1) % P
+                g = np.int64(golden[b])
+                gin = 1 if (g == u or g == t) else 0
+                total = np.int64(coconuts[b, u]) + np.int64(coconuts[b, t]) + gin
+                coconuts[b, u] = (total + 1) // 2 - gin
+                coconuts[b, t] = total // 2
+                if gin:
+                    golden[b] = u
+                treasures[b, u, T_SCALES] -= 1
+                treasure_used[b, T_SCALES] += 1
+                stats[b, u, SC_SCALES] += 1
+            stage[b] = ST_SCALES_ACCEPTER if u == active[b] else ST_END_TURN
+        # ------------------------------------------------------------ the reveal
+        if reveal:
+            card = np.int64(offer_card[b])
+            m = np.int64(accepter[b])
+            act = np.int64(active[b])
+            discard[b, card] += 1
+            revealed[b] = card
+            if not crown_play[b]:
+                stats[b, act, SC_TRUTHFUL if card == announce[b] else SC_BLUFFS] += 1
+            holder[b] = -1
+            mover[b] = m
+            in_bonus[b] = False
+            if card == MINUSS:
+                debt[b] = 1
+                debt_to[b] = -1
+                stage[b] = ST_DEBT
+            else:
+                dest = np.int64(pos[b, m]) + STEPS[card]
+        # ------------------------------------------------------------ the chain until the next decision
+        loops = 0
+        while True:
+            loops += 1
+            if loops > MAX_LOOP:
+                raise RuntimeError("Funky Monkey chain reaction did not settle")
+            if dest != NO_MOVE:  # the mover's monkey ends a move: win on the tiger, out beyond it, else land
+                m = np.int64(mover[b])
+                pos[b, m] = dest
+                tg = np.int64(tiger[b])
+                if dest < tg:
+                    if IS_SLOT[dest]:
+                        face_up[b, dest] = True
+                    stage[b] = ST_LAND
+                elif dest > tg:
+                    stage[b] = ST_AFTER
+                    elim |= 1 << m
+                else:
+                    finish_row(b, 1 << m, np.int64(END_TIGER), P, ends)
+                dest = NO_MOVE
+            if elim:  # eliminate seats; end the game left with at most one monkey
+                left = 0
+                for p in range(P):
+                    if (elim >> p) & 1:
+                        alive[b, p] = False
+                    if alive[b, p]:
+                        left |= 1 << p
+                elim = 0
+                if left != 0 and (left & (left - 1)) == 0:
+                    finish_row(b, left, np.int64(END_LAST_MONKEY), P, ends)
+                elif left == 0:
+                    finish_row(b, 0, np.int64(END_NO_WINNER), P, ends)
+            sg = stage[b]
+            if sg == ST_DECIDE:
+                break
+            if sg == ST_LAND:  # apply the effect of the space the mover landed on
+                m = np.int64(mover[b])
+                x = np.int64(pos[b, m])
+                eff = np.int64(tiles[b, x]) if IS_SLOT[x] else FIXED_EFFECT[x]
+                stage[b] = ST_AFTER
+                if eff == E_COCONUT:
+                    if supply[b] > 0:
+                        coconuts[b, m] += 1
+                        supply[b] -= 1
+                elif eff == E_GOLDEN:  # take the golden coconut; a robbed player left with none is out
+                    g = np.int64(golden[b])
+                    for i in range(2):
+                        if bowls[b, i] == BOWL_GOLDEN:
+                            bowls[b, i] = BOWL_EMPTY
+                    golden[b] = m
+                    if g >= 0 and g != m and alive[b, g] and coconuts[b, g] == 0:
+                        elim |= (1 << g) | (1 << 30)
+                elif eff == E_CHEST:
+                    if treasure_size[b] > 0:
+                        top = np.int64(treasure_size[b]) - 1
+                        treasures[b, m, treasure_pile[b, top]] += 1
+                        treasure_pile[b, top] = -1
+                        treasure_size[b] -= 1
+                elif eff == E_MINUS1 or eff == E_MINUS2:
+                    debt[b] = 2 if eff == E_MINUS2 else 1
+                    debt_to[b] = -1
+                    stage[b] = ST_DEBT
+                elif eff == E_BOWL:  # take what lies there, or sacrifice a coconut onto it
+                    bi = 1 if x == BOWL2_SPACE else 0
+                    c = bowls[b, bi]
+                    if c == BOWL_COCONUT:
+                        coconuts[b, m] += 1
+                    elif c == BOWL_GOLDEN:
+                        golden[b] = m
+                    bowls[b, bi] = BOWL_EMPTY
+                    if c == BOWL_EMPTY:
+                        debt[b] = 1
+                        debt_to[b] = bi
+                        stage[b] = ST_DEBT
+                elif eff == E_NEAREST_BOWL:
+                    row = SLOT_ROW[x]
+                    if row == 2:
+                        phase[b] = PH_BOWL
+                        current_player[b] = m
+                        stage[b] = ST_DECIDE
+                    else:
+                        dest = BOWL1_SPACE if row == 1 else BOWL2_SPACE
+                elif eff == E_PYRAMID:  # reveal the top movement card of the draw pile and act on it
+                    if draw_size[b] == 0:
+                        reshuffle_row(rng, b, discard, draw_pile, draw_size)
+                    size = np.int64(draw_size[b])
+                    if size > 0:
+                        card = np.int64(draw_pile[b, size - 1])
+                        draw_pile[b, size - 1] = -1
+                        draw_size[b] -= 1
+                        discard[b, card] += 1
+                        if card == MINUSS:
+                            debt[b] = 1
+                            debt_to[b] = -1
+                            stage[b] = ST_DEBT
+                        else:
+                            n = STEPS[card]
+                            if x - n >= 0:  # backward must not pass the rear start
+                                pyramid_card[b] = card
+                                phase[b] = PH_PYRAMID
+                                current_player[b] = m
+                                stage[b] = ST_DECIDE
+                            else:
+                                dest = x + n
+            elif sg == ST_DEBT:  # settle the mover's debt: ask which coconut when it matters
+                m = np.int64(mover[b])
+                d = np.int64(debt[b])
+                g = golden[b] == m
+                n = np.int64(coconuts[b, m])
+                tot = n + (1 if g else 0)
+                if g and n > 0 and tot > d:
+                    phase[b] = PH_PAY
+                    current_player[b] = m
+                    stage[b] = ST_DECIDE
+                else:
+                    dt = np.int64(debt_to[b])
+                    broke = tot <= d  # pays everything: normal ones and the golden one
+                    paid = n if broke else d
+                    coconuts[b, m] -= paid
+                    if dt < 0:
+                        supply[b] += paid
+                    gold_out = broke and g
+                    if gold_out:
+                        golden[b] = -1
+                    if dt >= 0:  # a bowl debt is 1 coconut: the normal one if any was paid, else the golden one
+                        bowls[b, dt] = BOWL_COCONUT if paid > 0 else (BOWL_GOLDEN if gold_out else BOWL_EMPTY)
+                    debt[b] = 0
+                    stage[b] = ST_AFTER
+                    if broke:
+                        elim |= (1 << m) | (1 << 30)
+            elif sg == ST_AFTER:  # the truth check (bonus move) unless this was the bonus move itself
+                act = np.int64(active[b])
+                truthful = revealed[b] == announce[b] or (crown_play[b] and crown_bonus)
+                stage[b] = ST_SCALES_ACTIVE
+                if truthful and not in_bonus[b] and alive[b, act]:
+                    phase[b] = PH_BONUS
+                    current_player[b] = act
+                    stage[b] = ST_DECIDE
+            elif sg == ST_SCALES_ACTIVE:
+                act = np.int64(active[b])
+                stage[b] = ST_SCALES_ACCEPTER
+                if alive[b, act] and (treasures[b, act, 0] | treasures[b, act, 1] | treasures[b, act, 2]) != 0:
+                    phase[b] = PH_SCALES
+                    current_player[b] = act
+                    stage[b] = ST_DECIDE
+            elif sg == ST_SCALES_ACCEPTER:
+                c = np.int64(accepter[b])
+                cc = max(c, 0)
+                stage[b] = ST_END_TURN
+                if (
+                    c >= 0
+                    and c != active[b]
+                    and alive[b, cc]
+                    and (treasures[b, cc, 0] | treasures[b, cc, 1] | treasures[b, cc, 2]) != 0
+                ):
+                    phase[b] = PH_SCALES
+                    current_player[b] = c
+                    stage[b] = ST_DECIDE
+            else:  # ST_END_TURN: clear the turn, turn over the next monkey chip; new round or quitting time
+                offer_card[b] = -1
+                announce[b] = -1
+                holder[b] = -1
+                passes[b] = 0
+                for p in range(P):
+                    seen[b, p] = False
+                crown_play[b] = False
+                accepter[b] = -1
+                revealed[b] = -1
+                mover[b] = -1
+                in_bonus[b] = False
+                debt[b] = 0
+                debt_to[b] = -1
+                pyramid_card[b] = -1
+                can = 0
+                for p in range(P):
+                    held = hands[b, p, 0] + hands[b, p, 1] + hands[b, p, 2] + hands[b, p, 3] + hands[b, p, 4]
+                    if alive[b, p] and held > 0:
+                        can |= 1 << p
+                seat = -1
+                for j in range(np.int64(chip_next[b]), P):
+                    o = np.int64(chip_order[b, j])
+                    if o >= 0 and (can >> o) & 1:
+                        chip_next[b] = j + 1
+                        seat = o
+                        break
+                if seat < 0 and can != 0:  # new round: the chips of the monkeys still in play, shuffled
+                    seat = new_round_row(rng, b, can, P, chip_order, keys)
+                    chip_next[b] = 1
+                    round_[b] += 1
+                if seat >= 0:
+                    active[b] = seat
+                    phase[b] = PH_ACTIVE
+                    current_player[b] = seat
+                    stage[b] = ST_DECIDE
+                else:  # quitting time: nearest the tiger; tie -> golden coconut; -> most coconuts; -> shared
+                    best = np.int64(-1)
+                    for p in range(P):
+                        if alive[b, p]:
+                            kv = np.int64(pos[b, p]) * 1000 + (500 if golden[b] == p else 0) + coconuts[b, p]
+                            best = max(best, kv)
+                    win = 0
+                    for p in range(P):
+                        if alive[b, p]:
+                            kv = np.int64(pos[b, p]) * 1000 + (500 if golden[b] == p else 0) + coconuts[b, p]
+                            if kv == best:
+                                win |= 1 << p
+                    finish_row(b, win, np.int64(END_QUITTING_TIME), P, ends)
+        # ------------------------------------------------------------ the step's end
+        gone = alive0 & all_seats
+        for p in range(P):
+            if alive[b, p]:
+                gone &= ~(1 << p)
+        if gone:  # the hand cards of seats eliminated in this step leave play unseen
+            for p in range(P):
+                if (gone >> p) & 1:
+                    for k in range(K):
+                        out_of_play[b, k] += hands[b, p, k]
+                        hands[b, p, k] = 0
+        if not terminated[b]:
+            refresh_row(b, P, phase, current_player, hands, treasures, alive, mask, table, key0)
+    return True
+
+
+@njit(cache=True)
+def observe(
+    player: np.ndarray,
+    obs: np.ndarray,
+    st: tuple,
+    offsets: np.ndarray,
+    seat_scale: np.ndarray,
+    dense_scale: np.ndarray,
+    card_counts: np.ndarray,
+) -> None:
+    """Observation of seat ``player[b]`` in every row ``b`` into ``obs (B, D) float32`` (``Observer.observe``).
+
+    ``seat_scale`` repeats one scale per count over the seats (``Observer``'s table). ``st`` holds only the arrays an observation reads, in the order of :data:`OBSERVED_FIELDS` (each
+    array passed is unboxed on every call).
+
+    Writes every cell of each row: zeros, the one-hot pieces, the per-seat counts (observer-first,
+    times ``seat_scale (7 * P,) float32``) and the dense counts (times ``dense_scale float32``);
+    ``card_counts (5,) int64`` are the movement cards of each kind in play.
+    """
+    (
+        current_player,
+        phase,
+        active,
+        holder,
+        accepter,
+        announce,
+        offer_card,
+        revealed,
+        seen,
+        pyramid_card,
+        golden,
+        bowls,
+        tiger,
+        pos,
+        alive,
+        tiles,
+        face_up,
+        chip_order,
+        chip_next,
+        hands,
+        treasures,
+        coconuts,
+        stats,
+        passes,
+        debt,
+        treasure_used,
+        treasure_size,
+        supply,
+        discard,
+        draw_size,
+        round_,
+        crown_play,
+        in_bonus,
+    ) = st
+    B = obs.shape[0]
+    P = pos.shape[1]
+    # the tables in locals: the compiler cannot tell the observation's stores from their loads
+    c_phase = offsets[O_PHASE]
+    c_to_move = offsets[O_TO_MOVE]
+    c_active = offsets[O_ACTIVE]
+    c_holder = offsets[O_HOLDER]
+    c_accepter = offsets[O_ACCEPTER]
+    c_announce = offsets[O_ANNOUNCE]
+    c_known = offsets[O_KNOWN]
+    c_revealed = offsets[O_REVEALED]
+    c_pyramid = offsets[O_PYRAMID]
+    c_golden = offsets[O_GOLDEN]
+    c_tiger = offsets[O_TIGER]
+    c_position = offsets[O_POSITION]
+    c_tiles = offsets[O_TILES]
+    c_chips = offsets[O_CHIPS]
+    s0 = offsets[O_SEAT]
+    d0 = offsets[O_DENSE]
+    dump = d0 + NUM_DENSE - 1
+    sc_hand, sc_treasure, sc_alive, sc_coconut, sc_tiger, sc_truth, sc_bluff = (
+        seat_scale[0 * P],
+        seat_scale[1 * P],
+        seat_scale[2 * P],
+        seat_scale[3 * P],
+        seat_scale[4 * P],
+        seat_scale[5 * P],
+        seat_scale[6 * P],
+    )
+    for b in range(B):
+        o = np.int64(player[b])
+        row = obs[b]
+        row[:] = 0
+        ph = np.int64(phase[b])
+        live = ph >= 0
+        # ---- one-hot pieces: an absent value writes its 1 to the dump column (the last dense
+        # column, written after them), so that no write depends on a branch
+        cp = np.int64(current_player[b])
+        row[c_phase + ph if live else dump] = _ONE
+        row[c_to_move + _rel(cp, o, P) if live and cp >= 0 else dump] = _ONE
+        row[c_active + (np.int64(active[b]) - o) % P] = _ONE  # as numpy's table, even for -1
+        h = np.int64(holder[b])
+        row[c_holder + _rel(h, o, P) if h >= 0 else dump] = _ONE
+        c = np.int64(accepter[b])
+        row[c_accepter + _rel(c, o, P) if c >= 0 else dump] = _ONE
+        k = np.int64(announce[b])
+        row[c_announce + k if k >= 0 else dump] = _ONE
+        known = offer_card[b] >= 0 and revealed[b] < 0 and seen[b, o]
+        row[c_known + offer_card[b] if known else dump] = _ONE
+        k = np.int64(revealed[b])
+        row[c_revealed + k if k >= 0 else dump] = _ONE
+        k = np.int64(pyramid_card[b])
+        row[c_pyramid + k if k >= 0 else dump] = _ONE
+        g = np.int64(golden[b])
+        gcode = P + 1 if bowls[b, 0] == BOWL_GOLDEN else (P + 2 if bowls[b, 1] == BOWL_GOLDEN else P)
+        row[c_golden + (_rel(g, o, P) if g >= 0 else gcode)] = _ONE
+        row[c_tiger + tiger[b] if tiger[b] >= 0 else dump] = _ONE
+        for j in range(P):
+            seat = _abs(j, o, P)
+            row[c_position + j * L + pos[b, seat] if alive[b, seat] else dump] = _ONE
+        face_counts = 0  # face-up tiles of kind k in bits 4k..4k+3 (a count <= 3)
+        for i in range(NUM_SLOTS):
+            x = SLOTS[i]
+            f = np.int64(tiles[b, x]) if face_up[b, x] else 0
+            face_counts += (1 << (4 * f)) if f > 0 else 0
+            row[c_tiles + i * (NUM_TILE_KINDS + 1) + f] = _ONE
+        if live:
+            for j in range(np.int64(chip_next[b]), P):
+                c = np.int64(chip_order[b, j])
+                row[c_chips + _rel(c, o, P) if c >= 0 and alive[b, c] else dump] = _ONE
+        # ---- per-seat counts, observer-first
+        for j in range(P):
+            seat = _abs(j, o, P)
+            hs = hands[b, seat, 0] + hands[b, seat, 1] + hands[b, seat, 2] + hands[b, seat, 3] + hands[b, seat, 4]
+            ts = treasures[b, seat, 0] + treasures[b, seat, 1] + treasures[b, seat, 2]
+            al = 1 if alive[b, seat] else 0
+            row[s0 + j] = np.float32(hs) * sc_hand
+            row[s0 + P + j] = np.float32(ts) * sc_treasure
+            row[s0 + 2 * P + j] = np.float32(al) * sc_alive
+            row[s0 + 3 * P + j] = np.float32(coconuts[b, seat]) * sc_coconut
+            row[s0 + 4 * P + j] = np.float32((np.int64(tiger[b]) - pos[b, seat]) * al) * sc_tiger
+            row[s0 + 5 * P + j] = np.float32(stats[b, seat, SC_TRUTHFUL]) * sc_truth
+            row[s0 + 6 * P + j] = np.float32(stats[b, seat, SC_BLUFFS]) * sc_bluff
+        # ---- the dense counts, each written at once (scalars, not a scratch array the compiler
+        # would have to assume aliases the state)
+        row[d0] = np.float32(passes[b]) * dense_scale[0]
+        row[d0 + 1] = np.float32(debt[b]) * dense_scale[1]
+        for k in range(K):
+            row[d0 + 2 + k] = np.float32(hands[b, o, k]) * dense_scale[2 + k]
+        for t in range(3):
+            row[d0 + 7 + t] = np.float32(treasures[b, o, t]) * dense_scale[7 + t]
+            row[d0 + 10 + t] = np.float32(treasure_used[b, t]) * dense_scale[10 + t]
+        row[d0 + 13] = np.float32(treasure_size[b]) * dense_scale[13]
+        row[d0 + 14] = np.float32(1 if bowls[b, 0] > 0 else 0) * dense_scale[14]
+        row[d0 + 15] = np.float32(1 if bowls[b, 1] > 0 else 0) * dense_scale[15]
+        row[d0 + 16] = np.float32(supply[b]) * dense_scale[16]
+        for k in range(NUM_TILE_KINDS):  # tiles of kind k + 1 not face up: one 4-bit count per kind
+            unseen_tiles = TILE_COMPOSITION[k] - ((face_counts >> (4 * (k + 1))) & 15)
+            row[d0 + 17 + k] = np.float32(unseen_tiles) * dense_scale[17 + k]
+        kc = np.int64(offer_card[b]) if known else -1
+        for k in range(K):
+            row[d0 + 24 + k] = np.float32(discard[b, k]) * dense_scale[24 + k]
+            unseen = np.int64(card_counts[k]) - discard[b, k] - hands[b, o, k] - (1 if k == kc else 0)
+            row[d0 + 29 + k] = np.float32(unseen) * dense_scale[29 + k]
+        row[d0 + 34] = np.float32(draw_size[b]) * dense_scale[34]
+        row[d0 + 35] = np.float32(round_[b]) * dense_scale[35]
+        row[d0 + 36] = np.float32(1 if crown_play[b] else 0) * dense_scale[36]
+        row[d0 + 37] = np.float32(1 if in_bonus[b] else 0) * dense_scale[37]

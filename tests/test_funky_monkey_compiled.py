@@ -1,0 +1,202 @@
+"""Funky Monkey's compiled core (``funky_monkey/kernels.py``) against its numpy reference.
+
+The game steps, observes, deals and writes masks with numba kernels; the numpy rules they were
+compiled from stay in the package as the reference (``FunkyMonkey._step_reference`` / ``_step``,
+``Observer.observe``, ``Setup.deal``, ``MaskTable.refresh``). Rule checked here: both give
+bit-identical games -- every state array after every step (decisions, chance draws, rewards,
+analytics), every seat's float32 observation and the legal masks -- over random batches of every
+player count and flag, with finished rows left in the batch, and the same refusals of bad actions.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from monkey_envs.funky_monkey import FunkyMonkey, FunkyMonkeyState
+from monkey_envs.funky_monkey import data as D
+from monkey_envs.funky_monkey.state import END_REASONS, NUM_PHASES, PH_OVER
+
+CONFIGS = [
+    {"num_players": 2},
+    {"num_players": 3, "tile_visibility": "every_second"},
+    {"num_players": 4},
+    {"num_players": 5, "crown_bonus": True},
+    {"num_players": 6},
+    {"num_players": 7, "tile_visibility": "all", "crown_bonus": True},
+]
+
+
+def _ids(cfg: dict) -> str:
+    return "-".join(f"{k}={v}" for k, v in cfg.items())
+
+
+def reference_init(game: FunkyMonkey, seeds: np.ndarray) -> FunkyMonkeyState:
+    """New games by the numpy setup and masks (what ``FunkyMonkey._init`` computed before the kernels)."""
+    s = game._setup.deal(np.asarray(seeds, dtype=np.int64))
+    game._refresh(s, np.arange(s.batch_size))
+    s.mark_game(game)
+    return s
+
+
+def assert_same_state(a: FunkyMonkeyState, b: FunkyMonkeyState, where: str) -> None:
+    assert list(a.arrays()) == list(b.arrays())
+    for name, x in a.arrays().items():
+        y = getattr(b, name)
+        assert x.dtype == y.dtype and x.shape == y.shape, f"{where}: {name} {x.dtype}{x.shape} vs {y.dtype}{y.shape}"
+        if not np.array_equal(x, y):
+            rows = np.flatnonzero((x != y).reshape(x.shape[0], -1).any(1))
+            pytest.fail(f"{where}: field {name!r} differs in rows {rows[:10].tolist()}")
+
+
+def assert_same_observations(game: FunkyMonkey, s: FunkyMonkeyState, where: str) -> None:
+    for seat in range(game.num_players):
+        got = game.observe(s, seat)
+        want = game._observer.observe(s, np.full(s.batch_size, seat, np.int64))
+        assert got.dtype == want.dtype == np.float32
+        if not np.array_equal(got, want):
+            rows, cols = np.nonzero(got != want)
+            pytest.fail(
+                f"{where}: seat {seat} observation differs at rows {rows[:5].tolist()} cols {cols[:5].tolist()}"
+            )
+
+
+@pytest.mark.parametrize("cfg", CONFIGS, ids=_ids)
+def test_compiled_deal_is_the_numpy_setup(cfg: dict) -> None:
+    """Rule: the compiled deal draws setup's chance as ``Setup.deal`` (tiles, cards, chips, spaces) and writes its masks."""
+    game = FunkyMonkey(**cfg)
+    seeds = np.array([0, 1, 2, 7, 123456789, 2**40 + 3, 2**62])
+    assert_same_state(game.init(seeds), reference_init(game, seeds), "init")
+    # batch invariance: a row of a batch is the game of its seed alone
+    single = game.init(seeds[4])
+    assert_same_state(single, game.init(seeds).take([4]), "single row")
+
+
+@pytest.mark.parametrize("cfg", CONFIGS, ids=_ids)
+def test_compiled_step_and_observation_match_the_numpy_rules(cfg: dict) -> None:
+    """Rule: every step of random play gives the same state, rewards and observations as the numpy rules.
+
+    Finished rows stay in the batch (they ignore their actions), so each step mixes running and
+    ended games; the run must reach every decision phase and end reason it can in that setting.
+    """
+    game = FunkyMonkey(**cfg)
+    B = 96
+    rng = np.random.default_rng(len(_ids(cfg)))
+    seeds = rng.integers(0, 2**31, size=B)
+    s = game.init(seeds)
+    ref = reference_init(game, seeds)
+    assert_same_state(s, ref, "init")
+    phases_seen = np.zeros(NUM_PHASES, bool)
+    for t in range(2000):
+        if t % 3 == 0:
+            assert_same_observations(game, s, f"step {t}")
+        phases_seen[s.phase[s.phase >= 0]] = True
+        u = np.where(s.legal_action_mask, rng.random(s.legal_action_mask.shape), -1.0)
+        acts = u.argmax(1)
+        acts[s.terminated] = rng.integers(-5, 100, size=int(s.terminated.sum()))  # ignored in ended rows
+        new = game.step(s, acts)
+        want = ref.clone()
+        assert game._step_reference(want, acts)
+        assert_same_state(new, want, f"step {t}")
+        s, ref = new, want
+        if s.terminated.all():
+            break
+    assert s.terminated.all(), "every game ends"
+    assert_same_observations(game, s, "end")
+    assert (s.phase == PH_OVER).all()
+    # the run exercised the rules: every decision phase and the usual end reasons occurred
+    assert phases_seen.all(), f"phases never reached: {np.flatnonzero(~phases_seen).tolist()}"
+    reasons = {END_REASONS[r] for r in s.end_reason.tolist()}
+    assert {"tiger", "last_monkey"} <= reasons or "quitting_time" in reasons, reasons
+
+
+def test_long_random_run_of_every_player_count_matches() -> None:
+    """Rule: as above over many more games (new games dealt into finished rows), every player count."""
+    for P in range(D.MIN_PLAYERS, D.MAX_PLAYERS + 1):
+        game = FunkyMonkey(P, crown_bonus=P % 2 == 1)
+        B = 64
+        rng = np.random.default_rng(100 + P)
+        s = game.init(np.arange(B))
+        ref = reference_init(game, np.arange(B))
+        next_seed = B
+        ended = np.zeros(len(END_REASONS), np.int64)
+        for t in range(1500):
+            acts = np.where(s.legal_action_mask, rng.random(s.legal_action_mask.shape), -1.0).argmax(1)
+            s = game.step(s, acts)
+            assert game._step_reference(ref, acts)
+            done = np.flatnonzero(s.terminated)
+            if t % 50 == 0 or done.size:
+                assert_same_state(s, ref, f"{P}p step {t}")
+            if done.size:
+                np.add.at(ended, s.end_reason[done].astype(np.int64), 1)
+                seeds = next_seed + np.arange(done.size)
+                next_seed += done.size
+                s.put(done, game.init(seeds))
+                ref.put(done, reference_init(game, seeds))
+                assert_same_observations(game, s, f"{P}p step {t} after resets")
+        assert ended[1:].sum() > 100, f"{P}p: only {ended[1:].sum()} games ended"
+
+
+@pytest.mark.parametrize("cfg", CONFIGS[:3], ids=_ids)
+def test_compiled_step_refuses_what_the_rules_refuse_and_changes_nothing(cfg: dict) -> None:
+    """Rule: an out-of-range or illegal action of a running row is a ValueError naming it; nothing changes."""
+    game = FunkyMonkey(**cfg)
+    s = game.init(np.arange(8))
+    before = s.clone()
+    for bad_action, row in ((game.num_actions, 3), (-1, 0)):
+        acts = np.array([np.flatnonzero(m)[0] for m in s.legal_action_mask])
+        acts[row] = bad_action
+        with pytest.raises(ValueError, match=f"rows \\[{row}\\]"):
+            game.step(s, acts)
+        assert not game._step_fused(s.clone(), acts)
+        ref = s.clone()
+        assert not game._step_reference(ref, acts)
+        assert_same_state(ref, before, "reference after a refusal")
+    illegal = np.array([np.flatnonzero(~m)[0] for m in s.legal_action_mask])
+    with pytest.raises(ValueError, match="illegal actions"):
+        game.step(s, illegal)
+    assert_same_state(s, before, "after refusals")
+
+
+def test_compiled_step_works_in_place_and_keeps_no_hidden_entries() -> None:
+    """Rule: ``_step_inplace`` (the AEC face's path) equals ``step``; a state holds its fields and nothing else."""
+    game = FunkyMonkey(4)
+    s = game.init(np.arange(16))
+    own = s.clone()
+    fields = {*type(s).field_names(), "_game"}
+    rng = np.random.default_rng(5)
+    for _ in range(300):
+        if s.terminated.all():
+            break
+        acts = np.where(s.legal_action_mask, rng.random(s.legal_action_mask.shape), -1.0).argmax(1)
+        s = game.step(s, acts)
+        game._step_inplace(own, acts)
+        assert set(vars(s)) == fields and set(vars(own)) == fields
+        assert_same_state(own, s, "in place")
+
+
+def test_positions_step_like_the_reference() -> None:
+    """Rule: a built position (a near-empty draw pile, the pyramid ahead, Scales and Telescopes held) plays the same."""
+    game = FunkyMonkey(3, tile_visibility="all")
+    rng = np.random.default_rng(11)
+    for seed in range(12):
+        s = game.position(
+            positions=[3, 5, 8],
+            tiles={2: "pyramid", 7: "nearest_bowl", 10: "golden", 13: "pyramid", 14: "minus2"},
+            hands=[[1, 2, 3, 4, "M"], [1, 1, 2, "M", 4], [3, 3, 2, 1, 4]],
+            treasures=[["scales", "telescope"], ["telescope", "crown"], ["scales"]],
+            draw_pile=[2],
+            discard=[1, 3],
+            golden=1,
+            seed=seed,
+        )
+        ref = s.clone()
+        for t in range(400):
+            if s.terminated[0]:
+                break
+            assert_same_observations(game, s, f"seed {seed} step {t}")
+            acts = np.where(s.legal_action_mask, rng.random(s.legal_action_mask.shape), -1.0).argmax(1)
+            s = game.step(s, acts)
+            assert game._step_reference(ref, acts)
+            assert_same_state(s, ref, f"seed {seed} step {t}")
+        assert s.terminated[0]
