@@ -214,6 +214,125 @@ class FourMonkeys(Game[FourMonkeysState]):
         """Recompute ``legal_action_mask`` of every row for its current player (after editing a state)."""
         K.refresh(_state_arrays(s), self.cfg)
 
+    # ================================================================== positions (scenario tests)
+    def parse_cards(self, text: str) -> np.ndarray:
+        """``"CC CT PP"`` -> ``(10,) int8`` count per kind (``"-"`` or ``""``: none)."""
+        if not isinstance(text, str):
+            raise ValueError(f"cards must be a string like 'CC CT', got {text!r:.60}")
+        out = np.zeros(D.NUM_KINDS, np.int8)
+        for word in text.replace("-", " ").split():
+            name = "".join(sorted(word.upper(), key=D.FIGURES.index)) if set(word.upper()) <= set(D.FIGURES) else word
+            if name not in D.KIND_NAMES:
+                raise ValueError(f"unknown card {word!r}; cards are {D.KIND_NAMES}")
+            out[D.KIND_NAMES.index(name)] += 1
+        return out
+
+    def arrange(
+        self,
+        state: FourMonkeysState,
+        *,
+        hands: dict[int, str] | None = None,
+        pending: dict[int, str] | None = None,
+        tiles: dict[int, tuple[int, str, bool]] | None = None,
+        loose: list[int] | tuple[int, ...] = (),
+        decks: dict[int, str] | None = None,
+        replenish_used: dict[int, bool] | None = None,
+        seed: int = 0,
+    ) -> FourMonkeysState:
+        """A copy of a one-row state at the start of a tick with some pieces placed by hand.
+
+        Args:
+            state: a running state with ``B = 1`` and no commits yet in its tick.
+            hands / pending: seat -> cards (``"CC CT"``) replacing that seat's hand / pending set.
+            tiles: tile id -> ``(owner, cards under it, burned)``; the tile leaves its stack.
+            loose: tile ids to put next to the stacks (revealed); they leave their stacks.
+            decks: seat -> that deck's cards, **top first** (the other decks absorb the rest).
+            replenish_used: seat -> Hand replenish used.
+            seed: orders the cards dealt back into the decks not given.
+
+        Every card not placed lies in a deck: the decks not given keep their sizes as far as
+        possible and receive the remaining cards in an order shuffled with ``seed``.
+
+        Raises:
+            ValueError: a state that is not one running row at the start of a tick, unknown
+                seats, tiles or cards, or more cards of a kind than the decks hold.
+        """
+        if state.batch_size != 1 or state.terminated[0] or (state.commits >= 0).any():
+            raise ValueError("arrange needs a running one-row state at the start of a tick")
+        s = state.clone()
+        P, NT = self.num_players, self.num_tiles
+        for name, spec in (("hands", hands), ("pending", pending)):
+            for q, text in (spec or {}).items():
+                if not 0 <= q < P:
+                    raise ValueError(f"{name}: seat {q} is not in 0..{P - 1}")
+                getattr(s, name)[0, q] = self.parse_cards(text)
+        move = dict(tiles or {})
+        for t in list(move) + list(loose):
+            if not 0 <= t < NT:
+                raise ValueError(f"tile {t} is not in 0..{NT - 1}")
+        for t in list(move) + list(loose):
+            if s.tile_state[0, t] == TILE_STACK:
+                k = int(s.tile_stack[0, t])
+                n = int(s.stack_size[0, k])
+                rest = [int(x) for x in s.stacks[0, k, :n] if int(x) != t]
+                s.stacks[0, k] = -1
+                s.stacks[0, k, : len(rest)] = rest
+                s.stack_size[0, k] = len(rest)
+            s.tile_stack[0, t] = -1
+        for t in loose:
+            s.tile_state[0, t], s.tile_owner[0, t] = TILE_LOOSE, -1
+            s.under[0, t] = 0
+        for t, (owner, cards, burned) in move.items():
+            if not 0 <= owner < P:
+                raise ValueError(f"tile {t}: owner {owner} is not a seat")
+            s.tile_owner[0, t] = owner
+            s.tile_state[0, t] = TILE_ORANGE if burned else TILE_GREEN
+            s.under[0, t] = self.parse_cards(cards)
+        for q, used in (replenish_used or {}).items():
+            s.replenish_used[0, q] = bool(used)
+        placed = (s.hands[0].sum(0) + s.pending[0].sum(0) + s.discard[0].sum(0) + s.under[0].sum(0)).astype(np.int64)
+        need = D.COPIES * P - placed
+        fixed = {q: self.parse_cards(text) for q, text in (decks or {}).items()}
+        for q, text in (decks or {}).items():
+            kinds = [
+                D.KIND_NAMES.index("".join(sorted(w.upper(), key=D.FIGURES.index))) for w in text.split() if w != "-"
+            ]
+            s.decks[0, q] = -1
+            s.decks[0, q, : len(kinds)] = kinds[::-1]  # stored bottom -> top
+            s.deck_size[0, q] = len(kinds)
+            need -= fixed[q].astype(np.int64)
+        if (need < 0).any():
+            raise ValueError(
+                f"more cards of kinds {[D.KIND_NAMES[k] for k in np.flatnonzero(need < 0)]} than the decks hold"
+            )
+        free = [q for q in range(P) if q not in fixed]
+        pool = np.repeat(np.arange(D.NUM_KINDS), need)
+        np.random.default_rng(seed).shuffle(pool)
+        sizes = {q: int(s.deck_size[0, q]) for q in free}
+        diff = pool.size - sum(sizes.values())
+        while diff != 0 and free:
+            for q in sorted(free, key=lambda q: -sizes[q] if diff < 0 else sizes[q]):
+                if diff < 0 and sizes[q] > 0:
+                    sizes[q] -= 1
+                    diff += 1
+                elif diff > 0 and sizes[q] < D.DECK_SIZE:
+                    sizes[q] += 1
+                    diff -= 1
+                break
+        if diff != 0:
+            raise ValueError("the cards left over do not fit into the decks")
+        i = 0
+        for q in free:
+            s.decks[0, q] = -1
+            s.decks[0, q, : sizes[q]] = pool[i : i + sizes[q]]
+            s.deck_size[0, q] = sizes[q]
+            i += sizes[q]
+        self.refresh(s)
+        bad = self.state_violations(s)
+        if bad:
+            raise ValueError(f"arranged position breaks the game's laws: {bad[:3]}")
+        return s
+
     # ================================================================== scoring (tests, analysis)
     def score_round(
         self,
