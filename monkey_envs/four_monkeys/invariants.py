@@ -120,6 +120,14 @@ def state_violations(game: FourMonkeys, s: FourMonkeysState) -> list[Violation]:
     ncards = s.under.astype(np.int64).sum(2)
     rep.add("under", ok & ((on_table & (ncards > 0)) | (~on_table & (ncards < 1))).any(1),
             "cards lie only under owned tiles, at least one under each")  # fmt: skip
+    correct = np.zeros((B, NT), bool)
+    for b, t in zip(*np.nonzero(ok[:, None] & ~on_table), strict=True):
+        correct[b, t] = K.correct(int(t) % D.NUM_COMBOS, s.under[b, t])
+    rep.add(
+        "tile_ok",
+        ok & (s.tile_ok != correct).any(1),
+        "tile_ok must say whether the cards under an owned tile are correct",
+    )
 
     # ---- tick: commits of the seats before current_player, the mask is the rules' mask
     seats = np.arange(P)[None, :]
@@ -222,6 +230,9 @@ def resample_hidden(game: FourMonkeys, state: FourMonkeysState, seat: int, seed:
                 new.decks[b, index[0], :n] = take
             else:
                 getattr(new, name)[b][index] = np.bincount(take, minlength=D.NUM_KINDS)
+                if name == "under":
+                    t = index[0]
+                    new.tile_ok[b, t] = K.correct(t % D.NUM_COMBOS, new.under[b, t])
         # tiles below the tops of the stacks
         slots = [(k, d) for k in range(game.num_stacks) for d in range(int(new.stack_size[b, k]) - 1)]
         tiles = np.array([int(new.stacks[b, k, d]) for k, d in slots], dtype=np.int64)

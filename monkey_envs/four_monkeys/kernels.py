@@ -113,6 +113,7 @@ STATE_FIELDS = (
     "totals",
     "round_scores",
     "stats",
+    "tile_ok",
 )
 #: The configuration vector ``cfg``: players, tiles, stacks, stack depth, grab variants per tile,
 #: ticks per round, rounds, replay cap, Banana skins (0/1), family scoring (0/1), then the action
@@ -192,8 +193,8 @@ def obs_size(num_players: int) -> int:
 
 # ====================================================================== combos
 @njit(cache=True)
-def covers(c: int, cnt: np.ndarray) -> bool:
-    """Do the cards ``cnt (10,)`` (count per kind) show everything combo ``c`` needs?"""
+def covers(c: int, cnt: np.ndarray, skip: int = -1) -> bool:
+    """Do the cards ``cnt (10,)`` (count per kind; one card of kind ``skip`` left out) show everything combo ``c`` needs?"""
     f0 = 0
     f1 = 0
     f2 = 0
@@ -201,7 +202,7 @@ def covers(c: int, cnt: np.ndarray) -> bool:
     gold = 0
     gbits = 0
     for k in range(NK):
-        n = np.int64(cnt[k])
+        n = np.int64(cnt[k]) - (1 if k == skip else 0)
         if n > 0:
             f0 += n * KIND_FIGURES[k, 0]
             f1 += n * KIND_FIGURES[k, 1]
@@ -222,16 +223,11 @@ def covers(c: int, cnt: np.ndarray) -> bool:
 @njit(cache=True)
 def correct(c: int, cnt: np.ndarray) -> bool:
     """Is ``cnt (10,)`` a correct submission for combo ``c``: it covers it and no card is superfluous?"""
-    if not covers(c, cnt):
+    if not covers(c, cnt, -1):
         return False
-    work = cnt.copy()
     for k in range(NK):
-        if work[k] > 0:
-            work[k] -= 1
-            still = covers(c, work)
-            work[k] += 1
-            if still:
-                return False
+        if cnt[k] > 0 and covers(c, cnt, k):
+            return False
     return True
 
 
@@ -339,7 +335,7 @@ def mask_row(b: int, q: int, mask, cfg, hands, pending, tile_state, tile_owner, 
 
 @njit(cache=True)
 def setup_round(b: int, cfg, rng, commits, tick, decks, deck_size, hands, pending, discard, under, tile_state,
-                tile_owner, tile_stack, stacks, stack_size, replenish_used, skin_given, skins) -> None:  # fmt: skip
+                tile_owner, tile_stack, stacks, stack_size, replenish_used, skin_given, skins, tile_ok) -> None:  # fmt: skip
     """Set up (or replay) a round: fresh shuffled decks, shuffled tiles in levelled stacks, 5 cards each."""
     P, NT, S = cfg[C_P], cfg[C_NT], cfg[C_S]
     for p in range(P):
@@ -350,6 +346,7 @@ def setup_round(b: int, cfg, rng, commits, tick, decks, deck_size, hands, pendin
     pending[b] = 0
     discard[b] = 0
     under[b] = 0
+    tile_ok[b] = False
     order = np.arange(NT).astype(np.int8)
     shuffle_prefix_row(rng, b, order, NT)
     stacks[b] = -1
@@ -537,10 +534,11 @@ def init(seeds: np.ndarray, st, cfg) -> None:
     replenish_used = st[24]
     skin_given = st[25]
     skins = st[26]
+    tile_ok = st[30]
     for b in range(seeds.size):
         seed_row(rng, b, seeds[b])
         setup_round(b, cfg, rng, commits, tick, decks, deck_size, hands, pending, discard, under, tile_state,
-                    tile_owner, tile_stack, stacks, stack_size, replenish_used, skin_given, skins)  # fmt: skip
+                    tile_owner, tile_stack, stacks, stack_size, replenish_used, skin_given, skins, tile_ok)  # fmt: skip
         current_player[b] = 0
         mask_row(b, 0, mask, cfg, hands, pending, tile_state, tile_owner, tile_stack, stacks, stack_size,
                  replenish_used, skin_given, replays)  # fmt: skip
@@ -608,6 +606,7 @@ def step(actions: np.ndarray, st, cfg) -> bool:
     totals = st[27]
     round_scores = st[28]
     stats = st[29]
+    tile_ok = st[30]
     B = actions.size
     A = cfg[C_NUM_ACTIONS]
     for b in range(B):
@@ -665,7 +664,9 @@ def step(actions: np.ndarray, st, cfg) -> bool:
                         under[b, t, k] = pending[b, q, k]
                         pending[b, q, k] = 0
                     stats[b, q, ST_GRABS] += 1
-                    if not correct(t % NC, under[b, t]):
+                    ok = correct(t % NC, under[b, t])
+                    tile_ok[b, t] = ok
+                    if not ok:
                         stats[b, q, ST_BLUFFS] += 1
                     nh = 0
                     for k in range(NK):
@@ -763,7 +764,7 @@ def step(actions: np.ndarray, st, cfg) -> bool:
                 current_player[b] = -1
                 continue
             setup_round(b, cfg, rng, commits, tick, decks, deck_size, hands, pending, discard, under, tile_state,
-                        tile_owner, tile_stack, stacks, stack_size, replenish_used, skin_given, skins)  # fmt: skip
+                        tile_owner, tile_stack, stacks, stack_size, replenish_used, skin_given, skins, tile_ok)  # fmt: skip
         current_player[b] = 0
         mask_row(b, 0, mask, cfg, hands, pending, tile_state, tile_owner, tile_stack, stacks, stack_size,
                  replenish_used, skin_given, replays)  # fmt: skip
@@ -801,8 +802,10 @@ def observe(player: np.ndarray, obs: np.ndarray, st, cfg) -> None:
     skins = st[26]
     totals = st[27]
     round_scores = st[28]
+    tile_ok = st[30]
     P, NT, S, depth = cfg[C_P], cfg[C_NT], cfg[C_S], cfg[C_DEPTH]
     R = cfg[C_ROUNDS]
+    bits = np.zeros(P, np.int64)
     for b in range(player.size):
         o = player[b]
         i = 0
@@ -811,6 +814,35 @@ def observe(player: np.ndarray, obs: np.ndarray, st, cfg) -> None:
             obs[b, i + NK] = _clip(pending[b, o, k] / 8.0)
             obs[b, i + 2 * NK] = _clip(discard[b, o, k] / 16.0)
             i += 1
+        for r in range(P):
+            bits[r] = 0
+        i = 3 * NK + P * SEAT_FEATURES
+        W = TILE_FEATURES + P
+        obs[b, i : i + NT * W] = 0.0
+        for t in range(NT):
+            ts = tile_state[b, t]
+            j = i + t * W
+            if ts == TILE_STACK:
+                sk = tile_stack[b, t]
+                if stacks[b, sk, stack_size[b, sk] - 1] == t:
+                    obs[b, j] = 1.0
+                else:
+                    obs[b, j + 1] = 1.0
+            elif ts == TILE_LOOSE:
+                obs[b, j] = 1.0
+            else:
+                w = tile_owner[b, t]
+                r = (w - o) % P
+                bits[r] |= 1 << (t % NC)
+                if ts == TILE_ORANGE:
+                    obs[b, j + 2] = 1.0
+                n = 0
+                for k in range(NK):
+                    n += under[b, t, k]
+                obs[b, j + 3] = _clip(n / 10.0)
+                if r == 0 and tile_ok[b, t]:
+                    obs[b, j + 4] = 1.0
+                obs[b, j + TILE_FEATURES + r] = 1.0
         i = 3 * NK
         last = rnd[b] - 1
         for r in range(P):
@@ -826,25 +858,11 @@ def observe(player: np.ndarray, obs: np.ndarray, st, cfg) -> None:
             obs[b, i + 3] = np.float32(replenish_used[b, q])
             obs[b, i + 4] = np.float32(skin_given[b, q])
             obs[b, i + 5] = _clip(skins[b, q] / 8.0)
-            obs[b, i + 6] = popcount10(owned_bits(b, q, tile_owner)) / np.float32(NC)
+            obs[b, i + 6] = popcount10(bits[r]) / np.float32(NC)
             obs[b, i + 7] = _clip(totals[b, q] / 50.0)
             obs[b, i + 8] = _clip(round_scores[b, last, q] / 20.0) if last >= 0 else np.float32(0.0)
             i += SEAT_FEATURES
-        for t in range(NT):
-            ts = tile_state[b, t]
-            avail = is_available(b, t, tile_state, tile_stack, stacks, stack_size)
-            obs[b, i] = np.float32(avail)
-            obs[b, i + 1] = np.float32(ts == TILE_STACK and not avail)
-            obs[b, i + 2] = np.float32(ts == TILE_ORANGE)
-            n = 0
-            for k in range(NK):
-                n += under[b, t, k]
-            obs[b, i + 3] = _clip(n / 10.0)
-            w = tile_owner[b, t]
-            obs[b, i + 4] = np.float32(w == o and correct(t % NC, under[b, t]))
-            for r in range(P):
-                obs[b, i + TILE_FEATURES + r] = np.float32(w >= 0 and (w - o) % P == r)
-            i += TILE_FEATURES + P
+        i += NT * W
         for s in range(S):
             obs[b, i] = stack_size[b, s] / np.float32(depth)
             i += 1

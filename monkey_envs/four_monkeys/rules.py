@@ -192,6 +192,7 @@ class FourMonkeys(Game[FourMonkeysState]):
             totals=np.zeros((B, P), np.int16),
             round_scores=np.zeros((B, self.rounds, P), np.int16),
             stats=np.zeros((B, P, NUM_STATS), np.int32),
+            tile_ok=np.zeros((B, NT), bool),
         )
         K.init(seeds, _state_arrays(s), self.cfg)
         return s
@@ -282,12 +283,14 @@ class FourMonkeys(Game[FourMonkeysState]):
         for t in loose:
             s.tile_state[0, t], s.tile_owner[0, t] = TILE_LOOSE, -1
             s.under[0, t] = 0
+            s.tile_ok[0, t] = False
         for t, (owner, cards, burned) in move.items():
             if not 0 <= owner < P:
                 raise ValueError(f"tile {t}: owner {owner} is not a seat")
             s.tile_owner[0, t] = owner
             s.tile_state[0, t] = TILE_ORANGE if burned else TILE_GREEN
             s.under[0, t] = self.parse_cards(cards)
+            s.tile_ok[0, t] = self.is_correct(t % D.NUM_COMBOS, s.under[0, t])
         for q, used in (replenish_used or {}).items():
             s.replenish_used[0, q] = bool(used)
         placed = (s.hands[0].sum(0) + s.pending[0].sum(0) + s.discard[0].sum(0) + s.under[0].sum(0)).astype(np.int64)

@@ -67,6 +67,8 @@ class FourMonkeysState(BatchState):
         totals: ``(B, P) int16`` game totals (round scores and invalid-Stop penalties).
         round_scores: ``(B, R, P) int16`` each scored round's points (no penalties).
         stats: ``(B, P, len(STAT_NAMES)) int32`` counters of :data:`STAT_NAMES`.
+        tile_ok: ``(B, NT) bool`` the cards under the tile are a correct combo (set at the grab;
+            seen only by the tile's owner).
     """
 
     commits: np.ndarray
@@ -90,3 +92,4 @@ class FourMonkeysState(BatchState):
     totals: np.ndarray
     round_scores: np.ndarray
     stats: np.ndarray
+    tile_ok: np.ndarray
