@@ -172,18 +172,22 @@ def ref_mask(g: FourMonkeys, s, r: int) -> np.ndarray:
     q = int(s.current_player[r])
     m = np.zeros(g.num_actions, bool)
     m[: D.NUM_KINDS] = s.hands[r, q] > 0
-    tops = {int(s.stacks[r, k, s.stack_size[r, k] - 1]) for k in range(g.num_stacks) if s.stack_size[r, k] > 0}
-    available = tops | set(np.flatnonzero(s.tile_state[r] == TILE_LOOSE).tolist())
+    my = int(s.area[r, q])
+    stacks = [k for k in range(g.num_stacks) if (k >= g.num_stacks_area0) == (my == 1)]
+    tops = {int(s.stacks[r, k, s.stack_size[r, k] - 1]) for k in stacks if s.stack_size[r, k] > 0}
+    loose = set(np.flatnonzero(s.tile_state[r] == TILE_LOOSE).tolist())
+    available = tops | {t for t in loose if (t >= 10 * g.num_sets_area0) == (my == 1)}
     mine = {t % 10 for t in np.flatnonzero(s.tile_owner[r] == q)}
     for t in available:
         if s.pending[r, q].sum() > 0:
             m[g.a_grab + t * g.grab_variants] = True
             if g.banana_skins and not s.skin_given[r, q]:
-                m[g.a_grab + t * g.grab_variants + 1 : g.a_grab + (t + 1) * g.grab_variants] = True
+                for j in range(1, g.num_players):
+                    m[g.a_grab + t * g.grab_variants + j] = s.area[r, (q + j) % g.num_players] == my
     for t in np.flatnonzero((s.tile_owner[r] == q) & (s.tile_state[r] == TILE_GREEN)):
         m[g.a_burn + t] = True
     if all(t % 10 in mine for t in available):
-        for k in range(g.num_stacks):
+        for k in stacks:
             if s.stack_size[r, k] >= 2:
                 m[g.a_reveal + int(s.stacks[r, k, s.stack_size[r, k] - 1])] = True
     m[g.a_swap] = m[g.a_draw3] = not s.replenish_used[r, q]
@@ -210,6 +214,7 @@ def _busy_policy(g: FourMonkeys, s, rng) -> np.ndarray:
             {"num_players": 4},
             {"num_players": 3, "banana_skins": True, "family": True, "ticks": 20},
             {"num_players": 5, "banana_skins": True, "ticks": 16},
+            {"num_players": 8, "banana_skins": True, "ticks": 10},
         ]
     ),
 )

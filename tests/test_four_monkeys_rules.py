@@ -557,3 +557,59 @@ def test_action_names_and_render_hide_other_seats_cards():
     other = G4.render(s, 0, viewer=1)
     assert "commit put" in mine and "commit committed" in other
     assert "hand 5 cards" in other
+
+
+# ============================================================================ 7-8 players: two areas
+G8 = FourMonkeys(num_players=8, banana_skins=True)
+
+
+def test_seven_and_eight_players_play_in_two_areas_with_their_own_tiles_and_four_rounds():
+    for P, second in ((7, 3), (8, 4)):
+        g = FourMonkeys(num_players=P)
+        assert g.area_sizes == (4, second) and g.rounds == 4
+        assert g.num_tiles == 10 * (4 + second) and g.num_stacks == 6 + second + 2
+        s = g.init([0])
+        laws(g, s)
+        assert s.area[0].tolist() == [0] * 4 + [1] * second
+        for k in range(g.num_stacks):
+            ids = s.stacks[0, k, : s.stack_size[0, k]]
+            assert ((ids >= 40) == (k >= 6)).all()  # area 0: sets 0-3 in stacks 0-5
+
+
+def test_grabs_reveals_and_skins_stay_within_ones_area():
+    s = G8.init([1])
+    s = G8.arrange(s, pending={0: "CT", 4: "SP"})
+    t1 = int(s.stacks[0, 7, s.stack_size[0, 7] - 1])  # an area-1 tile
+    t0 = int(s.stacks[0, 0, s.stack_size[0, 0] - 1])  # an area-0 tile
+    assert not s.legal_action_mask[0, grab(G8, t1)] and s.legal_action_mask[0, grab(G8, t0)]
+    assert s.legal_action_mask[0, grab(G8, t0, 1)] and not s.legal_action_mask[0, grab(G8, t0, 4)]  # seat 4: area 1
+    s = G8.step(s, np.array([G8.a_wait]))
+    for _ in range(3):
+        s = G8.step(s, np.array([G8.a_wait]))
+    assert s.current_player[0] == 4
+    assert s.legal_action_mask[0, grab(G8, t1)] and not s.legal_action_mask[0, grab(G8, t0)]
+
+
+def test_two_areas_draw_only_from_decks_of_the_same_area():
+    s = G8.init([2])
+    n = int(s.deck_size[0, 0])
+    for i in range(n):  # empty seat 0's deck into its discards
+        s.discard[0, 0, s.decks[0, 0, i]] += 1
+        s.decks[0, 0, i] = -1
+    s.deck_size[0, 0] = 0
+    laws(G8, s)
+    before = s.deck_size[0].copy()
+    s = tick(G8, s, {0: G8.a_draw3})
+    taken = before - s.deck_size[0]
+    assert taken[:4].sum() == 3 and taken[4:].sum() == 0
+
+
+def test_a_stop_ends_the_round_in_both_areas_and_seats_regroup_by_score():
+    s = G8.init([3])
+    s.totals[0] = [0, 0, 0, 0, 0, 0, 0, 0]
+    s = G8.arrange(s, tiles={**_ten_combos(4, start=40), 0: (0, "CT", False)})
+    s = tick(G8, s, {4: G8.a_stop})  # seat 4 (area 1) stops: both areas are scored
+    assert s.round[0] == 1 and s.round_scores[0, 0, 0] == 1 and s.round_scores[0, 0, 4] == D.COMBO_GREEN.sum()
+    # the four best totals play in area 0 (ties: the lower seat): seats 4, 0, then 1 and 2
+    assert s.area[0].tolist() == [0, 0, 0, 1, 0, 1, 1, 1]
+    laws(G8, s)

@@ -91,21 +91,32 @@ DEFAULT_TICKS = 48
 DEFAULT_TICKS_FAMILY = 60
 #: DECISIONS option: replays of one round after invalid Stops (then Stop needs 10 combos).
 DEFAULT_MAX_REPLAYS = 2
-#: Rounds per game (confirmed): 3, and 4 with 7-8 players (two areas; not implemented here).
+#: Rounds per game (confirmed): 3, and 4 with 7-8 players (two areas).
 ROUNDS = 3
-#: Player counts this implementation plays: 2-4, and 5-6 in one area (the two-area game of 7-8
-#: players is not implemented).
-MIN_PLAYERS, MAX_PLAYERS = 2, 6
+ROUNDS_TWO_AREAS = 4
+#: Player counts: 2-4, 5-6 in one area (two game sets combined), 7-8 in two areas (confirmed).
+MIN_PLAYERS, MAX_PLAYERS = 2, 8
+#: Players in the first area with 7-8 players (confirmed: one area of 4, the other of 3 or 4).
+AREA_SIZE = 4
 
 #: Rewards (decided here, as the other games): each winner +1, the others -1; 0 each when all share.
 REWARD_WIN, REWARD_LOSS, REWARD_DRAW = 1.0, -1.0, 0.0
 
 
+def area_players(num_players: int) -> tuple[int, ...]:
+    """Players per playing area: one area up to 6 players, else 4 and the rest (confirmed)."""
+    return (num_players,) if num_players <= 6 else (AREA_SIZE, num_players - AREA_SIZE)
+
+
+def _area_sets(n: int) -> int:
+    return 3 if n == 2 else n
+
+
 def num_sets(num_players: int) -> int:
-    """Combo-tile sets in play: one per player, three with two players (confirmed)."""
-    return 3 if num_players == 2 else num_players
+    """Combo-tile sets in play: one per player, three with two players (confirmed); summed over the areas."""
+    return sum(_area_sets(n) for n in area_players(num_players))
 
 
 def num_stacks(num_players: int) -> int:
-    """Levelled stacks at setup: players + 2 (confirmed)."""
-    return num_players + 2
+    """Levelled stacks at setup: players + 2 in each area (confirmed)."""
+    return sum(n + 2 for n in area_players(num_players))

@@ -12,6 +12,8 @@ Laws, each reported as ``(field, row, why)``:
   lists it exactly once, below its size), next to the stacks (loose) or owned (green / orange);
   owner -1 exactly for tiles on the table; cards lie only under owned tiles, at least one each;
   stacks list -1 past their size;
+* **areas** (7-8 players): area 0 seats 4 players; a seat owns only tiles of its area, and a
+  stack holds only tiles of its area;
 * **tick**: the commits are exactly those of the seats before ``current_player``, each legal for
   that seat's mask at the start of the tick; the stored mask is the rules' mask;
 * **points**: ``totals`` = the scored rounds' points - 10 per invalid Stop; rounds not yet scored
@@ -84,6 +86,7 @@ def state_violations(game: FourMonkeys, s: FourMonkeysState) -> list[Violation]:
     bad |= rep.rng("replays", s.replays, 0, game.max_replays)
     bad |= rep.rng("commits", s.commits, -1, game.num_actions - 1)
     bad |= rep.rng("stats", s.stats, 0, np.iinfo(np.int32).max)
+    bad |= rep.rng("area", s.area, 0, len(game.area_sizes) - 1)
     ok = ~bad
 
     # ---- cards: conservation by kind; deck prefixes
@@ -128,6 +131,18 @@ def state_violations(game: FourMonkeys, s: FourMonkeysState) -> list[Violation]:
         ok & (s.tile_ok != correct).any(1),
         "tile_ok must say whether the cards under an owned tile are correct",
     )
+
+    # ---- areas (7-8 players): sizes; tiles and stacks of an area
+    in0 = (s.area == 0).sum(1)
+    rep.add("area", ok & (in0 != game.area_sizes[0]), f"area 0 must seat {game.area_sizes[0]} players")
+    tile_area = (np.arange(NT) >= game.cfg[-2] * D.NUM_COMBOS).astype(np.int64)
+    stack_area = (np.arange(S) >= game.cfg[-1]).astype(np.int64)
+    owner_area = np.take_along_axis(s.area.astype(np.int64), np.maximum(owner, 0).astype(np.int64), 1)
+    rep.add("tile_owner", ok & live & ((owner >= 0) & (owner_area != tile_area[None, :])).any(1),
+            "a seat owns a tile of another playing area")  # fmt: skip
+    in_stack_area = stack_area[np.maximum(tstack, 0).astype(np.int64)]
+    rep.add("tile_stack", ok & ((tstack >= 0) & (in_stack_area != tile_area[None, :])).any(1),
+            "a tile lies in a stack of another playing area")  # fmt: skip
 
     # ---- tick: commits of the seats before current_player, the mask is the rules' mask
     seats = np.arange(P)[None, :]

@@ -114,6 +114,7 @@ STATE_FIELDS = (
     "round_scores",
     "stats",
     "tile_ok",
+    "area",
 )
 #: The configuration vector ``cfg``: players, tiles, stacks, stack depth, grab variants per tile,
 #: ticks per round, rounds, replay cap, Banana skins (0/1), family scoring (0/1), then the action
@@ -137,6 +138,9 @@ CFG_FIELDS = (
     "A_STOP",
     "A_WAIT",
     "NUM_ACTIONS",
+    "AREA0",
+    "SETS0",
+    "S0",
 )
 (
     C_P,
@@ -157,10 +161,13 @@ CFG_FIELDS = (
     C_A_STOP,
     C_A_WAIT,
     C_NUM_ACTIONS,
+    C_AREA0,
+    C_SETS0,
+    C_S0,
 ) = range(len(CFG_FIELDS))
 
 #: Per-seat observation features (observer first), per-tile features before the owner one-hot.
-SEAT_FEATURES = 9
+SEAT_FEATURES = 10
 TILE_FEATURES = 5
 CLOCK_FEATURES = 3
 
@@ -170,7 +177,10 @@ def make_cfg(num_players: int, ticks: int, rounds: int, max_replays: int, skins:
     P = num_players
     NT = D.num_sets(P) * NC
     S = D.num_stacks(P)
-    depth = -(-NT // S)
+    area0 = D.area_players(P)[0]
+    sets0 = D.num_sets(area0)
+    s0 = D.num_stacks(area0)
+    depth = max(-(-sets0 * NC // s0), -(-(NT - sets0 * NC) // max(1, S - s0)))
     G = 1 + (P - 1) if skins else 1
     a_grab = NK
     a_burn = a_grab + NT * G
@@ -180,7 +190,7 @@ def make_cfg(num_players: int, ticks: int, rounds: int, max_replays: int, skins:
     a_stop = a_reveal + NT
     a_wait = a_stop + 1
     vals = (P, NT, S, depth, G, ticks, rounds, max_replays, int(skins), int(family))
-    vals += (a_grab, a_burn, a_swap, a_draw3, a_reveal, a_stop, a_wait, a_wait + 1)
+    vals += (a_grab, a_burn, a_swap, a_draw3, a_reveal, a_stop, a_wait, a_wait + 1, area0, sets0, s0)
     return np.array(vals, dtype=np.int64)
 
 
@@ -233,8 +243,8 @@ def correct(c: int, cnt: np.ndarray) -> bool:
 
 # ====================================================================== per-row helpers
 @njit(cache=True)
-def draw_cards(b: int, p: int, n: int, decks: np.ndarray, deck_size: np.ndarray, hands: np.ndarray) -> None:
-    """Seat ``p`` draws ``n`` cards: from its own deck, else the largest other deck (ties: lowest seat)."""
+def draw_cards(b: int, p: int, n: int, decks: np.ndarray, deck_size: np.ndarray, hands: np.ndarray, area) -> None:
+    """Seat ``p`` draws ``n`` cards: from its own deck, else the largest other deck of its area (ties: lowest seat)."""
     P = deck_size.shape[1]
     for _ in range(n):
         d = p
@@ -242,7 +252,7 @@ def draw_cards(b: int, p: int, n: int, decks: np.ndarray, deck_size: np.ndarray,
             d = -1
             best = 0
             for q in range(P):
-                if q != p and deck_size[b, q] > best:
+                if q != p and area[b, q] == area[b, p] and deck_size[b, q] > best:
                     best = deck_size[b, q]
                     d = q
             if d < 0:
@@ -266,6 +276,12 @@ def is_available(b: int, t: int, tile_state: np.ndarray, tile_stack: np.ndarray,
     return False
 
 
+@njit(cache=True, inline="always")
+def tile_area(t: int, cfg) -> int:
+    """Playing area of tile ``t`` (sets below ``SETS0`` lie in area 0)."""
+    return 0 if t < cfg[C_SETS0] * NC else 1
+
+
 @njit(cache=True)
 def owned_bits(b: int, q: int, tile_owner: np.ndarray) -> int:
     """Bitmask of the combos seat ``q`` owns (green or burned)."""
@@ -285,10 +301,12 @@ def popcount10(bits: int) -> int:
 
 
 @njit(cache=True)
-def owns_all_available(b: int, q: int, tile_state, tile_owner, tile_stack, stacks, stack_size) -> bool:
-    """Does seat ``q`` already own a tile of every available combo (the condition of a reveal)?"""
+def owns_all_available(b: int, q: int, tile_state, tile_owner, tile_stack, stacks, stack_size, area, cfg) -> bool:
+    """Does seat ``q`` already own a tile of every combo available in its area (the condition of a reveal)?"""
     bits = owned_bits(b, q, tile_owner)
     for t in range(tile_state.shape[1]):
+        if tile_area(t, cfg) != area[b, q]:
+            continue
         if (bits >> (t % NC)) & 1 == 0 and is_available(b, t, tile_state, tile_stack, stacks, stack_size):
             return False
     return True
@@ -296,7 +314,7 @@ def owns_all_available(b: int, q: int, tile_state, tile_owner, tile_stack, stack
 
 @njit(cache=True)
 def mask_row(b: int, q: int, mask, cfg, hands, pending, tile_state, tile_owner, tile_stack, stacks, stack_size,
-             replenish_used, skin_given, replays) -> None:  # fmt: skip
+             replenish_used, skin_given, replays, area) -> None:  # fmt: skip
     """Write seat ``q``'s legal actions into ``mask[b]`` (from the state at the start of the tick)."""
     P, NT, S, G = cfg[C_P], cfg[C_NT], cfg[C_S], cfg[C_G]
     a_grab, a_burn, a_reveal = cfg[C_A_GRAB], cfg[C_A_BURN], cfg[C_A_REVEAL]
@@ -309,8 +327,11 @@ def mask_row(b: int, q: int, mask, cfg, hands, pending, tile_state, tile_owner, 
     bits = owned_bits(b, q, tile_owner)
     all_owned = True
     skin = cfg[C_SKINS] != 0 and not skin_given[b, q]
+    my_area = area[b, q]
     for t in range(NT):
         ts = tile_state[b, t]
+        if tile_area(t, cfg) != my_area:
+            continue
         if ts == TILE_GREEN and tile_owner[b, t] == q:
             mask[b, a_burn + t] = True
         elif is_available(b, t, tile_state, tile_stack, stacks, stack_size):
@@ -320,9 +341,12 @@ def mask_row(b: int, q: int, mask, cfg, hands, pending, tile_state, tile_owner, 
                 mask[b, a_grab + t * G] = True
                 if skin:
                     for j in range(1, P):
-                        mask[b, a_grab + t * G + j] = True
+                        if area[b, (q + j) % P] == my_area:
+                            mask[b, a_grab + t * G + j] = True
     if all_owned:
-        for s in range(S):
+        s_lo = 0 if my_area == 0 else cfg[C_S0]
+        s_hi = cfg[C_S0] if my_area == 0 else S
+        for s in range(s_lo, s_hi):
             if stack_size[b, s] >= 2:
                 mask[b, a_reveal + stacks[b, s, stack_size[b, s] - 1]] = True
     if not replenish_used[b, q]:
@@ -335,7 +359,7 @@ def mask_row(b: int, q: int, mask, cfg, hands, pending, tile_state, tile_owner, 
 
 @njit(cache=True)
 def setup_round(b: int, cfg, rng, commits, tick, decks, deck_size, hands, pending, discard, under, tile_state,
-                tile_owner, tile_stack, stacks, stack_size, replenish_used, skin_given, skins, tile_ok) -> None:  # fmt: skip
+                tile_owner, tile_stack, stacks, stack_size, replenish_used, skin_given, skins, tile_ok, area) -> None:  # fmt: skip
     """Set up (or replay) a round: fresh shuffled decks, shuffled tiles in levelled stacks, 5 cards each."""
     P, NT, S = cfg[C_P], cfg[C_NT], cfg[C_S]
     for p in range(P):
@@ -347,25 +371,32 @@ def setup_round(b: int, cfg, rng, commits, tick, decks, deck_size, hands, pendin
     discard[b] = 0
     under[b] = 0
     tile_ok[b] = False
-    order = np.arange(NT).astype(np.int8)
-    shuffle_prefix_row(rng, b, order, NT)
     stacks[b] = -1
     stack_size[b] = 0
-    for i in range(NT):
-        t = order[i]
-        s = i % S
-        stacks[b, s, i // S] = t
-        stack_size[b, s] += 1
-        tile_stack[b, t] = s
-        tile_state[b, t] = TILE_STACK
-        tile_owner[b, t] = -1
+    n0 = cfg[C_SETS0] * NC
+    for a in range(2):
+        lo, hi = (0, n0) if a == 0 else (n0, NT)
+        s_lo, s_hi = (0, cfg[C_S0]) if a == 0 else (cfg[C_S0], S)
+        if hi <= lo:
+            continue
+        order = np.arange(lo, hi).astype(np.int8)
+        shuffle_prefix_row(rng, b, order, hi - lo)
+        ns = s_hi - s_lo
+        for i in range(hi - lo):
+            t = order[i]
+            s = s_lo + i % ns
+            stacks[b, s, i // ns] = t
+            stack_size[b, s] += 1
+            tile_stack[b, t] = s
+            tile_state[b, t] = TILE_STACK
+            tile_owner[b, t] = -1
     replenish_used[b] = False
     skin_given[b] = False
     skins[b] = 0
     tick[b] = 0
     commits[b] = -1
     for p in range(P):
-        draw_cards(b, p, HAND, decks, deck_size, hands)
+        draw_cards(b, p, HAND, decks, deck_size, hands, area)
 
 
 @njit(cache=True)
@@ -534,14 +565,15 @@ def init(seeds: np.ndarray, st, cfg) -> None:
     replenish_used = st[24]
     skin_given = st[25]
     skins = st[26]
+    area = st[31]
     tile_ok = st[30]
     for b in range(seeds.size):
         seed_row(rng, b, seeds[b])
         setup_round(b, cfg, rng, commits, tick, decks, deck_size, hands, pending, discard, under, tile_state,
-                    tile_owner, tile_stack, stacks, stack_size, replenish_used, skin_given, skins, tile_ok)  # fmt: skip
+                    tile_owner, tile_stack, stacks, stack_size, replenish_used, skin_given, skins, tile_ok, area)  # fmt: skip
         current_player[b] = 0
         mask_row(b, 0, mask, cfg, hands, pending, tile_state, tile_owner, tile_stack, stacks, stack_size,
-                 replenish_used, skin_given, replays)  # fmt: skip
+                 replenish_used, skin_given, replays, area)  # fmt: skip
 
 
 @njit(cache=True)
@@ -559,10 +591,11 @@ def refresh(st, cfg) -> None:
     stack_size = st[23]
     replenish_used = st[24]
     skin_given = st[25]
+    area = st[31]
     for b in range(current_player.size):
         if current_player[b] >= 0:
             mask_row(b, current_player[b], mask, cfg, hands, pending, tile_state, tile_owner, tile_stack, stacks,
-                     stack_size, replenish_used, skin_given, replays)  # fmt: skip
+                     stack_size, replenish_used, skin_given, replays, area)  # fmt: skip
         else:
             mask[b, :] = False
 
@@ -606,6 +639,7 @@ def step(actions: np.ndarray, st, cfg) -> bool:
     totals = st[27]
     round_scores = st[28]
     stats = st[29]
+    area = st[31]
     tile_ok = st[30]
     B = actions.size
     A = cfg[C_NUM_ACTIONS]
@@ -634,7 +668,7 @@ def step(actions: np.ndarray, st, cfg) -> bool:
         if cp + 1 < P:
             current_player[b] = cp + 1
             mask_row(b, cp + 1, mask, cfg, hands, pending, tile_state, tile_owner, tile_stack, stacks, stack_size,
-                     replenish_used, skin_given, replays)  # fmt: skip
+                     replenish_used, skin_given, replays, area)  # fmt: skip
             continue
         # ---- resolve the tick in a random priority order ----------------------------------
         shuffle_order(rng, b, P, P, keys, order)
@@ -672,8 +706,8 @@ def step(actions: np.ndarray, st, cfg) -> bool:
                     for k in range(NK):
                         nh += hands[b, q, k]
                     if nh < HAND:
-                        draw_cards(b, q, HAND - nh, decks, deck_size, hands)
-                    if j > 0 and not skin_given[b, q]:
+                        draw_cards(b, q, HAND - nh, decks, deck_size, hands, area)
+                    if j > 0 and not skin_given[b, q] and area[b, (q + j) % P] == area[b, q]:
                         skin_given[b, q] = True
                         skins[b, (q + j) % P] += 1
                         stats[b, q, ST_SKINS] += 1
@@ -684,7 +718,7 @@ def step(actions: np.ndarray, st, cfg) -> bool:
                 if tile_owner[b, t] == q and tile_state[b, t] == TILE_GREEN:
                     tile_state[b, t] = TILE_ORANGE
                     stats[b, q, ST_BURNS] += 1
-                    draw_cards(b, q, BURN_DRAW, decks, deck_size, hands)
+                    draw_cards(b, q, BURN_DRAW, decks, deck_size, hands, area)
             elif a == a_swap or a == a_draw3:  # Hand replenish
                 if not replenish_used[b, q]:
                     replenish_used[b, q] = True
@@ -693,9 +727,9 @@ def step(actions: np.ndarray, st, cfg) -> bool:
                         for k in range(NK):
                             discard[b, q, k] += hands[b, q, k]
                             hands[b, q, k] = 0
-                        draw_cards(b, q, HAND, decks, deck_size, hands)
+                        draw_cards(b, q, HAND, decks, deck_size, hands, area)
                     else:
-                        draw_cards(b, q, BURN_DRAW, decks, deck_size, hands)
+                        draw_cards(b, q, BURN_DRAW, decks, deck_size, hands, area)
             elif a < a_stop:  # reveal
                 t = a - a_reveal
                 if tile_state[b, t] == TILE_STACK:
@@ -703,7 +737,7 @@ def step(actions: np.ndarray, st, cfg) -> bool:
                     if (
                         stack_size[b, s] >= 2
                         and stacks[b, s, stack_size[b, s] - 1] == t
-                        and owns_all_available(b, q, tile_state, tile_owner, tile_stack, stacks, stack_size)
+                        and owns_all_available(b, q, tile_state, tile_owner, tile_stack, stacks, stack_size, area, cfg)
                     ):
                         stack_size[b, s] -= 1
                         stacks[b, s, stack_size[b, s]] = -1
@@ -742,6 +776,13 @@ def step(actions: np.ndarray, st, cfg) -> bool:
                         stats[b, tile_owner[b, t], ST_WRONG] += 1
                 rnd[b] += 1
                 replays[b] = 0
+                if cfg[C_AREA0] < P:  # two areas: the best totals play in area 0 (ties: lower seat)
+                    for p in range(P):
+                        better = 0
+                        for q2 in range(P):
+                            if totals[b, q2] > totals[b, p] or (totals[b, q2] == totals[b, p] and q2 < p):
+                                better += 1
+                        area[b, p] = 0 if better < cfg[C_AREA0] else 1
                 if rnd[b] >= cfg[C_ROUNDS]:
                     over = True
             if over:
@@ -764,10 +805,10 @@ def step(actions: np.ndarray, st, cfg) -> bool:
                 current_player[b] = -1
                 continue
             setup_round(b, cfg, rng, commits, tick, decks, deck_size, hands, pending, discard, under, tile_state,
-                        tile_owner, tile_stack, stacks, stack_size, replenish_used, skin_given, skins, tile_ok)  # fmt: skip
+                        tile_owner, tile_stack, stacks, stack_size, replenish_used, skin_given, skins, tile_ok, area)  # fmt: skip
         current_player[b] = 0
         mask_row(b, 0, mask, cfg, hands, pending, tile_state, tile_owner, tile_stack, stacks, stack_size,
-                 replenish_used, skin_given, replays)  # fmt: skip
+                 replenish_used, skin_given, replays, area)  # fmt: skip
     return True
 
 
@@ -802,6 +843,7 @@ def observe(player: np.ndarray, obs: np.ndarray, st, cfg) -> None:
     skins = st[26]
     totals = st[27]
     round_scores = st[28]
+    area = st[31]
     tile_ok = st[30]
     P, NT, S, depth = cfg[C_P], cfg[C_NT], cfg[C_S], cfg[C_DEPTH]
     R = cfg[C_ROUNDS]
@@ -861,6 +903,7 @@ def observe(player: np.ndarray, obs: np.ndarray, st, cfg) -> None:
             obs[b, i + 6] = popcount10(bits[r]) / np.float32(NC)
             obs[b, i + 7] = _clip(totals[b, q] / 50.0)
             obs[b, i + 8] = _clip(round_scores[b, last, q] / 20.0) if last >= 0 else np.float32(0.0)
+            obs[b, i + 9] = np.float32(area[b, q] == area[b, o])
             i += SEAT_FEATURES
         i += NT * W
         for s in range(S):

@@ -67,12 +67,13 @@ def _bool_option(name: str, value: Any) -> bool:
 
 
 class FourMonkeys(Game[FourMonkeysState]):
-    """4 Monkeys (HomoLudicus 2010) in ticks, 2-6 players in one area.
+    """4 Monkeys (HomoLudicus 2010) in ticks, 2-8 players.
 
     Args:
-        num_players: 2-6 (5-6 combine two game sets in one area).
+        num_players: 2-8 (5-6 combine two game sets in one area; 7-8 play in two areas of 4 and
+            3-4 players with one timer and one scoring, regrouped by totals after each round).
         ticks: ticks per round (the timer); ``None``: 48, or 60 with family scoring.
-        rounds: rounds per game (3 in the rulebook).
+        rounds: rounds per game; ``None``: 3, or 4 with 7-8 players (the rulebook).
         banana_skins: the optional Banana-skins rule (flag, default off).
         family: family scoring (flag, default off).
         max_replays: replays of a round after invalid Stops; after that a Stop needs 10 combos.
@@ -88,6 +89,7 @@ class FourMonkeys(Game[FourMonkeysState]):
         {"num_players": 2},
         {"num_players": 3, "banana_skins": True, "family": True, "ticks": 30},
         {"num_players": 6, "banana_skins": True, "ticks": 24},
+        {"num_players": 8, "banana_skins": True, "ticks": 12},
     )
     obs_low = -1.0
     obs_high = 1.0
@@ -97,7 +99,7 @@ class FourMonkeys(Game[FourMonkeysState]):
         self,
         num_players: int = 4,
         ticks: int | None = None,
-        rounds: int = D.ROUNDS,
+        rounds: int | None = None,
         banana_skins: bool = False,
         family: bool = False,
         max_replays: int = D.DEFAULT_MAX_REPLAYS,
@@ -108,6 +110,8 @@ class FourMonkeys(Game[FourMonkeysState]):
         if ticks is None:
             ticks = D.DEFAULT_TICKS_FAMILY if family else D.DEFAULT_TICKS
         ticks = _int_option("ticks", ticks, 1, 1000)
+        if rounds is None:
+            rounds = D.ROUNDS if P <= 6 else D.ROUNDS_TWO_AREAS
         rounds = _int_option("rounds", rounds, 1, 10)
         max_replays = _int_option("max_replays", max_replays, 0, 10)
         self._config = {
@@ -122,6 +126,11 @@ class FourMonkeys(Game[FourMonkeysState]):
         self.ticks, self.rounds, self.max_replays = ticks, rounds, max_replays
         self.banana_skins, self.family = banana_skins, family
         self.num_sets = D.num_sets(P)
+        #: Players per playing area (two areas with 7-8 players).
+        self.area_sizes = D.area_players(P)
+        #: Tile sets and stacks of area 0 (all of them with one area); area 1 has the rest.
+        self.num_sets_area0 = D.num_sets(self.area_sizes[0])
+        self.num_stacks_area0 = D.num_stacks(self.area_sizes[0])
         self.num_tiles = self.num_sets * D.NUM_COMBOS
         self.num_stacks = D.num_stacks(P)
         #: ``(len(kernels.CFG_FIELDS),) int64`` what the kernels read of this configuration.
@@ -144,7 +153,7 @@ class FourMonkeys(Game[FourMonkeysState]):
                     (P, K.SEAT_FEATURES),
                     "per seat (observer first): hand size / 20, pending size / 20, deck size / 40, "
                     "Hand replenish used, Banana skin given, skins received / 8, different combos / 10, "
-                    "game total / 50, last round's points / 20 (clipped to [-1, 1])",
+                    "game total / 50, last round's points / 20 (clipped to [-1, 1]), same playing area",
                 ),
                 ObsPiece(
                     "tiles",
@@ -193,6 +202,7 @@ class FourMonkeys(Game[FourMonkeysState]):
             round_scores=np.zeros((B, self.rounds, P), np.int16),
             stats=np.zeros((B, P, NUM_STATS), np.int32),
             tile_ok=np.zeros((B, NT), bool),
+            area=np.tile((np.arange(P) >= self.area_sizes[0]).astype(np.int8), (B, 1)),
         )
         K.init(seeds, _state_arrays(s), self.cfg)
         return s
@@ -462,7 +472,8 @@ class FourMonkeys(Game[FourMonkeysState]):
                 under = self._cards(s.under[b, t]) if p == viewer else f"{int(s.under[b, t].sum())} cards"
                 tiles.append(f"{self.tile_name(t)} [{side}] ({under})")
             lines.append(
-                f"player_{p}: total {int(s.totals[b, p])}, deck {int(s.deck_size[b, p])}, hand {h}, pending {pe}, "
+                f"player_{p}: {f'area {int(s.area[b, p])}, ' if len(self.area_sizes) > 1 else ''}"
+                f"total {int(s.totals[b, p])}, deck {int(s.deck_size[b, p])}, hand {h}, pending {pe}, "
                 f"replenish {'used' if s.replenish_used[b, p] else 'ready'}"
                 + (
                     f", skins {int(s.skins[b, p])}{' (given)' if s.skin_given[b, p] else ''}"

@@ -69,6 +69,8 @@ class FourMonkeysState(BatchState):
         stats: ``(B, P, len(STAT_NAMES)) int32`` counters of :data:`STAT_NAMES`.
         tile_ok: ``(B, NT) bool`` the cards under the tile are a correct combo (set at the grab;
             seen only by the tile's owner).
+        area: ``(B, P) int8`` each seat's playing area (0, or 1 with 7-8 players; regrouped by
+            totals after each round).
     """
 
     commits: np.ndarray
@@ -93,3 +95,4 @@ class FourMonkeysState(BatchState):
     round_scores: np.ndarray
     stats: np.ndarray
     tile_ok: np.ndarray
+    area: np.ndarray
