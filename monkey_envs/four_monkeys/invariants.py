@@ -137,10 +137,12 @@ def state_violations(game: FourMonkeys, s: FourMonkeysState) -> list[Violation]:
     rep.add("area", ok & (in0 != game.area_sizes[0]), f"area 0 must seat {game.area_sizes[0]} players")
     tile_area = (np.arange(NT) >= game.cfg[-2] * D.NUM_COMBOS).astype(np.int64)
     stack_area = (np.arange(S) >= game.cfg[-1]).astype(np.int64)
-    owner_area = np.take_along_axis(s.area.astype(np.int64), np.maximum(owner, 0).astype(np.int64), 1)
+    owner_area = np.take_along_axis(
+        np.clip(s.area, 0, 1).astype(np.int64), np.clip(owner, 0, P - 1).astype(np.int64), 1
+    )
     rep.add("tile_owner", ok & live & ((owner >= 0) & (owner_area != tile_area[None, :])).any(1),
             "a seat owns a tile of another playing area")  # fmt: skip
-    in_stack_area = stack_area[np.maximum(tstack, 0).astype(np.int64)]
+    in_stack_area = stack_area[np.clip(tstack, 0, S - 1).astype(np.int64)]
     rep.add("tile_stack", ok & ((tstack >= 0) & (in_stack_area != tile_area[None, :])).any(1),
             "a tile lies in a stack of another playing area")  # fmt: skip
 
@@ -207,7 +209,7 @@ def resample_hidden(game: FourMonkeys, state: FourMonkeysState, seat: int, seed:
     The cards ``seat`` cannot see -- every deck, the other seats' hands, pending sets and
     discards, and the cards under the other seats' tiles -- are pooled per row and dealt back
     at random into the same places with the same sizes (card kinds move, counts per place stay);
-    the tiles below each stack's top are permuted among those positions; the other seats'
+    the tiles below each stack's top are permuted among those positions of the same area; the other seats'
     commits of this tick become "wait"; the RNG is redrawn. The mask is recomputed.
     """
     new = state.clone()
@@ -249,12 +251,14 @@ def resample_hidden(game: FourMonkeys, state: FourMonkeysState, seat: int, seed:
                     t = index[0]
                     new.tile_ok[b, t] = K.correct(t % D.NUM_COMBOS, new.under[b, t])
         # tiles below the tops of the stacks
-        slots = [(k, d) for k in range(game.num_stacks) for d in range(int(new.stack_size[b, k]) - 1)]
-        tiles = np.array([int(new.stacks[b, k, d]) for k, d in slots], dtype=np.int64)
-        gen.shuffle(tiles)
-        for (k, d), t in zip(slots, tiles.tolist(), strict=True):
-            new.stacks[b, k, d] = t
-            new.tile_stack[b, t] = k
+        s0 = game.num_stacks_area0
+        for ks in (range(s0), range(s0, game.num_stacks)):  # within each playing area
+            slots = [(k, d) for k in ks for d in range(int(new.stack_size[b, k]) - 1)]
+            tiles = np.array([int(new.stacks[b, k, d]) for k, d in slots], dtype=np.int64)
+            gen.shuffle(tiles)
+            for (k, d), t in zip(slots, tiles.tolist(), strict=True):
+                new.stacks[b, k, d] = t
+                new.tile_stack[b, t] = k
         for q in others:
             if new.commits[b, q] >= 0:
                 new.commits[b, q] = game.a_wait
