@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from monkey_envs.core.rng import seed_row, shuffle_order, shuffle_prefix_row
+from monkey_envs.core.rng import next_uniform, seed_row, shuffle_order
 from monkey_envs.four_monkeys import data as D
 from monkey_envs.four_monkeys.state import (
     END_ROUNDS,
@@ -367,6 +367,16 @@ def mask_row(b: int, q: int, mask, cfg, hands, pending, tile_state, tile_owner, 
     mask[b, cfg[C_A_WAIT]] = True
 
 
+@njit(cache=True, inline="always")
+def shuffle_row(rng: np.ndarray, b: int, values: np.ndarray, n: int) -> None:
+    """Fisher-Yates shuffle of ``values[:n]`` in place with row ``b``'s stream (``n - 1`` draws)."""
+    for i in range(n - 1, 0, -1):
+        j = min(int(next_uniform(rng, b) * (i + 1)), i)
+        v = values[i]
+        values[i] = values[j]
+        values[j] = v
+
+
 @njit(cache=True)
 def setup_round(b: int, cfg, rng, commits, tick, decks, deck_size, hands, pending, discard, under, tile_state,
                 tile_owner, tile_stack, stacks, stack_size, replenish_used, skin_given, skins, tile_ok, area) -> None:  # fmt: skip
@@ -374,7 +384,7 @@ def setup_round(b: int, cfg, rng, commits, tick, decks, deck_size, hands, pendin
     P, NT, S = cfg[C_P], cfg[C_NT], cfg[C_S]
     for p in range(P):
         decks[b, p, :] = SORTED_DECK
-        shuffle_prefix_row(rng, b, decks[b, p], DECK)
+        shuffle_row(rng, b, decks[b, p], DECK)
         deck_size[b, p] = DECK
     hands[b] = 0
     pending[b] = 0
@@ -390,7 +400,7 @@ def setup_round(b: int, cfg, rng, commits, tick, decks, deck_size, hands, pendin
         if hi <= lo:
             continue
         order = np.arange(lo, hi).astype(np.int8)
-        shuffle_prefix_row(rng, b, order, hi - lo)
+        shuffle_row(rng, b, order, hi - lo)
         ns = s_hi - s_lo
         for i in range(hi - lo):
             t = order[i]
