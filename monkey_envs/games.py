@@ -23,6 +23,7 @@ GAMES: dict[str, str] = {
     "monkey_fun": "monkey_envs.monkey_fun:MonkeyFun",
     "funky_monkey": "monkey_envs.funky_monkey:FunkyMonkey",
     "monki": "monkey_envs.monki:Monki",
+    "four_monkeys": "monkey_envs.four_monkeys:FourMonkeys",
 }
 
 #: The game a tool uses when none is named (``training.run``'s embedded default): the first entry.

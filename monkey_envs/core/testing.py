@@ -316,7 +316,6 @@ def check_pettingzoo_parallel(
     if importlib.util.find_spec("monkey_envs.core.parallel") is None:
         raise CheckSkipped("monkey_envs.core.parallel is not there yet")
     from pettingzoo.test import parallel_api_test
-    from pettingzoo.test.seed_test import parallel_seed_test
 
     import monkey_envs
 
@@ -325,7 +324,7 @@ def check_pettingzoo_parallel(
         warnings.simplefilter("always")
         parallel_api_test(module.parallel_env(**c.config), num_cycles=num_cycles)
     _no_warnings(caught, (), f"parallel_api_test of {c.name} {c.config}")
-    parallel_seed_test(lambda: module.parallel_env(**c.config), num_cycles=num_cycles)
+    _parallel_seed_test(lambda: module.parallel_env(**c.config), num_cycles=num_cycles)
     env = module.parallel_env(**c.config)
     obs, _ = env.reset(seed=5)
     pol = np.random.default_rng(5)
@@ -342,6 +341,35 @@ def check_pettingzoo_parallel(
             _expect(legal.size > 0, f"parallel env: live agent {a} has no legal action")
             actions[a] = int(pol.choice(legal))
         obs, *_ = env.step(actions)
+
+
+def _parallel_seed_test(make: Callable[[], Any], num_cycles: int) -> None:
+    """PettingZoo's ``parallel_seed_test`` with each action sampled from the agent's ``action_mask``.
+
+    PettingZoo's version samples ``action_space.sample()`` without the mask, so it steps illegal
+    actions in any game whose masks forbid some (the env then raises); this one is the same
+    determinism check (two envs reset with seed 42, seeded action spaces, equal steps) with
+    masked samples, as PettingZoo's AEC ``seed_test`` does.
+    """
+    from gymnasium.utils.env_checker import data_equivalence
+
+    envs = [make(), make()]
+    obs = [e.reset(seed=42)[0] for e in envs]
+    for e in envs:
+        for i, agent in enumerate(e.agents):
+            e.action_space(agent).seed(42 + i)
+    for _ in range(num_cycles):
+        if not envs[0].agents:
+            break
+        acts = [
+            {a: e.action_space(a).sample(o[a]["action_mask"]) for a in e.agents} for e, o in zip(envs, obs, strict=True)
+        ]
+        _expect(data_equivalence(acts[0], acts[1]), "parallel seed test: incorrect action seeding")
+        out = [e.step(a) for e, a in zip(envs, acts, strict=True)]
+        _expect(data_equivalence(out[0], out[1]), "parallel seed test: two envs seeded alike stepped differently")
+        obs = [o[0] for o in out]
+    for e in envs:
+        e.close()
 
 
 # ============================================================================ gymnasium / SB3 checkers

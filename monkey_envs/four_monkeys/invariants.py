@@ -1,0 +1,269 @@
+"""4 Monkeys consistency laws (:func:`state_violations`) and hidden-information resampling (:func:`resample_hidden`).
+
+Laws, each reported as ``(field, row, why)``:
+
+* **ranges**: card counts non-negative, deck entries kinds ``0..9`` below ``deck_size`` and -1
+  above, ``tile_state`` in ``0..3``, owners seats or -1, ``tick`` / ``round`` / ``replays`` in
+  range, commits in ``[-1, A)``, ``stats >= 0``; the laws below are read in sane rows only;
+* **cards**: every card of every deck is in exactly one place -- for each kind, decks + hands +
+  pending sets + discards + cards under tiles = 4 per deck in play (cards are tracked by kind);
+  a seat's hand holds at most all cards;
+* **tiles**: every tile is in exactly one place: in a stack (``tile_stack`` names it and the stack
+  lists it exactly once, below its size), next to the stacks (loose) or owned (green / orange);
+  owner -1 exactly for tiles on the table; cards lie only under owned tiles, at least one each;
+  stacks list -1 past their size;
+* **areas** (7-8 players): area 0 seats 4 players; a seat owns only tiles of its area, and a
+  stack holds only tiles of its area;
+* **tick**: the commits are exactly those of the seats before ``current_player``, each legal for
+  that seat's mask at the start of the tick; the stored mask is the rules' mask;
+* **points**: ``totals`` = the scored rounds' points - 10 per invalid Stop; rounds not yet scored
+  hold 0; Banana skins received = skins given (none without the flag); bluffs <= grabs;
+* **endings**: a finished game has played every round; rewards follow ``winners_mask``.
+
+Hidden from a seat: the kinds of the other seats' hands, pending sets and discards, of the cards
+under other seats' tiles, every deck's order, which tile lies where below a stack's top, and the
+other seats' commits of the current tick.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from monkey_envs.core.invariants import Report, Violation, reward_laws
+from monkey_envs.four_monkeys import data as D
+from monkey_envs.four_monkeys import kernels as K
+from monkey_envs.four_monkeys.state import (
+    END_ROUNDS,
+    TILE_LOOSE,
+    TILE_STACK,
+    FourMonkeysState,
+)
+
+if TYPE_CHECKING:
+    from monkey_envs.four_monkeys.rules import FourMonkeys
+
+_INVALID = 10  # stats column of invalid Stops (state.STAT_NAMES)
+_GRABS, _BLUFFS, _SKINS = 0, 1, 11
+
+
+def _card_totals(s: FourMonkeysState) -> np.ndarray:
+    """``(B, 10) int64`` cards of each kind over decks, hands, pending sets, discards and tiles."""
+    B = s.batch_size
+    in_deck = np.arange(D.DECK_SIZE)[None, None, :] < s.deck_size[:, :, None]
+    flat = np.where(in_deck, s.decks.astype(np.int64), -1).reshape(B, -1)
+    deck_counts = np.zeros((B, D.NUM_KINDS), np.int64)
+    for k in range(D.NUM_KINDS):
+        deck_counts[:, k] = (flat == k).sum(1)
+    other = (
+        s.hands.astype(np.int64).sum(1)
+        + s.pending.astype(np.int64).sum(1)
+        + s.discard.astype(np.int64).sum(1)
+        + s.under.astype(np.int64).sum(1)
+    )
+    return deck_counts + other
+
+
+def state_violations(game: FourMonkeys, s: FourMonkeysState) -> list[Violation]:
+    """The 4 Monkeys laws broken by ``s`` (layout assumed checked); see the module docs."""
+    rep = Report()
+    B, P, NT, S = s.batch_size, game.num_players, game.num_tiles, game.num_stacks
+    done = s.terminated | s.truncated
+    live = ~done
+    bad = np.zeros(B, bool)
+    for name in ("hands", "pending", "discard", "under", "skins"):
+        bad |= rep.rng(name, getattr(s, name), 0, D.DECK_SIZE * P)
+    bad |= rep.rng("deck_size", s.deck_size, 0, D.DECK_SIZE)
+    bad |= rep.rng("decks", s.decks, -1, D.NUM_KINDS - 1)
+    bad |= rep.rng("tile_state", s.tile_state, 0, 3)
+    bad |= rep.rng("tile_owner", s.tile_owner, -1, P - 1)
+    bad |= rep.rng("tile_stack", s.tile_stack, -1, S - 1)
+    bad |= rep.rng("stacks", s.stacks, -1, NT - 1)
+    bad |= rep.rng("stack_size", s.stack_size, 0, game.stack_depth)
+    bad |= rep.rng("tick", s.tick, 0, game.ticks)
+    bad |= rep.rng("round", s.round, 0, game.rounds)
+    bad |= rep.rng("replays", s.replays, 0, game.max_replays)
+    bad |= rep.rng("commits", s.commits, -1, game.num_actions - 1)
+    bad |= rep.rng("stats", s.stats, 0, np.iinfo(np.int32).max)
+    bad |= rep.rng("area", s.area, 0, len(game.area_sizes) - 1)
+    ok = ~bad
+
+    # ---- cards: conservation by kind; deck prefixes
+    idx = np.arange(D.DECK_SIZE)[None, None, :]
+    in_deck = idx < s.deck_size[:, :, None]
+    rep.add("decks", ok & ((in_deck & (s.decks < 0)) | (~in_deck & (s.decks != -1))).reshape(B, -1).any(1),
+            "deck entries must be card kinds below deck_size and -1 above")  # fmt: skip
+    totals = _card_totals(s)
+    rep.add("hands", ok & (totals != D.COPIES * P).any(1),
+            f"cards of some kind over decks, hands, pending, discards and tiles != {D.COPIES} per deck")  # fmt: skip
+
+    # ---- tiles: one place each
+    ts, owner, tstack = s.tile_state, s.tile_owner, s.tile_stack
+    on_table = ts <= TILE_LOOSE
+    rep.add("tile_owner", ok & ((owner >= 0) == on_table).any(1), "owner must be -1 exactly for tiles on the table")
+    rep.add("tile_stack", ok & ((tstack >= 0) != (ts == TILE_STACK)).any(1),
+            "tile_stack must name a stack exactly for tiles in a stack")  # fmt: skip
+    depth = np.arange(game.stack_depth)[None, None, :]
+    filled = depth < s.stack_size[:, :, None]
+    rep.add("stacks", ok & ((filled & (s.stacks < 0)) | (~filled & (s.stacks != -1))).reshape(B, -1).any(1),
+            "stacks must list tiles below their size and -1 above")  # fmt: skip
+    listed = np.zeros((B, NT), np.int64)
+    at = np.full((B, NT), -1, np.int64)
+    rows_ok = np.flatnonzero(ok)
+    for b in rows_ok.tolist():
+        for k in range(S):
+            for d in range(int(s.stack_size[b, k])):
+                t = int(s.stacks[b, k, d])
+                if t >= 0:
+                    listed[b, t] += 1
+                    at[b, t] = k
+    rep.add("stacks", ok & ((listed != (ts == TILE_STACK)) | ((ts == TILE_STACK) & (at != tstack))).any(1),
+            "a tile in a stack must be listed exactly once, in the stack tile_stack names")  # fmt: skip
+    ncards = s.under.astype(np.int64).sum(2)
+    rep.add("under", ok & ((on_table & (ncards > 0)) | (~on_table & (ncards < 1))).any(1),
+            "cards lie only under owned tiles, at least one under each")  # fmt: skip
+    correct = np.zeros((B, NT), bool)
+    for b, t in zip(*np.nonzero(ok[:, None] & ~on_table), strict=True):
+        correct[b, t] = K.correct(int(t) % D.NUM_COMBOS, s.under[b, t])
+    rep.add(
+        "tile_ok",
+        ok & (s.tile_ok != correct).any(1),
+        "tile_ok must say whether the cards under an owned tile are correct",
+    )
+
+    # ---- areas (7-8 players): sizes; tiles and stacks of an area
+    in0 = (s.area == 0).sum(1)
+    rep.add("area", ok & (in0 != game.area_sizes[0]), f"area 0 must seat {game.area_sizes[0]} players")
+    tile_area = (np.arange(NT) >= game.cfg[-2] * D.NUM_COMBOS).astype(np.int64)
+    stack_area = (np.arange(S) >= game.cfg[-1]).astype(np.int64)
+    owner_area = np.take_along_axis(
+        np.clip(s.area, 0, 1).astype(np.int64), np.clip(owner, 0, P - 1).astype(np.int64), 1
+    )
+    rep.add("tile_owner", ok & live & ((owner >= 0) & (owner_area != tile_area[None, :])).any(1),
+            "a seat owns a tile of another playing area")  # fmt: skip
+    in_stack_area = stack_area[np.clip(tstack, 0, S - 1).astype(np.int64)]
+    rep.add("tile_stack", ok & ((tstack >= 0) & (in_stack_area != tile_area[None, :])).any(1),
+            "a tile lies in a stack of another playing area")  # fmt: skip
+
+    # ---- tick: commits of the seats before current_player, the mask is the rules' mask
+    seats = np.arange(P)[None, :]
+    cp = s.current_player.astype(np.int64)
+    rep.add("commits", ok & live & ((s.commits >= 0) != (seats < cp[:, None])).any(1),
+            "committed seats must be exactly those before current_player")  # fmt: skip
+    rep.add("commits", ok & done & (s.commits >= 0).any(1), "a finished game has commits")
+    rep.add("tick", ok & live & ((s.tick >= game.ticks) | (s.round >= game.rounds)), "a running game past its clock")
+    if ok.any():
+        ref = s.clone()
+        starts = ref.clone()
+        K.refresh(_arrays(ref), game.cfg)
+        rep.add("legal_action_mask", ok & live & (ref.legal_action_mask != s.legal_action_mask).any(1),
+                "the stored mask is not the rules' mask")  # fmt: skip
+        # each commit must have been legal for its seat (the tick-start state is the current one)
+        for q in range(P):
+            rows = np.flatnonzero(ok & live & (s.commits[:, q] >= 0))
+            if rows.size == 0:
+                continue
+            sub = starts.take(rows)
+            sub.current_player[:] = q
+            K.refresh(_arrays(sub), game.cfg)
+            c = s.commits[rows, q].astype(np.int64)
+            illegal = ~sub.legal_action_mask[np.arange(rows.size), c]
+            flag = np.zeros(B, bool)
+            flag[rows[illegal]] = True
+            rep.add("commits", flag, f"seat {q}'s commit is not legal for it")
+
+    # ---- points
+    rs = s.round_scores.astype(np.int64)
+    played = np.arange(game.rounds)[None, :] < s.round[:, None].astype(np.int64)
+    rep.add("round_scores", ok & ((~played[:, :, None]) & (rs != 0)).any((1, 2)), "an unplayed round has points")
+    expect = rs.sum(1) - D.INVALID_STOP_PENALTY * s.stats[:, :, _INVALID].astype(np.int64)
+    rep.add("totals", ok & (expect != s.totals).any(1), "totals != round points - 10 per invalid Stop")
+    rep.add("skins", ok & (s.skins.astype(np.int64).sum(1) != s.skin_given.sum(1)),
+            "Banana skins received != skins given")  # fmt: skip
+    if not game.banana_skins:
+        rep.add("skin_given", ok & (s.skin_given.any(1) | (s.stats[:, :, _SKINS] > 0).any(1)),
+                "a Banana skin without the Banana-skins rule")  # fmt: skip
+    rep.add("stats", ok & (s.stats[:, :, _BLUFFS] > s.stats[:, :, _GRABS]).any(1), "more bluffs than grabs")
+    rep.add("round", ok & done & (s.round != game.rounds), "a finished game has not played every round")
+    rep.add("end_reason", ok & done & (s.end_reason != END_ROUNDS), "a finished game needs the rounds_played reason")
+    reward_laws(rep, s.rewards, ok, done, s.winners_mask, (D.REWARD_WIN, D.REWARD_LOSS, D.REWARD_DRAW))
+    # winners: highest total, then best last round
+    for b in np.flatnonzero(ok & done).tolist():
+        tot = s.totals[b].astype(np.int64)
+        last = s.round_scores[b, game.rounds - 1].astype(np.int64)
+        top = tot == tot.max()
+        win = top & (last == last[top].max())
+        if not np.array_equal(win, s.winners_mask[b]):
+            rep.out.append(("winners_mask", b, "not the highest total (tie: best last round)"))
+    return rep.out
+
+
+def _arrays(s: FourMonkeysState) -> tuple[np.ndarray, ...]:
+    return tuple(getattr(s, f) for f in K.STATE_FIELDS)
+
+
+def resample_hidden(game: FourMonkeys, state: FourMonkeysState, seat: int, seed: int) -> FourMonkeysState:
+    """A state ``seat`` cannot tell apart from ``state``: hidden cards re-dealt, hidden tiles reshuffled.
+
+    The cards ``seat`` cannot see -- every deck, the other seats' hands, pending sets and
+    discards, and the cards under the other seats' tiles -- are pooled per row and dealt back
+    at random into the same places with the same sizes (card kinds move, counts per place stay);
+    the tiles below each stack's top are permuted among those positions of the same area; the other seats'
+    commits of this tick become "wait"; the RNG is redrawn. The mask is recomputed.
+    """
+    new = state.clone()
+    gen = np.random.default_rng(seed)
+    new.rng[:] = gen.integers(0, 2**63, size=new.rng.shape, dtype=np.int64).astype(np.uint64)
+    P, NT = game.num_players, game.num_tiles
+    others = [q for q in range(P) if q != seat]
+    for b in range(new.batch_size):
+        if new.terminated[b] or new.truncated[b]:
+            continue
+        pool: list[int] = []
+        places: list[tuple[str, tuple[int, ...], int]] = []  # (field, index, size)
+        for q in range(P):
+            n = int(new.deck_size[b, q])
+            pool.extend(int(k) for k in new.decks[b, q, :n])
+            places.append(("decks", (q,), n))
+        for q in others:
+            for name in ("hands", "pending", "discard"):
+                arr = getattr(new, name)[b, q]
+                pool.extend(k for k in range(D.NUM_KINDS) for _ in range(int(arr[k])))
+                places.append((name, (q,), int(arr.sum())))
+        for t in range(NT):
+            w = int(new.tile_owner[b, t])
+            if w >= 0 and w != seat:
+                arr = new.under[b, t]
+                pool.extend(k for k in range(D.NUM_KINDS) for _ in range(int(arr[k])))
+                places.append(("under", (t,), int(arr.sum())))
+        cards = np.array(pool, dtype=np.int64)
+        gen.shuffle(cards)
+        i = 0
+        for name, index, n in places:
+            take = cards[i : i + n]
+            i += n
+            if name == "decks":
+                new.decks[b, index[0], :n] = take
+            else:
+                getattr(new, name)[b][index] = np.bincount(take, minlength=D.NUM_KINDS)
+                if name == "under":
+                    t = index[0]
+                    new.tile_ok[b, t] = K.correct(t % D.NUM_COMBOS, new.under[b, t])
+        # tiles below the tops of the stacks
+        s0 = game.num_stacks_area0
+        for ks in (range(s0), range(s0, game.num_stacks)):  # within each playing area
+            slots = [(k, d) for k in ks for d in range(int(new.stack_size[b, k]) - 1)]
+            tiles = np.array([int(new.stacks[b, k, d]) for k, d in slots], dtype=np.int64)
+            gen.shuffle(tiles)
+            for (k, d), t in zip(slots, tiles.tolist(), strict=True):
+                new.stacks[b, k, d] = t
+                new.tile_stack[b, t] = k
+        for q in others:
+            if new.commits[b, q] >= 0:
+                new.commits[b, q] = game.a_wait
+    K.refresh(_arrays(new), game.cfg)
+    return new
+
+
+__all__ = ["resample_hidden", "state_violations"]

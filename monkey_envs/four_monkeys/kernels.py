@@ -1,0 +1,943 @@
+"""4 Monkeys rules as numba-compiled kernels over a batch of games.
+
+Each batch kernel takes the state's arrays as one tuple ``st`` (order of :data:`STATE_FIELDS`,
+leading batch axis ``B``, dtypes of :class:`~monkey_envs.four_monkeys.state.FourMonkeysState`) and
+the configuration as ``cfg (len(CFG_FIELDS),) int64``, and runs one compiled loop over the rows.
+Kernels are compiled on first use and cached on disk (``cache=True``); at import a cache built
+from other versions of the files they compile in is dropped (:func:`_drop_stale_cache`).
+
+Action layout (``G = 1 + (P - 1)`` with Banana skins, else 1)::
+
+    [0, 10)                 put one hand card of kind k into the pending set
+    [10, 10 + NT*G)         grab tile t with the pending set: 10 + t*G + j; j = 0 keeps the
+                            Banana skin, j >= 1 hands it to seat (me + j) % P
+    then NT                 burn own green tile t (draw 3)
+    then 2                  Hand replenish: swap (discard hand, draw 5), draw 3
+    then NT                 reveal tile t (the top of a stack of >= 2 tiles)
+    then 1                  call Stop
+    then 1                  wait
+
+Notation: ``b`` a row, ``q`` a seat, ``t`` a tile id (``combo = t % 10``), ``k`` a card kind.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from monkey_envs.core.rng import next_uniform, seed_row, shuffle_order
+from monkey_envs.four_monkeys import data as D
+from monkey_envs.four_monkeys.state import (
+    END_ROUNDS,
+    NUM_STATS,
+    TILE_GREEN,
+    TILE_LOOSE,
+    TILE_ORANGE,
+    TILE_STACK,
+)
+
+
+def _drop_stale_cache() -> None:
+    """Delete this module's numba cache if a file it compiles in changed since it was built."""
+    here = Path(__file__).resolve()
+    deps = (here, here.with_name("data.py"), here.with_name("state.py"), here.parents[1] / "core" / "rng.py")
+    try:
+        stamp = hashlib.sha256(b"".join(p.read_bytes() for p in deps)).hexdigest()
+        cache = here.parent / "__pycache__"
+        mark = cache / "kernels.deps"
+        if mark.is_file() and mark.read_text() == stamp:
+            return
+        for f in cache.glob("kernels.*.nb[ic]"):
+            f.unlink(missing_ok=True)
+        cache.mkdir(exist_ok=True)
+        mark.write_text(stamp)
+    except OSError:
+        pass
+
+
+_drop_stale_cache()
+
+NK = D.NUM_KINDS
+NC = D.NUM_COMBOS
+DECK = D.DECK_SIZE
+HAND = D.HAND_SIZE
+BURN_DRAW = D.BURN_DRAW
+KIND_FIGURES = D.KIND_FIGURES.copy()
+KIND_GOLDEN = D.KIND_GOLDEN.copy()
+NEED_FIG = D.COMBO_NEED_FIGURES.copy()
+NEED_GOLD = D.COMBO_NEED_GOLDEN.copy()
+NEED_GOLD_DISTINCT = D.COMBO_NEED_GOLDEN_DISTINCT.copy()
+GREEN = D.COMBO_GREEN.copy()
+ORANGE = D.COMBO_ORANGE.copy()
+#: ``(40,) int8`` a sorted deck (4 copies of each kind).
+SORTED_DECK = np.repeat(np.arange(NK), D.COPIES).astype(np.int8)
+REWARD_WIN = np.float32(D.REWARD_WIN)
+REWARD_LOSS = np.float32(D.REWARD_LOSS)
+REWARD_DRAW = np.float32(D.REWARD_DRAW)
+ST_GRABS, ST_BLUFFS, ST_FAILED, ST_BURNS, ST_REPLENISH, ST_REVEALS = 0, 1, 2, 3, 4, 5
+ST_ASIDE, ST_SMARTEST, ST_WRONG, ST_STOPS, ST_INVALID, ST_SKINS = 6, 7, 8, 9, 10, 11
+assert NUM_STATS == 12
+
+#: Names of the state arrays in ``st``, in order.
+STATE_FIELDS = (
+    "current_player",
+    "rewards",
+    "terminated",
+    "truncated",
+    "legal_action_mask",
+    "step_count",
+    "rng",
+    "winners_mask",
+    "end_reason",
+    "commits",
+    "tick",
+    "round",
+    "replays",
+    "decks",
+    "deck_size",
+    "hands",
+    "pending",
+    "discard",
+    "under",
+    "tile_state",
+    "tile_owner",
+    "tile_stack",
+    "stacks",
+    "stack_size",
+    "replenish_used",
+    "skin_given",
+    "skins",
+    "totals",
+    "round_scores",
+    "stats",
+    "tile_ok",
+    "area",
+)
+#: The configuration vector ``cfg``: players, tiles, stacks, stack depth, grab variants per tile,
+#: ticks per round, rounds, replay cap, Banana skins (0/1), family scoring (0/1), then the action
+#: offsets and the observation offsets.
+CFG_FIELDS = (
+    "P",
+    "NT",
+    "S",
+    "DEPTH",
+    "G",
+    "TICKS",
+    "ROUNDS",
+    "MAX_REPLAYS",
+    "SKINS",
+    "FAMILY",
+    "A_GRAB",
+    "A_BURN",
+    "A_SWAP",
+    "A_DRAW3",
+    "A_REVEAL",
+    "A_STOP",
+    "A_WAIT",
+    "NUM_ACTIONS",
+    "AREA0",
+    "SETS0",
+    "S0",
+)
+(
+    C_P,
+    C_NT,
+    C_S,
+    C_DEPTH,
+    C_G,
+    C_TICKS,
+    C_ROUNDS,
+    C_MAX_REPLAYS,
+    C_SKINS,
+    C_FAMILY,
+    C_A_GRAB,
+    C_A_BURN,
+    C_A_SWAP,
+    C_A_DRAW3,
+    C_A_REVEAL,
+    C_A_STOP,
+    C_A_WAIT,
+    C_NUM_ACTIONS,
+    C_AREA0,
+    C_SETS0,
+    C_S0,
+) = range(len(CFG_FIELDS))
+
+#: Per-seat observation features (observer first), per-tile features before the owner one-hot.
+SEAT_FEATURES = 10
+TILE_FEATURES = 5
+CLOCK_FEATURES = 3
+
+
+def make_cfg(num_players: int, ticks: int, rounds: int, max_replays: int, skins: bool, family: bool) -> np.ndarray:
+    """The ``cfg`` vector of one configuration (see :data:`CFG_FIELDS`)."""
+    P = num_players
+    NT = D.num_sets(P) * NC
+    S = D.num_stacks(P)
+    area0 = D.area_players(P)[0]
+    sets0 = D.num_sets(area0)
+    s0 = D.num_stacks(area0)
+    depth = max(-(-sets0 * NC // s0), -(-(NT - sets0 * NC) // max(1, S - s0)))
+    G = 1 + (P - 1) if skins else 1
+    a_grab = NK
+    a_burn = a_grab + NT * G
+    a_swap = a_burn + NT
+    a_draw3 = a_swap + 1
+    a_reveal = a_draw3 + 1
+    a_stop = a_reveal + NT
+    a_wait = a_stop + 1
+    vals = (P, NT, S, depth, G, ticks, rounds, max_replays, int(skins), int(family))
+    vals += (a_grab, a_burn, a_swap, a_draw3, a_reveal, a_stop, a_wait, a_wait + 1, area0, sets0, s0)
+    return np.array(vals, dtype=np.int64)
+
+
+def obs_size(num_players: int) -> int:
+    """Length of one observation for ``num_players`` seats."""
+    P = num_players
+    NT = D.num_sets(P) * NC
+    return 3 * NK + P * SEAT_FEATURES + NT * (TILE_FEATURES + P) + D.num_stacks(P) + CLOCK_FEATURES
+
+
+# ====================================================================== combos
+@njit(cache=True)
+def covers(c: int, cnt: np.ndarray, skip: int = -1) -> bool:
+    """Do the cards ``cnt (10,)`` (count per kind; one card of kind ``skip`` left out) show everything combo ``c`` needs?"""
+    f0 = 0
+    f1 = 0
+    f2 = 0
+    f3 = 0
+    gold = 0
+    gbits = 0
+    for k in range(NK):
+        n = np.int64(cnt[k]) - (1 if k == skip else 0)
+        if n > 0:
+            f0 += n * KIND_FIGURES[k, 0]
+            f1 += n * KIND_FIGURES[k, 1]
+            f2 += n * KIND_FIGURES[k, 2]
+            f3 += n * KIND_FIGURES[k, 3]
+            g = KIND_GOLDEN[k]
+            if g >= 0:
+                gold += n
+                gbits |= 1 << g
+    if f0 < NEED_FIG[c, 0] or f1 < NEED_FIG[c, 1] or f2 < NEED_FIG[c, 2] or f3 < NEED_FIG[c, 3]:
+        return False
+    if gold < NEED_GOLD[c]:
+        return False
+    distinct = (gbits & 1) + ((gbits >> 1) & 1) + ((gbits >> 2) & 1) + ((gbits >> 3) & 1)
+    return distinct >= NEED_GOLD_DISTINCT[c]
+
+
+@njit(cache=True)
+def correct(c: int, cnt: np.ndarray) -> bool:
+    """Is ``cnt (10,)`` a correct submission for combo ``c``: it covers it and no card is superfluous?"""
+    if not covers(c, cnt, -1):
+        return False
+    for k in range(NK):
+        if cnt[k] > 0 and covers(c, cnt, k):
+            return False
+    return True
+
+
+# ====================================================================== per-row helpers
+@njit(cache=True)
+def draw_cards(b: int, p: int, n: int, decks: np.ndarray, deck_size: np.ndarray, hands: np.ndarray, area) -> None:
+    """Seat ``p`` draws ``n`` cards: from its own deck, else the largest other deck of its area (ties: lowest seat)."""
+    P = deck_size.shape[1]
+    for _ in range(n):
+        d = p
+        if deck_size[b, p] == 0:
+            d = -1
+            best = 0
+            for q in range(P):
+                if q != p and area[b, q] == area[b, p] and deck_size[b, q] > best:
+                    best = deck_size[b, q]
+                    d = q
+            if d < 0:
+                return
+        sz = deck_size[b, d] - 1
+        k = decks[b, d, sz]
+        decks[b, d, sz] = -1
+        deck_size[b, d] = sz
+        hands[b, p, k] += 1
+
+
+@njit(cache=True, inline="always")
+def is_available(b: int, t: int, tile_state: np.ndarray, tile_stack: np.ndarray, stacks, stack_size) -> bool:
+    """Is tile ``t`` on the table and visible (the top of a stack, or revealed next to them)?"""
+    ts = tile_state[b, t]
+    if ts == TILE_LOOSE:
+        return True
+    if ts == TILE_STACK:
+        s = tile_stack[b, t]
+        return stacks[b, s, stack_size[b, s] - 1] == t
+    return False
+
+
+@njit(cache=True, inline="always")
+def tile_area(t: int, cfg) -> int:
+    """Playing area of tile ``t`` (sets below ``SETS0`` lie in area 0)."""
+    return 0 if t < cfg[C_SETS0] * NC else 1
+
+
+@njit(cache=True)
+def owned_bits(b: int, q: int, tile_owner: np.ndarray) -> int:
+    """Bitmask of the combos seat ``q`` owns (green or burned)."""
+    bits = 0
+    for t in range(tile_owner.shape[1]):
+        if tile_owner[b, t] == q:
+            bits |= 1 << (t % NC)
+    return bits
+
+
+@njit(cache=True, inline="always")
+def popcount10(bits: int) -> int:
+    n = 0
+    for c in range(NC):
+        n += (bits >> c) & 1
+    return n
+
+
+@njit(cache=True)
+def owns_all_available(b: int, q: int, tile_state, tile_owner, tile_stack, stacks, stack_size, area, cfg) -> bool:
+    """Does seat ``q`` already own a tile of every combo available in its area (the condition of a reveal)?"""
+    bits = owned_bits(b, q, tile_owner)
+    for t in range(tile_state.shape[1]):
+        if tile_area(t, cfg) != area[b, q]:
+            continue
+        if (bits >> (t % NC)) & 1 == 0 and is_available(b, t, tile_state, tile_stack, stacks, stack_size):
+            return False
+    return True
+
+
+@njit(cache=True)
+def mask_row(b: int, q: int, mask, cfg, hands, pending, tile_state, tile_owner, tile_stack, stacks, stack_size,
+             replenish_used, skin_given, replays, area) -> None:  # fmt: skip
+    """Write seat ``q``'s legal actions into ``mask[b]`` (from the state at the start of the tick)."""
+    P, NT, S, G = cfg[C_P], cfg[C_NT], cfg[C_S], cfg[C_G]
+    a_grab, a_burn, a_reveal = cfg[C_A_GRAB], cfg[C_A_BURN], cfg[C_A_REVEAL]
+    mask[b, :] = False
+    npend = 0
+    for k in range(NK):
+        if hands[b, q, k] > 0:
+            mask[b, k] = True
+        npend += pending[b, q, k]
+    my_area = area[b, q]
+    n0 = cfg[C_SETS0] * NC
+    lo, hi = (0, n0) if my_area == 0 else (n0, NT)
+    s_lo, s_hi = (0, cfg[C_S0]) if my_area == 0 else (cfg[C_S0], S)
+    bits = 0  # combos owned (a seat owns tiles of its own area only)
+    for t in range(lo, hi):
+        if tile_owner[b, t] == q:
+            bits |= 1 << (t % NC)
+            if tile_state[b, t] == TILE_GREEN:
+                mask[b, a_burn + t] = True
+    all_owned = True
+    skin = cfg[C_SKINS] != 0 and not skin_given[b, q]
+    # available tiles: the tops of the area's stacks, then the revealed (loose) ones
+    for i in range(s_hi - s_lo + hi - lo):
+        if i < s_hi - s_lo:
+            n = stack_size[b, s_lo + i]
+            if n == 0:
+                continue
+            t = stacks[b, s_lo + i, n - 1]
+        else:
+            t = lo + i - (s_hi - s_lo)
+            if tile_state[b, t] != TILE_LOOSE:
+                continue
+        if (bits >> (t % NC)) & 1 == 0:
+            all_owned = False
+        if npend > 0:
+            mask[b, a_grab + t * G] = True
+            if skin:
+                for j in range(1, P):
+                    if area[b, (q + j) % P] == my_area:
+                        mask[b, a_grab + t * G + j] = True
+    if all_owned:
+        for k in range(s_lo, s_hi):
+            if stack_size[b, k] >= 2:
+                mask[b, a_reveal + stacks[b, k, stack_size[b, k] - 1]] = True
+    if not replenish_used[b, q]:
+        mask[b, cfg[C_A_SWAP]] = True
+        mask[b, cfg[C_A_DRAW3]] = True
+    if replays[b] < cfg[C_MAX_REPLAYS] or popcount10(bits) >= D.STOP_COMBOS:
+        mask[b, cfg[C_A_STOP]] = True
+    mask[b, cfg[C_A_WAIT]] = True
+
+
+@njit(cache=True, inline="always")
+def shuffle_row(rng: np.ndarray, b: int, values: np.ndarray, n: int) -> None:
+    """Fisher-Yates shuffle of ``values[:n]`` in place with row ``b``'s stream (``n - 1`` draws)."""
+    for i in range(n - 1, 0, -1):
+        j = min(int(next_uniform(rng, b) * (i + 1)), i)
+        v = values[i]
+        values[i] = values[j]
+        values[j] = v
+
+
+@njit(cache=True)
+def setup_round(b: int, cfg, rng, commits, tick, decks, deck_size, hands, pending, discard, under, tile_state,
+                tile_owner, tile_stack, stacks, stack_size, replenish_used, skin_given, skins, tile_ok, area) -> None:  # fmt: skip
+    """Set up (or replay) a round: fresh shuffled decks, shuffled tiles in levelled stacks, 5 cards each."""
+    P, NT, S = cfg[C_P], cfg[C_NT], cfg[C_S]
+    for p in range(P):
+        decks[b, p, :] = SORTED_DECK
+        shuffle_row(rng, b, decks[b, p], DECK)
+        deck_size[b, p] = DECK
+    hands[b] = 0
+    pending[b] = 0
+    discard[b] = 0
+    under[b] = 0
+    tile_ok[b] = False
+    stacks[b] = -1
+    stack_size[b] = 0
+    n0 = cfg[C_SETS0] * NC
+    for a in range(2):
+        lo, hi = (0, n0) if a == 0 else (n0, NT)
+        s_lo, s_hi = (0, cfg[C_S0]) if a == 0 else (cfg[C_S0], S)
+        if hi <= lo:
+            continue
+        order = np.arange(lo, hi).astype(np.int8)
+        shuffle_row(rng, b, order, hi - lo)
+        ns = s_hi - s_lo
+        for i in range(hi - lo):
+            t = order[i]
+            s = s_lo + i % ns
+            stacks[b, s, i // ns] = t
+            stack_size[b, s] += 1
+            tile_stack[b, t] = s
+            tile_state[b, t] = TILE_STACK
+            tile_owner[b, t] = -1
+    replenish_used[b] = False
+    skin_given[b] = False
+    skins[b] = 0
+    tick[b] = 0
+    commits[b] = -1
+    for p in range(P):
+        draw_cards(b, p, HAND, decks, deck_size, hands, area)
+
+
+@njit(cache=True)
+def score_tiles(P: int, tile_owner, tile_state, under, replenish_used, skins, totals, family: bool,
+                points, aside, checked, smartest) -> None:  # fmt: skip
+    """Score one round (the rulebook's Steps 1-4) from one row's arrays.
+
+    Args:
+        P: players. ``tile_owner (NT,)``, ``tile_state (NT,)``, ``under (NT, 10)``,
+            ``replenish_used (P,)``, ``skins (P,)`` received Banana skins, ``totals (P,)`` game
+            totals before this round (family tie-break), ``family``: family scoring.
+        points: ``(P,) int64`` out: the round's points.
+        aside: ``(NT,) bool`` out: tiles set aside (repeated, or found incorrect).
+        checked: ``(NT,) int8`` out: 0 not verified, 1 verified correct, 2 verified incorrect.
+        smartest: ``(P,) bool`` out: the Smartest Monkey(s) at the beginning of Step 4.
+    """
+    NT = tile_owner.shape[0]
+    aside[:] = False
+    checked[:] = 0
+    owned = np.zeros(NT, np.bool_)
+    for t in range(NT):
+        owned[t] = tile_owner[t] >= 0
+    # Step 1: repeated combos (not in family scoring)
+    if not family:
+        cnt = np.zeros((P, NC), np.int64)
+        for t in range(NT):
+            if owned[t]:
+                cnt[tile_owner[t], t % NC] += 1
+        for t in range(NT):
+            if owned[t] and cnt[tile_owner[t], t % NC] >= 2:
+                aside[t] = True
+    value = np.zeros(NT, np.int64)
+    for t in range(NT):
+        value[t] = ORANGE[t % NC] if tile_state[t] == TILE_ORANGE else GREEN[t % NC]
+    visible = np.zeros(P, np.int64)
+    burned = np.zeros(P, np.int64)
+    ntiles = np.zeros(P, np.int64)
+    vals = np.zeros((P, NT), np.int64)
+    turn = 0
+    while True:
+        # Step 2: who is the Smartest Monkey
+        visible[:] = 0
+        burned[:] = 0
+        ntiles[:] = 0
+        for p in range(P):
+            if replenish_used[p] and not family:
+                visible[p] += D.REPLENISH_USED_POINTS
+        for t in range(NT):
+            if owned[t] and not aside[t]:
+                p = tile_owner[t]
+                visible[p] += value[t]
+                ntiles[p] += 1
+                if tile_state[t] == TILE_ORANGE:
+                    burned[p] += 1
+        for p in range(P):
+            smartest[p] = True
+        if not family:
+            best = visible.max()
+            for p in range(P):
+                smartest[p] = visible[p] == best
+            bb = -1
+            for p in range(P):
+                if smartest[p] and burned[p] > bb:
+                    bb = burned[p]
+            for p in range(P):
+                smartest[p] = smartest[p] and burned[p] == bb
+        else:
+            best = ntiles.max()
+            for p in range(P):
+                smartest[p] = ntiles[p] == best
+            lb = NT + 1
+            for p in range(P):
+                if smartest[p] and burned[p] < lb:
+                    lb = burned[p]
+            for p in range(P):
+                smartest[p] = smartest[p] and burned[p] == lb
+            # highest tile value, then the next highest, ...
+            vals[:] = -100
+            for p in range(P):
+                n = 0
+                for t in range(NT):
+                    if owned[t] and not aside[t] and tile_owner[t] == p:
+                        vals[p, n] = value[t]
+                        n += 1
+                vals[p, :n] = np.sort(vals[p, :n])[::-1]
+            for i in range(NT):
+                top = -1000
+                for p in range(P):
+                    if smartest[p] and vals[p, i] > top:
+                        top = vals[p, i]
+                for p in range(P):
+                    smartest[p] = smartest[p] and vals[p, i] == top
+            bt = -(1 << 30)
+            for p in range(P):
+                if smartest[p] and totals[p] > bt:
+                    bt = totals[p]
+            for p in range(P):
+                smartest[p] = smartest[p] and totals[p] == bt
+        # Step 3: verify one combo of a Smartest Monkey (in turn from the lowest seat)
+        pick = -1
+        for i in range(P):
+            q = (turn + i) % P
+            if not smartest[q]:
+                continue
+            for t in range(NT):
+                if owned[t] and not aside[t] and tile_owner[t] == q and checked[t] == 0:
+                    if pick < 0 or value[t] < value[pick]:
+                        pick = t
+            if pick >= 0:
+                turn = q + 1
+                break
+        if pick < 0:
+            break
+        if correct(pick % NC, under[pick]):
+            checked[pick] = 1
+        else:
+            checked[pick] = 2
+            aside[pick] = True
+    # Step 4: the points
+    for p in range(P):
+        points[p] = 0
+    if not family:
+        for p in range(P):
+            points[p] = visible[p] - D.BANANA_PENALTY * skins[p]
+        for t in range(NT):
+            if aside[t]:
+                points[tile_owner[t]] -= D.SET_ASIDE_PENALTY
+    else:
+        orange = np.zeros(P, np.int64)
+        for t in range(NT):
+            if owned[t]:
+                p = tile_owner[t]
+                if checked[t] == 2:
+                    points[p] -= 1
+                elif tile_state[t] == TILE_ORANGE:
+                    orange[p] += 1
+                else:
+                    points[p] += 1
+        for p in range(P):
+            points[p] += orange[p] // 2 - D.BANANA_PENALTY * skins[p]
+            if smartest[p]:
+                points[p] += 1
+
+
+# ====================================================================== batch kernels
+@njit(cache=True)
+def init(seeds: np.ndarray, st, cfg) -> None:
+    """Seed every row's RNG, set up round 1 and compute seat 0's mask."""
+    current_player = st[0]
+    mask = st[4]
+    rng = st[6]
+    commits = st[9]
+    tick = st[10]
+    replays = st[12]
+    decks = st[13]
+    deck_size = st[14]
+    hands = st[15]
+    pending = st[16]
+    discard = st[17]
+    under = st[18]
+    tile_state = st[19]
+    tile_owner = st[20]
+    tile_stack = st[21]
+    stacks = st[22]
+    stack_size = st[23]
+    replenish_used = st[24]
+    skin_given = st[25]
+    skins = st[26]
+    area = st[31]
+    tile_ok = st[30]
+    for b in range(seeds.size):
+        seed_row(rng, b, seeds[b])
+        setup_round(b, cfg, rng, commits, tick, decks, deck_size, hands, pending, discard, under, tile_state,
+                    tile_owner, tile_stack, stacks, stack_size, replenish_used, skin_given, skins, tile_ok, area)  # fmt: skip
+        current_player[b] = 0
+        mask_row(b, 0, mask, cfg, hands, pending, tile_state, tile_owner, tile_stack, stacks, stack_size,
+                 replenish_used, skin_given, replays, area)  # fmt: skip
+
+
+@njit(cache=True)
+def refresh(st, cfg) -> None:
+    """Recompute the mask of every running row for its current player."""
+    current_player = st[0]
+    mask = st[4]
+    replays = st[12]
+    hands = st[15]
+    pending = st[16]
+    tile_state = st[19]
+    tile_owner = st[20]
+    tile_stack = st[21]
+    stacks = st[22]
+    stack_size = st[23]
+    replenish_used = st[24]
+    skin_given = st[25]
+    area = st[31]
+    for b in range(current_player.size):
+        if current_player[b] >= 0:
+            mask_row(b, current_player[b], mask, cfg, hands, pending, tile_state, tile_owner, tile_stack, stacks,
+                     stack_size, replenish_used, skin_given, replays, area)  # fmt: skip
+        else:
+            mask[b, :] = False
+
+
+@njit(cache=True)
+def step(actions: np.ndarray, st, cfg) -> bool:
+    """Validate ``actions (B,) int64`` and apply them to the running rows; False (nothing changed) if one is invalid.
+
+    A commit of a seat that is not the last of the tick is stored (hidden) and the next seat is
+    asked. The last commit resolves the tick: every seat's action in a random priority order,
+    each re-checked (a grab of a tile taken earlier fails and keeps the pending set; after a Stop
+    the rest of the tick does nothing); then the round ends on a Stop or after the last tick.
+    """
+    current_player = st[0]
+    rewards = st[1]
+    terminated = st[2]
+    truncated = st[3]
+    mask = st[4]
+    step_count = st[5]
+    rng = st[6]
+    winners_mask = st[7]
+    end_reason = st[8]
+    commits = st[9]
+    tick = st[10]
+    rnd = st[11]
+    replays = st[12]
+    decks = st[13]
+    deck_size = st[14]
+    hands = st[15]
+    pending = st[16]
+    discard = st[17]
+    under = st[18]
+    tile_state = st[19]
+    tile_owner = st[20]
+    tile_stack = st[21]
+    stacks = st[22]
+    stack_size = st[23]
+    replenish_used = st[24]
+    skin_given = st[25]
+    skins = st[26]
+    totals = st[27]
+    round_scores = st[28]
+    stats = st[29]
+    area = st[31]
+    tile_ok = st[30]
+    B = actions.size
+    A = cfg[C_NUM_ACTIONS]
+    for b in range(B):
+        if not (terminated[b] or truncated[b]):
+            a = actions[b]
+            if a < 0 or a >= A or not mask[b, a]:
+                return False
+    rewards[:] = 0.0
+    P, NT, G = cfg[C_P], cfg[C_NT], cfg[C_G]
+    a_grab, a_burn, a_swap, a_draw3 = cfg[C_A_GRAB], cfg[C_A_BURN], cfg[C_A_SWAP], cfg[C_A_DRAW3]
+    a_reveal, a_stop = cfg[C_A_REVEAL], cfg[C_A_STOP]
+    keys = np.empty(P, np.float64)
+    order = np.empty(2 * P + 1, np.intp)
+    points = np.zeros(P, np.int64)
+    aside = np.zeros(NT, np.bool_)
+    checked = np.zeros(NT, np.int8)
+    smartest = np.zeros(P, np.bool_)
+    winners = np.zeros(P, np.bool_)
+    for b in range(B):
+        if terminated[b] or truncated[b]:
+            continue
+        step_count[b] += 1
+        cp = np.int64(current_player[b])
+        commits[b, cp] = actions[b]
+        if cp + 1 < P:
+            current_player[b] = cp + 1
+            mask_row(b, cp + 1, mask, cfg, hands, pending, tile_state, tile_owner, tile_stack, stacks, stack_size,
+                     replenish_used, skin_given, replays, area)  # fmt: skip
+            continue
+        # ---- resolve the tick in a random priority order ----------------------------------
+        shuffle_order(rng, b, P, P, keys, order)
+        caller = -1
+        for i in range(P):
+            q = order[i]
+            a = np.int64(commits[b, q])
+            if a < NK:  # put a card into the pending set
+                if hands[b, q, a] > 0:
+                    hands[b, q, a] -= 1
+                    pending[b, q, a] += 1
+            elif a < a_burn:  # grab
+                t = (a - a_grab) // G
+                j = (a - a_grab) % G
+                npend = 0
+                for k in range(NK):
+                    npend += pending[b, q, k]
+                if npend > 0 and is_available(b, t, tile_state, tile_stack, stacks, stack_size):
+                    if tile_state[b, t] == TILE_STACK:
+                        s = tile_stack[b, t]
+                        stack_size[b, s] -= 1
+                        stacks[b, s, stack_size[b, s]] = -1
+                    tile_stack[b, t] = -1
+                    tile_state[b, t] = TILE_GREEN
+                    tile_owner[b, t] = q
+                    for k in range(NK):
+                        under[b, t, k] = pending[b, q, k]
+                        pending[b, q, k] = 0
+                    stats[b, q, ST_GRABS] += 1
+                    ok = correct(t % NC, under[b, t])
+                    tile_ok[b, t] = ok
+                    if not ok:
+                        stats[b, q, ST_BLUFFS] += 1
+                    nh = 0
+                    for k in range(NK):
+                        nh += hands[b, q, k]
+                    if nh < HAND:
+                        draw_cards(b, q, HAND - nh, decks, deck_size, hands, area)
+                    if j > 0 and not skin_given[b, q] and area[b, (q + j) % P] == area[b, q]:
+                        skin_given[b, q] = True
+                        skins[b, (q + j) % P] += 1
+                        stats[b, q, ST_SKINS] += 1
+                else:
+                    stats[b, q, ST_FAILED] += 1
+            elif a < a_swap:  # burn
+                t = a - a_burn
+                if tile_owner[b, t] == q and tile_state[b, t] == TILE_GREEN:
+                    tile_state[b, t] = TILE_ORANGE
+                    stats[b, q, ST_BURNS] += 1
+                    draw_cards(b, q, BURN_DRAW, decks, deck_size, hands, area)
+            elif a == a_swap or a == a_draw3:  # Hand replenish
+                if not replenish_used[b, q]:
+                    replenish_used[b, q] = True
+                    stats[b, q, ST_REPLENISH] += 1
+                    if a == a_swap:
+                        for k in range(NK):
+                            discard[b, q, k] += hands[b, q, k]
+                            hands[b, q, k] = 0
+                        draw_cards(b, q, HAND, decks, deck_size, hands, area)
+                    else:
+                        draw_cards(b, q, BURN_DRAW, decks, deck_size, hands, area)
+            elif a < a_stop:  # reveal
+                t = a - a_reveal
+                if tile_state[b, t] == TILE_STACK:
+                    s = tile_stack[b, t]
+                    if (
+                        stack_size[b, s] >= 2
+                        and stacks[b, s, stack_size[b, s] - 1] == t
+                        and owns_all_available(b, q, tile_state, tile_owner, tile_stack, stacks, stack_size, area, cfg)
+                    ):
+                        stack_size[b, s] -= 1
+                        stacks[b, s, stack_size[b, s]] = -1
+                        tile_stack[b, t] = -1
+                        tile_state[b, t] = TILE_LOOSE
+                        stats[b, q, ST_REVEALS] += 1
+            elif a == a_stop:
+                caller = q
+                break
+            # else: wait
+        commits[b, :] = -1
+        tick[b] += 1
+        over = False
+        if caller >= 0 or tick[b] >= cfg[C_TICKS]:
+            valid = True
+            if caller >= 0:
+                valid = popcount10(owned_bits(b, caller, tile_owner)) >= D.STOP_COMBOS
+            if not valid:
+                totals[b, caller] -= D.INVALID_STOP_PENALTY
+                stats[b, caller, ST_INVALID] += 1
+                replays[b] += 1
+            else:
+                if caller >= 0:
+                    stats[b, caller, ST_STOPS] += 1
+                score_tiles(P, tile_owner[b], tile_state[b], under[b], replenish_used[b], skins[b], totals[b],
+                            cfg[C_FAMILY] != 0, points, aside, checked, smartest)  # fmt: skip
+                for p in range(P):
+                    totals[b, p] += points[p]
+                    round_scores[b, rnd[b], p] = points[p]
+                    if smartest[p]:
+                        stats[b, p, ST_SMARTEST] += 1
+                for t in range(NT):
+                    if aside[t]:
+                        stats[b, tile_owner[b, t], ST_ASIDE] += 1
+                    if checked[t] == 2:
+                        stats[b, tile_owner[b, t], ST_WRONG] += 1
+                rnd[b] += 1
+                replays[b] = 0
+                if cfg[C_AREA0] < P:  # two areas: the best totals play in area 0 (ties: lower seat)
+                    for p in range(P):
+                        better = 0
+                        for q2 in range(P):
+                            if totals[b, q2] > totals[b, p] or (totals[b, q2] == totals[b, p] and q2 < p):
+                                better += 1
+                        area[b, p] = 0 if better < cfg[C_AREA0] else 1
+                if rnd[b] >= cfg[C_ROUNDS]:
+                    over = True
+            if over:
+                last = rnd[b] - 1
+                best = totals[b].max()
+                bl = -(1 << 30)
+                for p in range(P):
+                    if totals[b, p] == best and round_scores[b, last, p] > bl:
+                        bl = round_scores[b, last, p]
+                everyone = P > 1
+                for p in range(P):
+                    winners[p] = totals[b, p] == best and round_scores[b, last, p] == bl
+                    everyone &= winners[p]
+                for p in range(P):
+                    rewards[b, p] = REWARD_DRAW if everyone else (REWARD_WIN if winners[p] else REWARD_LOSS)
+                    winners_mask[b, p] = winners[p]
+                terminated[b] = True
+                end_reason[b] = END_ROUNDS
+                mask[b, :] = False
+                current_player[b] = -1
+                continue
+            setup_round(b, cfg, rng, commits, tick, decks, deck_size, hands, pending, discard, under, tile_state,
+                        tile_owner, tile_stack, stacks, stack_size, replenish_used, skin_given, skins, tile_ok, area)  # fmt: skip
+        current_player[b] = 0
+        mask_row(b, 0, mask, cfg, hands, pending, tile_state, tile_owner, tile_stack, stacks, stack_size,
+                 replenish_used, skin_given, replays, area)  # fmt: skip
+    return True
+
+
+@njit(cache=True, inline="always")
+def _clip(x: float) -> np.float32:
+    return np.float32(min(1.0, max(-1.0, x)))
+
+
+@njit(cache=True)
+def observe(player: np.ndarray, obs: np.ndarray, st, cfg) -> None:
+    """Write each row's observation for seat ``player[b]`` into ``obs (B, D) float32`` (values in [-1, 1]).
+
+    Pieces in order: own hand, own pending set, own discards (10 kinds each); per seat
+    (observer first) :data:`SEAT_FEATURES`; per tile :data:`TILE_FEATURES` then the owner one-hot
+    (observer first); stack sizes; the clock (tick, round, replays).
+    """
+    tick = st[10]
+    rnd = st[11]
+    replays = st[12]
+    deck_size = st[14]
+    hands = st[15]
+    pending = st[16]
+    discard = st[17]
+    under = st[18]
+    tile_state = st[19]
+    tile_owner = st[20]
+    tile_stack = st[21]
+    stacks = st[22]
+    stack_size = st[23]
+    replenish_used = st[24]
+    skin_given = st[25]
+    skins = st[26]
+    totals = st[27]
+    round_scores = st[28]
+    area = st[31]
+    tile_ok = st[30]
+    P, NT, S, depth = cfg[C_P], cfg[C_NT], cfg[C_S], cfg[C_DEPTH]
+    R = cfg[C_ROUNDS]
+    bits = np.zeros(P, np.int64)
+    for b in range(player.size):
+        o = player[b]
+        i = 0
+        for k in range(NK):
+            obs[b, i] = _clip(hands[b, o, k] / 8.0)
+            obs[b, i + NK] = _clip(pending[b, o, k] / 8.0)
+            obs[b, i + 2 * NK] = _clip(discard[b, o, k] / 16.0)
+            i += 1
+        for r in range(P):
+            bits[r] = 0
+        i = 3 * NK + P * SEAT_FEATURES
+        W = TILE_FEATURES + P
+        obs[b, i : i + NT * W] = 0.0
+        for t in range(NT):
+            ts = tile_state[b, t]
+            j = i + t * W
+            if ts == TILE_STACK:
+                sk = tile_stack[b, t]
+                if stacks[b, sk, stack_size[b, sk] - 1] == t:
+                    obs[b, j] = 1.0
+                else:
+                    obs[b, j + 1] = 1.0
+            elif ts == TILE_LOOSE:
+                obs[b, j] = 1.0
+            else:
+                w = tile_owner[b, t]
+                r = (w - o) % P
+                bits[r] |= 1 << (t % NC)
+                if ts == TILE_ORANGE:
+                    obs[b, j + 2] = 1.0
+                n = 0
+                for k in range(NK):
+                    n += under[b, t, k]
+                obs[b, j + 3] = _clip(n / 10.0)
+                if r == 0 and tile_ok[b, t]:
+                    obs[b, j + 4] = 1.0
+                obs[b, j + TILE_FEATURES + r] = 1.0
+        i = 3 * NK
+        last = rnd[b] - 1
+        for r in range(P):
+            q = (o + r) % P
+            nh = 0
+            npd = 0
+            for k in range(NK):
+                nh += hands[b, q, k]
+                npd += pending[b, q, k]
+            obs[b, i] = _clip(nh / 20.0)
+            obs[b, i + 1] = _clip(npd / 20.0)
+            obs[b, i + 2] = deck_size[b, q] / np.float32(DECK)
+            obs[b, i + 3] = np.float32(replenish_used[b, q])
+            obs[b, i + 4] = np.float32(skin_given[b, q])
+            obs[b, i + 5] = _clip(skins[b, q] / 8.0)
+            obs[b, i + 6] = popcount10(bits[r]) / np.float32(NC)
+            obs[b, i + 7] = _clip(totals[b, q] / 50.0)
+            obs[b, i + 8] = _clip(round_scores[b, last, q] / 20.0) if last >= 0 else np.float32(0.0)
+            obs[b, i + 9] = np.float32(area[b, q] == area[b, o])
+            i += SEAT_FEATURES
+        i += NT * W
+        for s in range(S):
+            obs[b, i] = stack_size[b, s] / np.float32(depth)
+            i += 1
+        obs[b, i] = _clip(tick[b] / cfg[C_TICKS])
+        obs[b, i + 1] = _clip(rnd[b] / R)
+        obs[b, i + 2] = _clip(replays[b] / max(1, cfg[C_MAX_REPLAYS]))
+
+
+@njit(cache=True)
+def score_batch(P: int, tile_owner, tile_state, under, replenish_used, skins, totals, family: bool,
+                points, aside, checked, smartest) -> None:  # fmt: skip
+    """:func:`score_tiles` for every row of ``(n, ...)`` arrays (tests and analysis)."""
+    for b in range(tile_owner.shape[0]):
+        score_tiles(P, tile_owner[b], tile_state[b], under[b], replenish_used[b], skins[b], totals[b], family,
+                    points[b], aside[b], checked[b], smartest[b])  # fmt: skip
