@@ -77,6 +77,7 @@ from agents.evaluate import (
     agent_results,
     build_agents,
     play_lineups,
+    replay_records,
 )
 from agents.ratings import DEFAULT_PRIOR, RatingFit, fit_ratings, seat_credit
 from monkey_envs.games import add_import_option, import_plugins
@@ -270,6 +271,8 @@ class ArenaResult:
         end_reasons / mean_length / truncated: game facts.
         seconds: wall time of the games; ``games_per_second`` from it.
         command: the command line (CLI runs).
+        replays: the games as replay records (:class:`monkey_envs.replay.GameRecord`) when
+            played with ``record_games=True``; :meth:`save` writes them to ``games.json``.
     """
 
     game: dict[str, Any]
@@ -292,6 +295,8 @@ class ArenaResult:
     seconds: float
     command: str | None = None
     analytics_title: str = "Game statistics"
+    replays: list[Any] | None = None
+    game_obj: Any = None
 
     @property
     def games_per_second(self) -> float:
@@ -520,13 +525,18 @@ class ArenaResult:
         return p
 
     def save(self, out_dir: str | Path) -> dict[str, Path]:
-        """Write ``arena.json``, ``arena.md`` and ``arena.png`` into ``out_dir`` (created)."""
+        """Write ``arena.json``, ``arena.md`` and ``arena.png`` into ``out_dir`` (created), and
+        ``games.json`` (replays: ``python -m monkey_envs.replay``) when the games were recorded."""
         d = Path(out_dir)
         d.mkdir(parents=True, exist_ok=True)
         files = {"json": d / "arena.json", "md": d / "arena.md", "png": d / "arena.png"}
         files["json"].write_text(json.dumps(self.to_dict(), indent=2) + "\n")
         files["md"].write_text(self.markdown())
         self.plot(files["png"])
+        if self.replays is not None:
+            from monkey_envs.replay import save_replays
+
+            files["games"] = save_replays(d / "games.json", self.game_obj, self.replays)
         return files
 
 
@@ -593,6 +603,7 @@ def run_arena(
     prior: float = DEFAULT_PRIOR,
     anchor: str | None = None,
     bootstrap: int = 0,
+    record_games: bool = False,
     **game_options: Any,
 ) -> ArenaResult:
     """Play a seat-balanced tournament and analyse it.
@@ -608,6 +619,7 @@ def run_arena(
         batch_size: games per batch of the core (``None``: all at once).
         prior, anchor, bootstrap: passed to :func:`agents.ratings.fit_ratings` (the bootstrap
             resamples deals).
+        record_games: keep every game's moves (``ArenaResult.replays``; saved as ``games.json``).
 
     Returns:
         An :class:`ArenaResult`; the same arguments give the same results (wall times aside).
@@ -635,7 +647,14 @@ def run_arena(
     sched = schedule(K, P, num_games, seed, seating)
     built = build_agents(g, objs, seed)
     rec = play_lineups(
-        g, built, sched.seeds, sched.seat_agent, max_steps=max_steps, batch_size=batch_size, labels=labels
+        g,
+        built,
+        sched.seeds,
+        sched.seat_agent,
+        max_steps=max_steps,
+        batch_size=batch_size,
+        labels=labels,
+        record_actions=record_games,
     )
     results = agent_results(rec, labels)
     together, ahead = head_to_head(rec, K)
@@ -664,6 +683,8 @@ def run_arena(
         mean_length=float(rec.lengths.mean()),
         truncated=int(rec.truncated.sum()),
         seconds=rec.seconds,
+        replays=replay_records(g, rec, labels) if record_games else None,
+        game_obj=g,
     )
 
 
@@ -711,6 +732,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--batch-size", type=int, default=DEFAULT_BATCH, help="games per batch of the core")
     p.add_argument("--out", default=None, help="output folder (default runs/arena__<game>__<P>p__<seed>__<time>)")
     p.add_argument("--quiet", action="store_true", help="no table on the terminal")
+    p.add_argument(
+        "--save-games",
+        action="store_true",
+        help="also write every game (seed + moves) to games.json: python -m monkey_envs.replay FILE",
+    )
     return p
 
 
@@ -742,6 +768,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             prior=args.prior,
             anchor=args.anchor,
             bootstrap=args.bootstrap,
+            record_games=args.save_games,
             **options,
         )
     except (ValueError, TypeError, ImportError) as exc:

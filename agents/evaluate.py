@@ -32,6 +32,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -158,6 +159,8 @@ class GameRecords:
         stats: ``name -> (N, P) int64`` per-seat statistics the game reports at the end
             (``game.episode_stats``); empty if none.
         seconds: wall time of the play.
+        actions: per game its ``(T,) int64`` moves in order, when recorded
+            (``play_lineups(..., record_actions=True)``), else ``None``.
     """
 
     seeds: np.ndarray
@@ -171,6 +174,7 @@ class GameRecords:
     end_reason: np.ndarray
     stats: dict[str, np.ndarray]
     seconds: float
+    actions: list[np.ndarray] | None = None
 
     @property
     def num_games(self) -> int:
@@ -191,6 +195,7 @@ def play_lineups(
     max_steps: int = 10_000,
     batch_size: int | None = None,
     labels: Sequence[str] | None = None,
+    record_actions: bool = False,
 ) -> GameRecords:
     """Play games with given seeds and seatings on the batched core.
 
@@ -204,6 +209,7 @@ def play_lineups(
         batch_size: play at most this many games at once (chunks in game order); ``None``
             plays all ``N`` as one batch. ``1`` is the one-game-at-a-time loop (for benchmarks).
         labels: agent names for error messages.
+        record_actions: also keep every game's moves (``GameRecords.actions``: replays).
 
     Returns:
         :class:`GameRecords`. Same agents (same seeds), seeds, seatings and ``batch_size`` give
@@ -248,10 +254,10 @@ def play_lineups(
     n = seeds.size
     step = n if batch_size is None else int(batch_size)
     parts = [
-        _play_batch(game, objs, obj_label, seeds[i : i + step], seat_obj[i : i + step], int(max_steps))
+        _play_batch(game, objs, obj_label, seeds[i : i + step], seat_obj[i : i + step], int(max_steps), record_actions)
         for i in range(0, n, step)
     ]
-    winners, scores, returns, lengths, truncated, reasons, stats = ([p[k] for p in parts] for k in range(7))
+    winners, scores, returns, lengths, truncated, reasons, stats, moves = ([p[k] for p in parts] for k in range(8))
     W = np.concatenate(winners)
     T = np.concatenate(truncated)
     if P > 1:
@@ -270,11 +276,18 @@ def play_lineups(
         end_reason=np.concatenate(reasons),
         stats={k: np.concatenate([s[k] for s in stats]) for k in stats[0]},
         seconds=time.perf_counter() - t0,
+        actions=[m for part in moves for m in part] if record_actions else None,
     )
 
 
 def _play_batch(
-    game: Any, objs: list[Any], labels: list[str], seeds: np.ndarray, seat_obj: np.ndarray, max_steps: int
+    game: Any,
+    objs: list[Any],
+    labels: list[str],
+    seeds: np.ndarray,
+    seat_obj: np.ndarray,
+    max_steps: int,
+    record_actions: bool = False,
 ) -> tuple:
     """Play one batch of games to the end; per-game arrays in game order."""
     n, P = seat_obj.shape
@@ -289,6 +302,7 @@ def _play_batch(
     reasons = np.empty(n, dtype=object)
     stats: dict[str, np.ndarray] = {}
     single = len(objs) == 1
+    taken: list[tuple[np.ndarray, np.ndarray]] = []  # (games, actions) of each step, when recording
 
     steps = 0
     while True:
@@ -305,6 +319,8 @@ def _play_batch(
                 sel = np.flatnonzero(who == j)
                 if sel.size:
                     actions[sel] = _act(agent, labels[j], obs[sel], mask[sel])
+        if record_actions:
+            taken.append((rows.copy(), np.asarray(actions, dtype=np.int64).copy()))
         state = game.step(state, actions)
         steps += 1
         returns[rows] += state.rewards
@@ -336,7 +352,43 @@ def _play_batch(
             break
         state = state.take(keep)
         rows = rows[keep]
-    return winners, scores, returns, lengths, truncated, reasons.astype(str), stats
+    moves: list[np.ndarray] = []
+    if record_actions:
+        games = np.concatenate([g for g, _ in taken]) if taken else np.zeros(0, dtype=np.int64)
+        acts = np.concatenate([a for _, a in taken]) if taken else np.zeros(0, dtype=np.int64)
+        order = np.argsort(games, kind="stable")  # by game, each in step order
+        moves = np.split(acts[order], np.cumsum(np.bincount(games, minlength=n))[:-1])
+    return winners, scores, returns, lengths, truncated, reasons.astype(str), stats, moves
+
+
+def replay_records(game: Any, records: GameRecords, labels: Sequence[str]) -> list[Any]:
+    """The games of ``records`` (played with ``record_actions=True``) as replay records
+    (:class:`monkey_envs.replay.GameRecord`), seats labelled with ``labels`` (one per agent).
+
+    Raises:
+        ValueError: the records hold no moves.
+    """
+    from monkey_envs.replay import GameRecord
+
+    if records.actions is None:
+        raise ValueError("these games were played without record_actions=True: no moves to save")
+    out = []
+    for i in range(records.num_games):
+        out.append(
+            GameRecord(
+                seed=int(records.seeds[i]),
+                seats=[str(labels[k]) for k in records.seat_agent[i].tolist()],
+                actions=records.actions[i],
+                outcome={
+                    "winners": [bool(x) for x in records.winners[i]],
+                    "scores": None if records.scores is None else [float(x) for x in records.scores[i]],
+                    "length": int(records.lengths[i]),
+                    "end_reason": str(records.end_reason[i]),
+                    "truncated": bool(records.truncated[i]),
+                },
+            )
+        )
+    return out
 
 
 def _act(agent: Any, label: str, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -449,6 +501,7 @@ def play_games(
     *,
     max_steps: int = 10_000,
     names: Sequence[str] | None = None,
+    save_games: str | Path | None = None,
 ) -> EvalResult:
     """Play ``num_games`` seat-balanced games between ``agents`` on the batched core.
 
@@ -460,6 +513,8 @@ def play_games(
         seed: derives the deals (game seeds) and seeds agents built from names.
         max_steps: safety cap on decisions per game; games still running are counted as draws.
         names: display names (default: each agent's ``name`` attribute, numbered if repeated).
+        save_games: also write every game (seed + moves) to this replay file
+            (:mod:`monkey_envs.replay`).
 
     Returns:
         An :class:`EvalResult`.
@@ -475,7 +530,13 @@ def play_games(
     built = build_agents(game, agents, seed)
     labels = _labels(built, agents, names)
     seeds, seat_agent = seat_assignment(int(num_games), P, seed)
-    rec = play_lineups(game, built, seeds, seat_agent, max_steps=max_steps, labels=labels)
+    rec = play_lineups(
+        game, built, seeds, seat_agent, max_steps=max_steps, labels=labels, record_actions=save_games is not None
+    )
+    if save_games is not None:
+        from monkey_envs.replay import save_replays
+
+        save_replays(save_games, game, replay_records(game, rec, labels))
     return EvalResult(
         game={"name": game.spec.name, **game.config},
         num_games=int(num_games),

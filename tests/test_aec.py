@@ -41,7 +41,7 @@ def test_metadata_names_the_versioned_env():
     env = monkey_fun_v0.raw_env()
     assert env.metadata["name"] == "monkey_fun_v0"
     assert env.metadata["is_parallelizable"] is False
-    assert set(env.metadata["render_modes"]) == {"ansi", "human"}
+    assert set(env.metadata["render_modes"]) == {"ansi", "human", "rgb_array"}
     assert isinstance(env, GameAECEnv)
 
 
@@ -62,7 +62,7 @@ def test_bad_options_raise_value_error():
     with pytest.raises(ValueError, match="variant"):
         monkey_fun_v0.raw_env(variant="speedy")
     with pytest.raises(ValueError, match="render_mode"):
-        monkey_fun_v0.raw_env(render_mode="rgb_array")
+        monkey_fun_v0.raw_env(render_mode="rgb")
 
 
 # ------------------------------------------------------------------ registry

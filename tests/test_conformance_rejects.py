@@ -52,6 +52,7 @@ REJECTIONS = [
     ("broken_bounds", "sb3_check_env", {}, "bounds"),
     ("broken_bounds", "random_play_fuzz", {}, "outside"),
     ("broken_render", "pettingzoo_render", {}, "render_test"),
+    ("broken_no_picture", "pictures", {}, "draws no picture"),
     ("broken_grab_leak", "no_peeking", {}, "observation changed"),
     # without resampling, the simultaneous part alone: a later mover sees the earlier commit
     ("broken_grab_leak", "no_peeking", {"resample_seeds": ()}, r"commits \d instead of \d: seat \d's observation"),

@@ -319,7 +319,7 @@ def test_sequential_games_are_refused():
 
 def test_bad_options_and_render_modes(capsys):
     with pytest.raises(ValueError, match="render_mode"):
-        monkey_envs.toy_bidding_v0.parallel_env(render_mode="rgb_array")
+        monkey_envs.toy_bidding_v0.parallel_env(render_mode="rgb")
     with pytest.raises(ValueError, match="num_players"):
         monkey_envs.toy_bidding_v0.parallel_env(num_players=5)
     assert monkey_envs.toy_bidding_v0.parallel_env().reset(seed=0) is not None
@@ -330,6 +330,12 @@ def test_bad_options_and_render_modes(capsys):
     ansi = monkey_envs.toy_bidding_v0.parallel_env(render_mode="ansi")
     ansi.reset(seed=0)
     assert ansi.render().startswith("Toy Bidding: round 1/3")
+    pictured = monkey_envs.toy_bidding_v0.parallel_env(render_mode="rgb_array")  # the toy's text_picture
+    pictured.reset(seed=0)
+    frame = pictured.render()
+    assert frame.ndim == 3 and frame.shape[2] == 3 and frame.dtype == np.uint8
+    pictured.step({"player_0": 1, "player_1": 2})
+    assert pictured.render().shape == frame.shape and not np.array_equal(pictured.render(), frame)
     human = monkey_envs.toy_bidding_v0.parallel_env(render_mode="human")
     human.reset(seed=0)
     capsys.readouterr()

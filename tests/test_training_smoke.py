@@ -69,6 +69,24 @@ def test_smoke_run_writes_every_output_file(smoke_run):
     assert 0.0 <= pre["accuracy"] <= 1.0
 
 
+def test_smoke_run_saves_its_evaluation_games_as_replays_that_reproduce_them(smoke_run):
+    """eval.save_games: every final-evaluation game is in games_vs_<opponent>.json, and each
+    replays to the outcome (and win count) the evaluation reported."""
+    from monkey_envs.replay import load_replays, replay
+
+    _, run_dir = smoke_run
+    summary = json.loads((run_dir / "eval.json").read_text())
+    for opponent in ("random", "greedy"):
+        reps = load_replays(run_dir / f"games_vs_{opponent}.json")
+        assert len(reps.games) == 100
+        wins = 0
+        for rec in reps.games:
+            replay(reps.game, rec)
+            seat = rec.seats.index("trained")
+            wins += rec.outcome["winners"][seat] and not all(rec.outcome["winners"])
+        assert wins == summary["evaluation"][opponent]["agents"][0]["wins"]
+
+
 def test_smoke_run_saves_the_resolved_config(smoke_run):
     _, run_dir = smoke_run
     saved = yaml.safe_load((run_dir / "config.yaml").read_text())

@@ -249,6 +249,9 @@ class EvalConfig:
     #: Games per opponent at each learning-curve point. Range: [1, 100000], a multiple of the
     #: player count when curve points are taken.
     curve_games: int = 200
+    #: Also write every final-evaluation game (seed + moves) to ``games_vs_<opponent>.json`` in the
+    #: run folder: replay one with ``python -m monkey_envs.replay FILE``.
+    save_games: bool = False
 
 
 @dataclasses.dataclass

@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import time
 from collections import deque
@@ -366,8 +367,10 @@ def trained_agent(model: Any, cfg: TrainConfig, game: Any) -> Any:
     return PolicyAgent(model, game, deterministic=cfg.eval.deterministic, name="trained", allowed_actions=allowed)
 
 
-def evaluate(model: Any, cfg: TrainConfig, game: Any) -> dict[str, Any]:
+def evaluate(model: Any, cfg: TrainConfig, game: Any, run_dir: Path | None = None) -> dict[str, Any]:
     """Seat-balanced games of the trained policy against each evaluation opponent.
+
+    With ``eval.save_games`` the games go to ``run_dir / games_vs_<opponent>.json`` (replays).
 
     Returns:
         ``opponent name -> EvalResult.to_dict()``.
@@ -379,8 +382,16 @@ def evaluate(model: Any, cfg: TrainConfig, game: Any) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name in cfg.eval.opponents:
         opponents, labels = opponent_lineup(name, game, cfg.eval.seed + 1)
+        save = None
+        if cfg.eval.save_games and run_dir is not None:
+            save = run_dir / f"games_vs_{re.sub(r'[^A-Za-z0-9_.+-]+', '_', name)[:80]}.json"
         result = play_games(
-            game, [policy, *opponents], cfg.eval.num_games, seed=cfg.eval.seed, names=["trained", *labels]
+            game,
+            [policy, *opponents],
+            cfg.eval.num_games,
+            seed=cfg.eval.seed,
+            names=["trained", *labels],
+            save_games=save,
         )
         out[name] = result.to_dict()
         me = result.agents[0]
@@ -544,7 +555,7 @@ def run(cfg: TrainConfig, game: Any = None) -> Path:
     eval_seconds = 0.0
     if cfg.eval.num_games > 0 and cfg.eval.opponents:
         t1 = time.perf_counter()
-        evaluation = evaluate(model, cfg, game)
+        evaluation = evaluate(model, cfg, game, run_dir)
         eval_seconds = time.perf_counter() - t1
     summary = {
         "run_dir": str(run_dir),

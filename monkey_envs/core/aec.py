@@ -36,10 +36,12 @@ from pettingzoo.utils import wrappers
 
 from monkey_envs.core.faces import EpisodeStream, action_mask_box, entropy_seed, observation_box
 from monkey_envs.core.game import Game
+from monkey_envs.core.pictures import HumanView, Picture, check_render_mode, has_picture, render_modes
 from monkey_envs.core.state import BatchState
 from monkey_envs.games import game_class, resolve_game
 
-RENDER_MODES = ("ansi", "human")
+#: Every render mode this face may offer; a game without a picture (``Game.picture``) has no ``"rgb_array"``.
+RENDER_MODES = ("ansi", "human", "rgb_array")
 _ROW0 = np.array([0])
 
 
@@ -50,7 +52,10 @@ class GameAECEnv(AECEnv):
         game: a game name (see :data:`monkey_envs.games.GAMES`) or a built game; ``None`` uses
             the class's ``game_name`` (set by :func:`make_aec_api`).
         render_mode: ``None``, ``"ansi"`` (``render()`` returns the text picture from the
-            current agent's seat) or ``"human"`` (prints it, also after every step).
+            current agent's seat), ``"rgb_array"`` (the picture from that seat as an ``(H, W, 3)
+            uint8`` array; games with a picture) or ``"human"`` (a window with the picture where
+            one can be opened, else the printed text; also after every step, see
+            :class:`~monkey_envs.core.pictures.HumanView`).
         **game_options: options of the game (e.g. ``num_players=3``), only with a game name.
 
     Attributes:
@@ -76,9 +81,8 @@ class GameAECEnv(AECEnv):
                 raise ValueError("GameAECEnv needs a game (a name or a Game object)")
             game = self.game_name
         self.game = resolve_game(game, **game_options)
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ValueError(f"render_mode must be None or one of {RENDER_MODES}, got {render_mode!r}")
-        self.render_mode = render_mode
+        self.render_mode = check_render_mode(self.game, render_mode)
+        self._human: HumanView | None = None
         spec = self.game.spec
         # a simultaneous game commits the choices of a tick hidden from everyone until it
         # resolves, so PettingZoo's aec_to_parallel conversion is sound exactly for those
@@ -86,6 +90,7 @@ class GameAECEnv(AECEnv):
             **type(self).metadata,
             "name": f"{spec.name}_v{spec.version}",
             "is_parallelizable": spec.simultaneous,
+            "render_modes": list(render_modes(self.game)),
         }
         P = self.game.num_players
         self.possible_agents = [f"player_{i}" for i in range(P)]
@@ -236,22 +241,41 @@ class GameAECEnv(AECEnv):
         return obs
 
     # ------------------------------------------------------------------ render
-    def render(self) -> str | None:
-        """``"ansi"``: the text picture (with the current agent's hand); ``"human"``: print it."""
+    def render(self) -> str | np.ndarray | None:
+        """The position from the current agent's seat (with its hand): ``"ansi"`` the text picture,
+        ``"rgb_array"`` the picture ``(H, W, 3) uint8``, ``"human"`` a window or the printed text."""
         if self.render_mode is None:
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
             return None
-        if self._state is None:
-            raise ValueError("call reset() before render()")
-        viewer = self._seat_of[self.agent_selection] if self.agents else None
-        text = self.game.render(self._state, 0, viewer)
+        viewer = self._viewer()
+        if self.render_mode == "rgb_array":
+            return self.game.picture(self._state, 0, viewer).to_array()
         if self.render_mode == "ansi":
-            return text
-        print(text)
+            return self.game.render(self._state, 0, viewer)
+        if self._human is None:
+            self._human = HumanView()
+        drawn = (lambda: self.game.picture(self._state, 0, viewer)) if has_picture(self.game) else None
+        self._human.show(drawn, lambda: self.game.render(self._state, 0, viewer))
         return None
 
+    def _viewer(self) -> int | None:
+        if self._state is None:
+            raise ValueError("call reset() before render()")
+        return self._seat_of[self.agent_selection] if self.agents else None
+
+    def picture(self) -> Picture:
+        """The current position drawn from the seat :meth:`render` shows (``.save("x.png")`` / ``"x.svg"``).
+
+        Raises:
+            ValueError: before :meth:`reset`.
+            NotImplementedError: the game draws no picture.
+        """
+        return self.game.picture(self._state, 0, self._viewer())
+
     def close(self) -> None:
-        """Nothing to release (text rendering only)."""
+        """Close the ``human`` window, if one is open."""
+        if self._human is not None:
+            self._human.close()
 
 
 def wrap_aec(raw: AECEnv) -> AECEnv:

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -45,6 +45,9 @@ from monkey_envs.core.game import Game, as_seeds, check_actions
 from monkey_envs.core.opponents import OpponentPool, member_name, resolve_agent
 from monkey_envs.core.rng import draw_uniform, seed_rng
 from monkey_envs.core.state import BatchState
+
+if TYPE_CHECKING:
+    from monkey_envs.core.pictures import Picture
 
 #: Salt of the built-in random opponent's per-row stream (independent of game and episode streams).
 _OPPONENT_SALT = np.uint64(0x8CB92BA72F3D8DD7)
@@ -553,3 +556,14 @@ class SingleAgentDriver:
         if self.state is None:
             raise ValueError("call reset() before render()")
         return self.game.render(self.state, row, int(self.seat[row]))
+
+    def picture(self, row: int = 0) -> Picture:
+        """The :class:`~monkey_envs.core.pictures.Picture` of env ``row`` from its learner's seat.
+
+        Raises:
+            ValueError: before :meth:`reset`, or ``row`` out of range.
+            NotImplementedError: the game draws no picture.
+        """
+        if self.state is None:
+            raise ValueError("call reset() before render()")
+        return self.game.picture(self.state, row, int(self.seat[row]))

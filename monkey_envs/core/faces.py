@@ -180,28 +180,31 @@ def build_driver(
     illegal_action: str,
     render_mode: str | None,
     learner_actions: str | None = None,
-    render_modes: tuple[str, ...],
     autoreset: bool = True,
     face: str = "the env",
     **game_options: Any,
 ) -> Any:
-    """Validate ``render_mode``, resolve the game and build the shared single-agent driver.
+    """Resolve the game, validate ``render_mode`` for it and build the shared single-agent driver.
 
     Every gymnasium / SB3 face starts this way; returns the
     :class:`~monkey_envs.core.driver.SingleAgentDriver` (its ``game`` attribute is the game).
 
     Raises:
         TypeError: an option that is neither the face's (``face`` names it) nor the game's.
-        ValueError: a bad render mode, game, option value, opponent, seat, ...
+        ValueError: a bad render mode (``"rgb_array"`` for a game without a picture), game, option
+            value, opponent, seat, ...
     """
     from monkey_envs.core.driver import SingleAgentDriver
+    from monkey_envs.core.pictures import check_render_mode
     from monkey_envs.games import resolve_game
 
     check_game_options(game, game_options, face)
-    if render_mode is not None and render_mode not in render_modes:
-        raise ValueError(f"render_mode must be None or one of {render_modes}, got {render_mode!r}")
+    if render_mode is not None and not isinstance(render_mode, str):
+        raise ValueError(f"render_mode must be None or a str, got {render_mode!r}")
+    resolved = resolve_game(game, **game_options)
+    check_render_mode(resolved, render_mode)
     return SingleAgentDriver(
-        resolve_game(game, **game_options),
+        resolved,
         num_envs,
         opponent=opponent,
         learner_seat=learner_seat,

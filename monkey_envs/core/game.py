@@ -24,12 +24,15 @@ the game itself (``init``, ``step``) are trusted and not re-checked on the step 
 from __future__ import annotations
 
 import abc
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 import numpy as np
 
 from monkey_envs.core.spec import GameSpec, ObsLayout
 from monkey_envs.core.state import BatchState, StateError
+
+if TYPE_CHECKING:
+    from monkey_envs.core.pictures import Picture
 
 S = TypeVar("S", bound=BatchState)
 
@@ -337,6 +340,23 @@ class Game(abc.ABC, Generic[S]):
     def render(self, state: S, row: int = 0, viewer: int | None = None) -> str:
         """Text picture of env ``row``; ``viewer`` (a seat) also shows that seat's hidden cards."""
 
+    def picture(self, state: S, row: int = 0, viewer: int | None = None) -> Picture:
+        """Drawing of env ``row`` as seat ``viewer`` sees it (``None``: public only), the same facts as :meth:`render`.
+
+        The hook behind ``render_mode="rgb_array"`` (``picture(...).to_array()``: ``(H, W, 3)
+        uint8``), a ``human`` window and PNG / SVG export (``picture(...).save("x.png")``); see
+        :mod:`monkey_envs.core.pictures`. One size for every position of a configuration, and what
+        ``viewer`` cannot see must not change it. A game without it offers no ``rgb_array`` mode.
+
+        Raises:
+            NotImplementedError: the game draws no picture (this default).
+            ValueError: ``row`` or ``viewer`` out of range (:meth:`check_render_args`).
+        """
+        raise NotImplementedError(
+            f"{type(self).__name__} draws no picture: implement the Game.picture hook "
+            "(return a monkey_envs.core.pictures.Picture) to get render_mode='rgb_array' and PNG/SVG export"
+        )
+
     def action_filters(self) -> dict[str, np.ndarray]:
         """Named restrictions of the action set, each an ``(A,) bool`` array of allowed actions.
 
@@ -358,6 +378,25 @@ class Game(abc.ABC, Generic[S]):
         out = np.asarray(filters[name], dtype=bool)
         out.flags.writeable = False
         return out
+
+    #: Whether every seat sees which action a mover took (a game of open moves). When False, the
+    #: default :meth:`action_seen` tells only the mover what it did.
+    public_actions: ClassVar[bool] = False
+
+    def action_seen(self, state: S, row: int, action: int, viewer: int | None) -> str:
+        """What ``viewer`` learns when the mover of ``row`` takes ``action`` in ``state`` (before the step).
+
+        Used wherever a move is shown to somebody other than the agent that made it (the
+        terminal player :mod:`monkey_envs.play`, replays seen from a seat). ``viewer`` is a seat,
+        or ``None`` for a spectator who sees only public information. The default is safe for
+        hidden moves: the mover sees :meth:`action_name`, everybody else only that the seat
+        moved -- unless :attr:`public_actions` is set. Games with partly hidden moves (a card
+        played face down with an announced value) override it.
+        """
+        mover = int(state.current_player[row])
+        if self.public_actions or (viewer is not None and int(viewer) == mover):
+            return self.action_name(state, row, action)
+        return "moves (hidden)"
 
     def episode_info(self, state: S, row: int) -> dict[str, Any]:
         """Per-episode facts for ``info`` dicts (scores, end reason, ...); games extend it."""

@@ -31,9 +31,11 @@ from gymnasium import spaces
 from monkey_envs.core.driver import OpponentSpec
 from monkey_envs.core.faces import build_driver, check_seed, observation_box
 from monkey_envs.core.game import Game
+from monkey_envs.core.pictures import HumanView, Picture, has_picture, render_modes
 from monkey_envs.games import DEFAULT_GAME
 
-RENDER_MODES = ("ansi", "human")
+#: Every render mode this face may offer; a game without a picture (``Game.picture``) has no ``"rgb_array"``.
+RENDER_MODES = ("ansi", "human", "rgb_array")
 
 
 class GameEnv(gymnasium.Env):
@@ -50,7 +52,9 @@ class GameEnv(gymnasium.Env):
         learner_actions: ``None`` or a name from ``game.action_filters()`` (e.g. ``"honest"``):
             restrict the learner's actions and mask to it (ablations).
         render_mode: ``None``, ``"ansi"`` (``render()`` returns the text picture, with the
-            learner's hand) or ``"human"`` (prints it).
+            learner's hand), ``"rgb_array"`` (the picture from the learner's seat, ``(H, W, 3)
+            uint8``: ``RecordVideo``, SB3's ``make_vec_env``; games with a picture) or ``"human"``
+            (a window with that picture where one can be opened, else the printed text).
         **game_options: the game's options (e.g. ``num_players=3``), with a game name only.
 
     Raises:
@@ -78,13 +82,14 @@ class GameEnv(gymnasium.Env):
             illegal_action=illegal_action,
             learner_actions=learner_actions,
             render_mode=render_mode,
-            render_modes=RENDER_MODES,
             face="GameEnv",
             autoreset=False,
             **game_options,
         )
         self.game = self.driver.game
         self.render_mode = render_mode
+        self.metadata = {**type(self).metadata, "render_modes": list(render_modes(self.game))}
+        self._human: HumanView | None = None
         self.observation_space = observation_box(self.game)
         self.action_space = spaces.Discrete(self.game.num_actions)
 
@@ -150,16 +155,33 @@ class GameEnv(gymnasium.Env):
         """The learner's seat in the current episode."""
         return int(self.driver.seat[0])
 
-    def render(self) -> str | None:
-        """``"ansi"``: the text picture from the learner's seat; ``"human"``: print it."""
+    def render(self) -> str | np.ndarray | None:
+        """The position from the learner's seat: ``"ansi"`` the text picture, ``"rgb_array"`` the
+        picture ``(H, W, 3) uint8``, ``"human"`` a window or the printed text."""
         if self.render_mode is None:
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
             return None
-        text = self.driver.render(0)
+        if self.render_mode == "rgb_array":
+            return self.driver.picture(0).to_array()
         if self.render_mode == "ansi":
-            return text
-        print(text)
+            return self.driver.render(0)
+        if self._human is None:
+            self._human = HumanView()
+        self._human.show(
+            (lambda: self.driver.picture(0)) if has_picture(self.game) else None, lambda: self.driver.render(0)
+        )
         return None
 
+    def picture(self) -> Picture:
+        """The current position drawn from the learner's seat (``.save("x.png")`` / ``"x.svg"``).
+
+        Raises:
+            ValueError: before :meth:`reset`.
+            NotImplementedError: the game draws no picture.
+        """
+        return self.driver.picture(0)
+
     def close(self) -> None:
-        """Nothing to release (text rendering only)."""
+        """Close the ``human`` window, if one is open."""
+        if self._human is not None:
+            self._human.close()

@@ -34,9 +34,11 @@ from gymnasium.vector.utils import batch_space
 from monkey_envs.core.driver import OpponentSpec
 from monkey_envs.core.faces import build_driver, entropy_seed, observation_box, row_seeds
 from monkey_envs.core.game import Game
+from monkey_envs.core.pictures import HumanView, Picture, has_picture, render_modes
 from monkey_envs.games import DEFAULT_GAME
 
-RENDER_MODES = ("ansi", "human")
+#: Every render mode this face may offer; a game without a picture (``Game.picture``) has no ``"rgb_array"``.
+RENDER_MODES = ("ansi", "human", "rgb_array")
 
 
 class GameVectorEnv(VectorEnv):
@@ -52,8 +54,10 @@ class GameVectorEnv(VectorEnv):
         illegal_action: ``"raise"`` (``ValueError``, nothing changes) or ``"lose"``.
         learner_actions: ``None`` or a name from ``game.action_filters()`` (e.g. ``"honest"``):
             restrict the learner's actions and mask to it (ablations).
-        render_mode: ``None``, ``"ansi"`` (``render()`` returns one text picture per env) or
-            ``"human"`` (prints env 0's picture).
+        render_mode: ``None``, ``"ansi"`` (``render()`` returns one text picture per env),
+            ``"rgb_array"`` (one ``(H, W, 3) uint8`` picture per env, each from its learner's seat;
+            games with a picture) or ``"human"`` (env 0's picture in a window where one can be
+            opened, else its printed text).
         **game_options: the game's options (e.g. ``num_players=3``), with a game name only.
 
     Attributes:
@@ -86,13 +90,14 @@ class GameVectorEnv(VectorEnv):
             illegal_action=illegal_action,
             learner_actions=learner_actions,
             render_mode=render_mode,
-            render_modes=RENDER_MODES,
             face="GameVectorEnv",
             **game_options,
         )
         self.game = self.driver.game
         self.num_envs = self.driver.num_envs
         self.render_mode = render_mode
+        self.metadata = {**type(self).metadata, "render_modes": list(render_modes(self.game))}
+        self._human: HumanView | None = None
         self.single_observation_space = observation_box(self.game)
         self.single_action_space = spaces.Discrete(self.game.num_actions)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
@@ -169,15 +174,32 @@ class GameVectorEnv(VectorEnv):
         """Replace the opponent(s) from the next opponent move on."""
         self.driver.set_opponent(opponent)
 
-    def render(self) -> tuple[str, ...] | None:
-        """``"ansi"``: one text picture per env (learner's view); ``"human"``: print env 0's."""
+    def render(self) -> tuple[str, ...] | tuple[np.ndarray, ...] | None:
+        """Each env from its learner's seat: ``"ansi"`` one text picture per env, ``"rgb_array"`` one
+        ``(H, W, 3) uint8`` picture per env; ``"human"``: env 0's in a window or its printed text."""
         if self.render_mode is None:
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
             return None
         if self.render_mode == "human":
-            print(self.driver.render(0))
+            if self._human is None:
+                self._human = HumanView()
+            drawn = (lambda: self.driver.picture(0)) if has_picture(self.game) else None
+            self._human.show(drawn, lambda: self.driver.render(0))
             return None
+        if self.render_mode == "rgb_array":
+            return tuple(self.driver.picture(i).to_array() for i in range(self.num_envs))
         return tuple(self.driver.render(i) for i in range(self.num_envs))
 
+    def picture(self, index: int = 0) -> Picture:
+        """The current position of env ``index`` drawn from its learner's seat (``.save("x.png")``).
+
+        Raises:
+            ValueError: before :meth:`reset`, or ``index`` out of range.
+            NotImplementedError: the game draws no picture.
+        """
+        return self.driver.picture(index)
+
     def close_extras(self, **kwargs: Any) -> None:
-        """Nothing to release."""
+        """Close the ``human`` window, if one is open."""
+        if self._human is not None:
+            self._human.close()

@@ -41,8 +41,9 @@ mask before the first commit; the core's states are never modified in place).
 Seeding, exactly as the AEC face: ``reset(seed=s)`` plays ``game.init(s)``; a ``reset()``
 without a seed continues the deterministic :class:`~monkey_envs.core.faces.EpisodeStream` of
 the last seed (OS entropy if never seeded). ``render_mode``: ``None``, ``"ansi"`` (``render()``
-returns the public text picture, ``viewer=None``) or ``"human"`` (prints it, also after every
-step). ``state()`` is not implemented (the game's hidden information has no global view);
+returns the public text picture, ``viewer=None``), ``"rgb_array"`` (the public picture, ``(H, W, 3)
+uint8``; games with a picture) or ``"human"`` (a window with the picture where one can be opened,
+else the printed text; also after every step). ``state()`` is not implemented (the game's hidden information has no global view);
 :attr:`GameParallelEnv.core_state` is the core state.
 
 Sequential games are refused (``ValueError``): they use the AEC env
@@ -61,10 +62,12 @@ from pettingzoo import ParallelEnv
 
 from monkey_envs.core.faces import EpisodeStream, action_mask_box, entropy_seed, observation_box
 from monkey_envs.core.game import Game
+from monkey_envs.core.pictures import HumanView, Picture, check_render_mode, has_picture, render_modes
 from monkey_envs.core.state import BatchState
 from monkey_envs.games import game_class, resolve_game
 
-RENDER_MODES = ("ansi", "human")
+#: Every render mode this face may offer; a game without a picture (``Game.picture``) has no ``"rgb_array"``.
+RENDER_MODES = ("ansi", "human", "rgb_array")
 _ROW0 = np.array([0])
 
 ObsDict = dict[str, np.ndarray]
@@ -83,7 +86,7 @@ class GameParallelEnv(ParallelEnv[str, ObsDict, int]):
 
     Args:
         game: a game name (see :data:`monkey_envs.games.GAMES`) or a built game.
-        render_mode: ``None``, ``"ansi"`` or ``"human"`` (see the module docstring).
+        render_mode: ``None``, ``"ansi"``, ``"rgb_array"`` or ``"human"`` (see the module docstring).
         **game_options: options of the game (e.g. ``num_players=3``), only with a game name.
 
     Attributes:
@@ -105,10 +108,13 @@ class GameParallelEnv(ParallelEnv[str, ObsDict, int]):
         self.game = resolve_game(game, **game_options)
         spec = self.game.spec
         _refuse_sequential(spec.name, spec)
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ValueError(f"render_mode must be None or one of {RENDER_MODES}, got {render_mode!r}")
-        self.render_mode = render_mode
-        self.metadata = {**type(self).metadata, "name": f"{spec.name}_v{spec.version}"}
+        self.render_mode = check_render_mode(self.game, render_mode)
+        self._human: HumanView | None = None
+        self.metadata = {
+            **type(self).metadata,
+            "name": f"{spec.name}_v{spec.version}",
+            "render_modes": list(render_modes(self.game)),
+        }
         P, A = self.game.num_players, self.game.num_actions
         self.possible_agents = [f"player_{i}" for i in range(P)]
         self._seat_of = {a: i for i, a in enumerate(self.possible_agents)}
@@ -318,21 +324,40 @@ class GameParallelEnv(ParallelEnv[str, ObsDict, int]):
         }
 
     # ------------------------------------------------------------------ render
-    def render(self) -> str | None:
-        """``"ansi"``: the public text picture; ``"human"``: print it."""
+    def render(self) -> str | np.ndarray | None:
+        """The public position: ``"ansi"`` the text picture, ``"rgb_array"`` the picture ``(H, W, 3) uint8``,
+        ``"human"`` a window or the printed text."""
         if self.render_mode is None:
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
             return None
         if self._state is None:
             raise ValueError("call reset() before render()")
-        text = self.game.render(self._state, 0, None)
+        if self.render_mode == "rgb_array":
+            return self.picture().to_array()
         if self.render_mode == "ansi":
-            return text
-        print(text)
+            return self.game.render(self._state, 0, None)
+        if self._human is None:
+            self._human = HumanView()
+        self._human.show(
+            self.picture if has_picture(self.game) else None, lambda: self.game.render(self._state, 0, None)
+        )
         return None
 
+    def picture(self) -> Picture:
+        """The public picture of the current position (``.save("x.png")`` / ``"x.svg"``).
+
+        Raises:
+            ValueError: before :meth:`reset`.
+            NotImplementedError: the game draws no picture.
+        """
+        if self._state is None:
+            raise ValueError("call reset() before picture()")
+        return self.game.picture(self._state, 0, None)
+
     def close(self) -> None:
-        """Nothing to release (text rendering only)."""
+        """Close the ``human`` window, if one is open."""
+        if self._human is not None:
+            self._human.close()
 
 
 def make_parallel_api(game_name: str, module_name: str) -> Callable[..., GameParallelEnv]:

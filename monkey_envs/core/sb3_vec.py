@@ -39,8 +39,10 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvO
 from monkey_envs.core.driver import OpponentSpec
 from monkey_envs.core.faces import build_driver, entropy_seed, observation_box, row_seeds
 from monkey_envs.core.game import Game
+from monkey_envs.core.pictures import HumanView, Picture, has_picture
 
-RENDER_MODES = ("ansi", "human")
+#: Every render mode this face may offer; a game without a picture (``Game.picture``) has no ``"rgb_array"``.
+RENDER_MODES = ("ansi", "human", "rgb_array")
 #: Attributes whose value differs per env (``get_attr`` returns one entry per env).
 _PER_ENV_ATTRS = {"learner_seat"}
 
@@ -59,7 +61,8 @@ class MonkeyVecEnv(VecEnv):
         illegal_action: ``"raise"`` (``ValueError``, nothing changes) or ``"lose"``.
         learner_actions: ``None`` or a name from ``game.action_filters()`` (e.g. ``"honest"``):
             restrict the learner's actions and mask to it (ablations).
-        render_mode: ``None``, ``"ansi"`` or ``"human"`` (see :meth:`render`).
+        render_mode: ``None``, ``"ansi"``, ``"rgb_array"`` (games with a picture) or ``"human"``
+            (see :meth:`render`).
         **game_options: the game's options (e.g. ``num_players=3``), with a game name only.
 
     Attributes:
@@ -92,12 +95,12 @@ class MonkeyVecEnv(VecEnv):
             illegal_action=illegal_action,
             learner_actions=learner_actions,
             render_mode=render_mode,
-            render_modes=RENDER_MODES,
             face="MonkeyVecEnv",
             **game_options,
         )
         self.game = self.driver.game
         self.render_mode = render_mode
+        self._human: HumanView | None = None
         super().__init__(self.driver.num_envs, observation_box(self.game), spaces.Discrete(self.game.num_actions))
         self.seed(seed)
         self._actions: np.ndarray | None = None
@@ -147,8 +150,14 @@ class MonkeyVecEnv(VecEnv):
             info["terminal_observation"] = r.final_obs[j]
             info["TimeLimit.truncated"] = bool(r.truncated[row] and not r.terminated[row])
         if self.render_mode == "human":
-            print(self.driver.render(0))
+            self._show_human()
         return r.obs, r.reward, dones, infos
+
+    def _show_human(self) -> None:
+        if self._human is None:
+            self._human = HumanView()
+        drawn = (lambda: self.driver.picture(0)) if has_picture(self.game) else None
+        self._human.show(drawn, lambda: self.driver.render(0))
 
     def action_masks(self) -> np.ndarray:
         """``(N, A) bool`` legal actions of every env's learner (the driver's array; do not modify)."""
@@ -167,22 +176,36 @@ class MonkeyVecEnv(VecEnv):
         return self.driver.seat.copy()
 
     def close(self) -> None:
-        """Nothing to release."""
+        """Close the ``human`` window, if one is open."""
+        if self._human is not None:
+            self._human.close()
 
-    def render(self, mode: str | None = None) -> str | None:
-        """``"ansi"``: env 0's text picture (learner's view); ``"human"``: print it."""
+    def render(self, mode: str | None = None) -> str | np.ndarray | None:
+        """From the learners' seats: ``"ansi"`` env 0's text picture; ``"rgb_array"`` every env's
+        picture tiled into one ``(H, W, 3) uint8`` image (SB3's ``VecEnv.render``); ``"human"`` env
+        0's picture in a window where one can be opened, else its printed text."""
         mode = mode or self.render_mode
-        if mode not in RENDER_MODES:
-            return super().render(mode)
-        text = self.driver.render(0)
         if mode == "ansi":
-            return text
-        print(text)
-        return None
+            return self.driver.render(0)
+        if mode == "human" and self.render_mode == "human":
+            self._show_human()
+            return None
+        return super().render(mode)
 
     def get_images(self) -> Sequence[np.ndarray | None]:
-        """No image rendering (text only): ``None`` per env."""
-        return [None] * self.num_envs
+        """``render_mode="rgb_array"``: one ``(H, W, 3) uint8`` picture per env (learner's seat); else ``None`` per env."""
+        if self.render_mode != "rgb_array":
+            return [None] * self.num_envs
+        return [self.driver.picture(i).to_array() for i in range(self.num_envs)]
+
+    def picture(self, index: int = 0) -> Picture:
+        """The current position of env ``index`` drawn from its learner's seat (``.save("x.png")``).
+
+        Raises:
+            ValueError: before :meth:`reset`, or ``index`` out of range.
+            NotImplementedError: the game draws no picture.
+        """
+        return self.driver.picture(index)
 
     # ------------------------------------------------------------------ per-env access
     def _indices(self, indices: VecEnvIndices) -> list[int]:
@@ -238,6 +261,8 @@ class MonkeyVecEnv(VecEnv):
             mask = self.driver.mask
             return [mask[i] for i in idx]
         if method_name == "render":
+            if self.render_mode == "rgb_array":
+                return [self.driver.picture(i).to_array() for i in idx]
             return [self.driver.render(i) for i in idx]
         result = getattr(self, method_name)(*method_args, **method_kwargs)
         return [result for _ in idx]

@@ -52,6 +52,10 @@ simultaneous games). The checks:
 * ``legal_masks``: for random states every masked-legal action steps (to a state without
   violations) and every masked-illegal one raises ``ValueError`` leaving the state as it was;
   a finished row's mask is all False.
+* ``pictures``: the game draws a picture (the ``Game.picture`` hook): the AEC env and the gymnasium
+  env with ``render_mode="rgb_array"`` render ``(H, W, 3) uint8`` images of one size through a
+  seeded game (not all alike), a seat's picture is pixel-identical after :meth:`Game.resample_hidden`
+  for that seat, and the SVG export parses as XML.
 * ``playthroughs`` (once per game): a recorded playthrough file whose header names the game
   exists under ``tests/playthroughs/`` (skipped while :mod:`monkey_envs.core.playthrough` is absent).
 
@@ -1193,6 +1197,73 @@ def check_legal_masks(
             assert_states_equal(one, before, f"{where}: stepping changed the given state")
 
 
+# ============================================================================ pictures
+def check_pictures(
+    game: str | Game,
+    config: Mapping[str, Any] | None = None,
+    *,
+    seed: int = 3,
+    max_frames: int = 40,
+    resample_seeds: Sequence[int] = (0,),
+    rows: int = 2,
+) -> None:
+    """``render_mode="rgb_array"`` works on the AEC and gymnasium faces, and pictures do not peek (module docs)."""
+    import xml.etree.ElementTree as ET
+
+    from monkey_envs.core.pictures import has_picture
+
+    c = _ctx(game, config)
+    g = c.game
+    _expect(
+        has_picture(g),
+        f"{c.name}: draws no picture -- implement the Game.picture hook (return a monkey_envs.core.pictures.Picture); "
+        "every registered game renders rgb_array",
+    )
+    env = c.aec()[0](**c.config, render_mode="rgb_array")
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    frames = []
+    for agent in env.agent_iter(max_frames):
+        frame = env.render()
+        _expect(
+            isinstance(frame, np.ndarray) and frame.ndim == 3 and frame.shape[2] == 3 and frame.dtype == np.uint8,
+            f"{c.name} {c.config}: AEC render() in rgb_array mode gave {type(frame).__name__} "
+            f"{getattr(frame, 'shape', '')} {getattr(frame, 'dtype', '')}, not an (H, W, 3) uint8 image",
+        )
+        _expect(not frames or frame.shape == frames[0].shape, f"{c.name} {c.config}: the picture changed size mid-game")
+        frames.append(frame)
+        _, _, term, trunc, _ = env.last()
+        mask = env.observe(agent)["action_mask"]
+        env.step(None if term or trunc else int(rng.choice(np.flatnonzero(mask))))
+    _expect(
+        len(frames) < 2 or any(not np.array_equal(f, frames[0]) for f in frames[1:]),
+        f"{c.name} {c.config}: every picture of a game is the same",
+    )
+    env.close()
+    import gymnasium
+
+    genv = gymnasium.make(c.gym_id, render_mode="rgb_array", **c.config)
+    genv.reset(seed=seed)
+    frame = genv.render()
+    _expect(
+        isinstance(frame, np.ndarray) and frame.ndim == 3 and frame.shape[2] == 3 and frame.dtype == np.uint8,
+        f"{c.name} {c.config}: gymnasium render() in rgb_array mode is no (H, W, 3) uint8 image",
+    )
+    genv.close()
+    pool = state_pool(g, seed, rows=rows, snapshots=3)
+    for seat in range(g.num_players):
+        base = [g.picture(pool, r, seat).to_array() for r in range(pool.batch_size)]
+        for k in resample_seeds:
+            twin = g.resample_hidden(pool, seat, k)
+            for r in range(pool.batch_size if twin is not None else 0):
+                same = np.array_equal(g.picture(twin, r, seat).to_array(), base[r])
+                _expect(same, f"{c.name} {c.config}: seat {seat}'s picture of row {r} changed after resample seed {k}")
+    try:
+        ET.fromstring(g.picture(pool, 0, None).to_svg())
+    except ET.ParseError as e:
+        raise AssertionError(f"{c.name} {c.config}: the SVG export is no XML: {e}") from e
+
+
 # ============================================================================ playthroughs
 def default_playthrough_dir() -> Path:
     """``tests/playthroughs`` of the source checkout this package lives in."""
@@ -1240,6 +1311,7 @@ CHECKS: dict[str, Callable[..., None]] = {
     "no_peeking": check_no_peeking,
     "random_play_fuzz": check_random_play_fuzz,
     "legal_masks": check_legal_masks,
+    "pictures": check_pictures,
     "playthroughs": check_playthroughs,
 }
 #: Checks that run once per game with default arguments (not per configuration).

@@ -16,7 +16,7 @@ bounded loop over the rows still resolving; the state between steps always waits
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -86,6 +86,9 @@ from monkey_envs.funky_monkey.state import (
 )
 from monkey_envs.funky_monkey.state import END_NONE as END_NONE
 from monkey_envs.funky_monkey.state import PHASE_NAMES as PHASE_NAMES
+
+if TYPE_CHECKING:
+    from monkey_envs.core.pictures import Picture
 
 # The rules' public names. The action table lives in actions.py, the observation in observation.py
 # and the starting positions in position.py; every name this module held before that split is still
@@ -266,6 +269,15 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
     def action_name(self, state: FunkyMonkeyState, row: int, action: int) -> str:
         """Readable meaning of ``action`` (independent of the row's phase)."""
         return action_name(self.num_players, state, row, action)
+
+    def action_seen(self, state: FunkyMonkeyState, row: int, action: int, viewer: int | None) -> str:
+        """What ``viewer`` learns of a move: a face-down card shows only its announcement to the
+        other seats; every other move is public (:meth:`action_name`)."""
+        a = int(action)
+        mover = int(state.current_player[row])
+        if a < A_CROWN and (viewer is None or int(viewer) != mover):
+            return f"play a card face down, announce {D.CARD_NAMES[a % 5]}"
+        return self.action_name(state, row, a)
 
     def bluff_stats(self, state: FunkyMonkeyState) -> dict[str, np.ndarray]:
         """Bluff analytics of every env: ``name -> (B, P) int16`` (columns of ``state.stats``)."""
@@ -1023,3 +1035,10 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         from monkey_envs.funky_monkey.render import render_text
 
         return render_text(self, state, row, viewer)
+
+    def picture(self, state: FunkyMonkeyState, row: int = 0, viewer: int | None = None) -> Picture:
+        """The track, tiger, tiles, coconuts, pieces, players, offer and ``viewer``'s hand as a
+        :class:`~monkey_envs.core.pictures.Picture` (:mod:`monkey_envs.funky_monkey.picture`)."""
+        from monkey_envs.funky_monkey.picture import draw
+
+        return draw(self, state, row, viewer)

@@ -17,7 +17,7 @@ once per configuration and hands the state's arrays to the kernels.
 from __future__ import annotations
 
 import operator
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -29,6 +29,9 @@ from monkey_envs.monkey_fun import invariants
 from monkey_envs.monkey_fun import kernels as K
 from monkey_envs.monkey_fun.kernels import DISCARD_ACTION, NUM_ACTIONS, NUM_SUBSETS
 from monkey_envs.monkey_fun.state import END_NONE, END_REASONS, MonkeyFunState
+
+if TYPE_CHECKING:
+    from monkey_envs.core.pictures import Picture
 
 __all__ = ["DISCARD_ACTION", "NUM_ACTIONS", "NUM_SUBSETS", "SPEC", "SUBSET_BITS", "MonkeyFun"]
 
@@ -100,6 +103,8 @@ class MonkeyFun(Game[MonkeyFunState]):
         {"num_players": 1},
     )
     spec = SPEC
+    #: Cards are played face up: every seat sees every move.
+    public_actions: ClassVar[bool] = True
     state_class = MonkeyFunState
     #: Observation bounds (every piece is in [0, 1] except ``counts`` = monkeys / 4 <= 20 / 4).
     obs_low = 0.0
@@ -446,3 +451,10 @@ class MonkeyFun(Game[MonkeyFunState]):
         from monkey_envs.monkey_fun.render import render_text
 
         return render_text(self, state, row, viewer)
+
+    def picture(self, state: MonkeyFunState, row: int = 0, viewer: int | None = None) -> Picture:
+        """The board, players, ``viewer``'s hand and the piles as a :class:`~monkey_envs.core.pictures.Picture`
+        (:mod:`monkey_envs.monkey_fun.picture`; ``viewer=None`` shows no hand)."""
+        from monkey_envs.monkey_fun.picture import draw
+
+        return draw(self, state, row, viewer)

@@ -28,7 +28,7 @@ fruit when face up).
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -49,6 +49,9 @@ from monkey_envs.monki.state import (
     STAT_NAMES,
     MonkiState,
 )
+
+if TYPE_CHECKING:
+    from monkey_envs.core.pictures import Picture
 
 __all__ = ["SPEC", "Monki"]
 
@@ -128,6 +131,8 @@ class Monki(Game[MonkiState]):
     """
 
     spec = SPEC
+    #: Moves, flips and ruby uses happen in the open: every seat sees every move.
+    public_actions: ClassVar[bool] = True
     state_class = MonkiState
     test_configs: ClassVar[tuple[dict[str, Any], ...]] = (
         {},
@@ -516,6 +521,13 @@ class Monki(Game[MonkiState]):
         from monkey_envs.monki.render import render_text
 
         return render_text(self, state, row, viewer)
+
+    def picture(self, state: MonkiState, row: int = 0, viewer: int | None = None) -> Picture:
+        """The temple boards, pots, statues, both Monkis, the player boards and rubies as a
+        :class:`~monkey_envs.core.pictures.Picture` (:mod:`monkey_envs.monki.picture`)."""
+        from monkey_envs.monki.picture import draw
+
+        return draw(self, state, row, viewer)
 
     # ================================================================== hooks
     def scores(self, state: MonkiState) -> np.ndarray:

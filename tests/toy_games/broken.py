@@ -30,6 +30,7 @@ game                          what is wrong                                     
 ``broken_bounds``             obs_high 0.5, but observations reach 1                  PettingZoo / gymnasium /
                                                                                       SB3 checkers
 ``broken_render``             the ansi picture is empty for a seat's view              ``pettingzoo_render``
+``broken_no_picture``         draws no picture (no ``Game.picture``): no rgb_array     ``pictures``
 ``broken_grab_leak``          (simultaneous) the observation shows pending commits    ``no_peeking``
 ===========================  ======================================================  ======================
 """
@@ -42,6 +43,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from monkey_envs.core.game import Game, end_games
+from monkey_envs.core.pictures import Picture, text_picture
 from monkey_envs.core.rng import draw_below, seed_rng
 from monkey_envs.core.spec import GameSpec, ObsLayout, ObsPiece
 from monkey_envs.core.state import BatchState
@@ -200,6 +202,10 @@ class ToyCoins(Game[ToyCoinsState]):
             ],
             axis=1,
         )
+
+    def picture(self, state: ToyCoinsState, row: int = 0, viewer: int | None = None) -> Picture:
+        """The text picture drawn as an image (the kit's ``text_picture``)."""
+        return text_picture(self.render(state, row, viewer), self.spec.title, columns=48, lines=8)
 
     def render(self, state: ToyCoinsState, row: int = 0, viewer: int | None = None) -> str:
         """Text picture of row ``row``; ``viewer`` also sees its own secret."""
@@ -453,6 +459,13 @@ class BrokenRender(ToyCoins):
         return "" if viewer is not None else super().render(state, row, viewer)
 
 
+class BrokenNoPicture(ToyCoins):
+    """Draws no picture (the ``Game.picture`` hook left at its default): no ``rgb_array``."""
+
+    spec = _broken(ToyCoins, "broken_no_picture", "BrokenNoPicture")
+    picture = Game.picture
+
+
 class BrokenGrabLeak(ToyGrab):
     """Simultaneous: the commits of the tick so far are part of every observation."""
 
@@ -482,6 +495,7 @@ TOYS: dict[str, type[ToyCoins]] = {
         BrokenReward,
         BrokenBounds,
         BrokenRender,
+        BrokenNoPicture,
         BrokenGrabLeak,
     )
 }

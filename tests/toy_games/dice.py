@@ -24,6 +24,7 @@ import numpy as np
 from agents.base import random_legal
 from agents.registry import register_agent
 from monkey_envs.core.game import Game, end_games
+from monkey_envs.core.pictures import Picture, text_picture
 from monkey_envs.core.rng import draw_below, seed_rng
 from monkey_envs.core.spec import GameSpec, ObsLayout, ObsPiece
 from monkey_envs.core.state import BatchState
@@ -186,6 +187,10 @@ class ToyDice(Game[ToyDiceState]):
             ],
             axis=1,
         )
+
+    def picture(self, s: ToyDiceState, row: int = 0, viewer: int | None = None) -> Picture:
+        """The text picture drawn as an image (the kit's ``text_picture``): enough for ``rgb_array``."""
+        return text_picture(self.render(s, row, viewer), self.spec.title, columns=72, lines=7)
 
     def render(self, s: ToyDiceState, row: int = 0, viewer: int | None = None) -> str:
         cp = int(s.current_player[row])
