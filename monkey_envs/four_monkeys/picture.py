@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from monkey_envs.core.pictures import INK, MUTED, PAPER, SEAT_COLOURS, Picture, tint
+from monkey_envs.core.pictures import INK, MUTED, PAPER, SEAT_COLOURS, SIZE_STEP, Picture, tint
 from monkey_envs.four_monkeys import data as D
 from monkey_envs.four_monkeys.state import END_REASONS, TILE_LOOSE, TILE_ORANGE
 
@@ -64,11 +64,12 @@ CARD_W, CARD_H = 40, 58
 
 
 def size(game: FourMonkeys) -> tuple[int, int]:
-    """``(width, height)`` of the canvas for ``game`` (depends on the player count only)."""
+    """``(width, height)`` of the canvas for ``game``, padded as :class:`Picture` pads (the player count sets it)."""
     h = HEADER_H
     for n in game.area_sizes:
         h += STACKS_H + math.ceil(n / 2) * (PANEL_H + PANEL_GAP)
-    return WIDTH, h + HAND_H + MARGIN
+    h += HAND_H + MARGIN
+    return WIDTH, math.ceil(h / SIZE_STEP) * SIZE_STEP
 
 
 def draw(game: FourMonkeys, s: FourMonkeysState, row: int = 0, viewer: int | None = None) -> Picture:
@@ -228,7 +229,7 @@ def banana(pic: Picture, cx: float, cy: float, r: float) -> None:
 # ----------------------------------------------------------------------------- header and stacks
 def _header(pic: Picture, game: FourMonkeys, s: FourMonkeysState, row: int, flags: list[str]) -> None:
     pic.text(MARGIN, 24, "4 Monkeys", 22, INK, "l", bold=True)
-    pic.text(MARGIN + 128, 25, " · ".join(flags), 14, MUTED)
+    pic.text(MARGIN + 146, 25, " · ".join(flags), 14, MUTED)
     over = bool(s.terminated[row])
     rnd = int(s.round[row])
     tick = int(s.tick[row])
@@ -362,16 +363,16 @@ def _panel(
     ):
         card_back(pic, cx, iy - 11, 16, 22, col)
         pic.text(cx + 21, iy, f"{label} {n}", 12, INK)
-        cx += 92 if label != "pending" else 100
+        cx += 90 if label != "pending" else 98
     used = bool(s.replenish_used[row, p])
     pic.rect(cx, iy - 11, 22, 22, ORANGE if used else GREEN, ORANGE_DARK if used else GREEN_DARK, 1.2, 4)
     pic.text(cx + 11, iy, "−1" if used else "0", 10, "#ffffff", "m", bold=True)
     pic.text(cx + 27, iy, "replenish " + ("used" if used else "ready"), 12, INK)
-    cx += 132
+    cx += 126
     if game.banana_skins:
         banana(pic, cx + 9, iy - 2, 10)
-        given = "given away" if s.skin_given[row, p] else "in hand"
-        pic.text(cx + 24, iy, f"×{int(s.skins[row, p])} received · own {given}", 12, INK)
+        given = "given" if s.skin_given[row, p] else "kept"
+        pic.text(cx + 24, iy, f"got ×{int(s.skins[row, p])} · own: {given}", 12, INK)
     c = int(s.commits[row, p])
     if not over:
         if c >= 0 and p == viewer:
