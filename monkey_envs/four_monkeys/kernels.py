@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from monkey_envs.core.rng import seed_row, shuffle_order, shuffle_prefix_row
+from monkey_envs.core.rng import next_uniform, seed_row, shuffle_order
 from monkey_envs.four_monkeys import data as D
 from monkey_envs.four_monkeys.state import (
     END_ROUNDS,
@@ -324,37 +324,57 @@ def mask_row(b: int, q: int, mask, cfg, hands, pending, tile_state, tile_owner, 
         if hands[b, q, k] > 0:
             mask[b, k] = True
         npend += pending[b, q, k]
-    bits = owned_bits(b, q, tile_owner)
+    my_area = area[b, q]
+    n0 = cfg[C_SETS0] * NC
+    lo, hi = (0, n0) if my_area == 0 else (n0, NT)
+    s_lo, s_hi = (0, cfg[C_S0]) if my_area == 0 else (cfg[C_S0], S)
+    bits = 0  # combos owned (a seat owns tiles of its own area only)
+    for t in range(lo, hi):
+        if tile_owner[b, t] == q:
+            bits |= 1 << (t % NC)
+            if tile_state[b, t] == TILE_GREEN:
+                mask[b, a_burn + t] = True
     all_owned = True
     skin = cfg[C_SKINS] != 0 and not skin_given[b, q]
-    my_area = area[b, q]
-    for t in range(NT):
-        ts = tile_state[b, t]
-        if tile_area(t, cfg) != my_area:
-            continue
-        if ts == TILE_GREEN and tile_owner[b, t] == q:
-            mask[b, a_burn + t] = True
-        elif is_available(b, t, tile_state, tile_stack, stacks, stack_size):
-            if (bits >> (t % NC)) & 1 == 0:
-                all_owned = False
-            if npend > 0:
-                mask[b, a_grab + t * G] = True
-                if skin:
-                    for j in range(1, P):
-                        if area[b, (q + j) % P] == my_area:
-                            mask[b, a_grab + t * G + j] = True
+    # available tiles: the tops of the area's stacks, then the revealed (loose) ones
+    for i in range(s_hi - s_lo + hi - lo):
+        if i < s_hi - s_lo:
+            n = stack_size[b, s_lo + i]
+            if n == 0:
+                continue
+            t = stacks[b, s_lo + i, n - 1]
+        else:
+            t = lo + i - (s_hi - s_lo)
+            if tile_state[b, t] != TILE_LOOSE:
+                continue
+        if (bits >> (t % NC)) & 1 == 0:
+            all_owned = False
+        if npend > 0:
+            mask[b, a_grab + t * G] = True
+            if skin:
+                for j in range(1, P):
+                    if area[b, (q + j) % P] == my_area:
+                        mask[b, a_grab + t * G + j] = True
     if all_owned:
-        s_lo = 0 if my_area == 0 else cfg[C_S0]
-        s_hi = cfg[C_S0] if my_area == 0 else S
-        for s in range(s_lo, s_hi):
-            if stack_size[b, s] >= 2:
-                mask[b, a_reveal + stacks[b, s, stack_size[b, s] - 1]] = True
+        for k in range(s_lo, s_hi):
+            if stack_size[b, k] >= 2:
+                mask[b, a_reveal + stacks[b, k, stack_size[b, k] - 1]] = True
     if not replenish_used[b, q]:
         mask[b, cfg[C_A_SWAP]] = True
         mask[b, cfg[C_A_DRAW3]] = True
     if replays[b] < cfg[C_MAX_REPLAYS] or popcount10(bits) >= D.STOP_COMBOS:
         mask[b, cfg[C_A_STOP]] = True
     mask[b, cfg[C_A_WAIT]] = True
+
+
+@njit(cache=True, inline="always")
+def shuffle_row(rng: np.ndarray, b: int, values: np.ndarray, n: int) -> None:
+    """Fisher-Yates shuffle of ``values[:n]`` in place with row ``b``'s stream (``n - 1`` draws)."""
+    for i in range(n - 1, 0, -1):
+        j = min(int(next_uniform(rng, b) * (i + 1)), i)
+        v = values[i]
+        values[i] = values[j]
+        values[j] = v
 
 
 @njit(cache=True)
@@ -364,7 +384,7 @@ def setup_round(b: int, cfg, rng, commits, tick, decks, deck_size, hands, pendin
     P, NT, S = cfg[C_P], cfg[C_NT], cfg[C_S]
     for p in range(P):
         decks[b, p, :] = SORTED_DECK
-        shuffle_prefix_row(rng, b, decks[b, p], DECK)
+        shuffle_row(rng, b, decks[b, p], DECK)
         deck_size[b, p] = DECK
     hands[b] = 0
     pending[b] = 0
@@ -380,7 +400,7 @@ def setup_round(b: int, cfg, rng, commits, tick, decks, deck_size, hands, pendin
         if hi <= lo:
             continue
         order = np.arange(lo, hi).astype(np.int8)
-        shuffle_prefix_row(rng, b, order, hi - lo)
+        shuffle_row(rng, b, order, hi - lo)
         ns = s_hi - s_lo
         for i in range(hi - lo):
             t = order[i]
