@@ -12,7 +12,7 @@ configuration vector and hands the state's arrays to the kernels.
 from __future__ import annotations
 
 import operator
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -31,6 +31,9 @@ from monkey_envs.four_monkeys.state import (
     TILE_STACK,
     FourMonkeysState,
 )
+
+if TYPE_CHECKING:
+    from monkey_envs.core.pictures import Picture
 
 __all__ = ["SPEC", "FourMonkeys"]
 
@@ -497,6 +500,13 @@ class FourMonkeys(Game[FourMonkeysState]):
         if s.terminated[b]:
             lines.append(f"over: winners {np.flatnonzero(s.winners_mask[b]).tolist()}")
         return "\n".join(lines)
+
+    def picture(self, state: FourMonkeysState, row: int = 0, viewer: int | None = None) -> Picture:
+        """Stacks, every player's area, the clock and ``viewer``'s own cards as a
+        :class:`~monkey_envs.core.pictures.Picture` (:mod:`monkey_envs.four_monkeys.picture`)."""
+        from monkey_envs.four_monkeys.picture import draw
+
+        return draw(self, state, row, viewer)
 
     # ================================================================== kit hooks
     def scores(self, state: FourMonkeysState) -> np.ndarray:
