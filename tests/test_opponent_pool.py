@@ -71,8 +71,8 @@ def test_driver_draws_members_per_episode_and_records_results():
             assert agents[info["learner_seat"]] == "learner"
             assert agents.count("learner") == 1
             seen.add(tuple(a for a in agents if a != "learner"))
-            if info["learner_seat"] in info["winners"]:
-                learner_wins += 1 / len(info["winners"])
+            if info["winners"][info["learner_seat"]]:  # (P,) bool
+                learner_wins += 1 / info["winners"].sum()
     # both members appear, in mixed line-ups too
     assert {"random", "greedy"} <= {a for lineup in seen for a in lineup}
     assert any(len(set(lineup)) == 2 for lineup in seen)

@@ -85,11 +85,15 @@ class RowRandomOpponent:
 
 
 def learner_score(info: dict[str, Any]) -> float:
-    """The learner's score of a finished episode: 1 for a win, ``1 / k`` shared by ``k``, else 0."""
-    winners = list(info.get("winners", ()))
-    if info.get("illegal_action") or info["learner_seat"] not in winners:
+    """The learner's score of a finished episode: 1 for a win, ``1 / k`` shared by ``k``, else 0.
+
+    ``info`` is a final info: ``winners (P,) bool``, ``learner_seat`` and ``illegal_action``.
+    """
+    winners = np.asarray(info.get("winners", ()), dtype=bool)
+    seat = int(info["learner_seat"])
+    if info.get("illegal_action") or not 0 <= seat < winners.size or not winners[seat]:
         return 0.0
-    return 1.0 / len(winners)
+    return 1.0 / int(winners.sum())
 
 
 @dataclasses.dataclass
@@ -106,8 +110,9 @@ class DriverStep:
         mask: ``(B, A) bool`` learner's legal actions in ``obs`` (the state's array; read-only use).
         final_rows: ``(n,) int64`` rows whose episode ended this step.
         final_obs: ``(n, D) float32`` learner's observation of those rows' terminal states.
-        final_info: ``n`` dicts: ``game.episode_info`` plus ``learner_seat`` (and
-            ``illegal_action`` for forfeits).
+        final_info: ``n`` dicts: ``game.episode_info`` (numeric, fixed shapes: ``end_reason``
+            int code, ``winners (P,) bool``, ...) plus ``learner_seat`` (int), ``illegal_action``
+            (bool: the learner forfeited by an illegal move) and ``seat_agents``.
     """
 
     obs: np.ndarray
@@ -539,8 +544,7 @@ class SingleAgentDriver:
         info = dict(self.game.episode_info(fin, j))
         info["learner_seat"] = int(self.seat[row])
         info["seat_agents"] = self.seat_agents(row)
-        if self._forfeited[row]:
-            info["illegal_action"] = True
+        info["illegal_action"] = bool(self._forfeited[row])  # always there: infos keep one structure
         return info
 
     def episode_info(self, row: int) -> dict[str, Any]:

@@ -47,7 +47,8 @@ simultaneous games). The checks:
   out-of-range action, which they must ignore, then restarted) with ``state_violations == []``
   after every step, every game ending within a bound, rewards inside ``spec.reward_range``,
   ``winners_mask`` / ``end_reason`` / ``current_player`` set exactly at the end, valid
-  ``end_reason_names``, observations inside the declared bounds; then ``state_violations``
+  ``end_reason_names``, ``episode_info`` numeric and of one fixed layout (``end_reason`` the
+  state's int code, ``winners`` its ``(P,) bool`` mask), observations inside the declared bounds; then ``state_violations``
   must flag at least one of a set of corrupted copies (it checks the game's own laws).
 * ``legal_masks``: for random states every masked-legal action steps (to a state without
   violations) and every masked-illegal one raises ``ValueError`` leaving the state as it was;
@@ -858,7 +859,7 @@ def _check_vector_bad_input(c: _Ctx, num_envs: int = 4, seed: int = 9) -> None:
             _expect(terms[row] and not truncs[row], f"{where} did not end its episode")
             flag = infos["final_info"].get("illegal_action")
             _expect(flag is not None and bool(flag[row]), f"{where}: final_info lacks illegal_action")
-            mask = infos["final_info"].get("_illegal_action", np.zeros(num_envs, bool))
+            mask = infos["final_info"].get("_illegal_action", np.zeros(num_envs, bool)) & np.asarray(flag, bool)
             _expect(mask.sum() == 1, f"{where}: other envs forfeited too ({np.flatnonzero(mask).tolist()})")
         else:
             _, rewards, dones, infos = out
@@ -1034,6 +1035,37 @@ def _nudge(v: Any, k: int) -> Any:
     return v + 1.0
 
 
+def _info_layout(info: Any, where: str) -> dict[str, Any]:
+    """``key -> (shape, dtype kind)`` (nested for dicts) of an ``episode_info``; fails on a non-numeric value.
+
+    Infos must be numeric and fixed-shape (RL libraries stack them into arrays): ``bool`` /
+    ``int`` / ``float`` / numpy scalars, numpy arrays of bool or numbers, and dicts of those;
+    ``end_reason`` an int code and ``winners`` a ``(P,) bool`` array.
+    """
+    _expect(isinstance(info, Mapping), f"{where}: not a dict but {type(info).__name__}")
+    out: dict[str, Any] = {}
+    for key, value in info.items():
+        if isinstance(value, Mapping):
+            out[key] = _info_layout(value, f"{where}[{key!r}]")
+        elif isinstance(value, (bool, int, float, np.bool_, np.number)):
+            out[key] = ((), np.asarray(value).dtype.kind)
+        elif isinstance(value, np.ndarray) and value.dtype.kind in "biuf":
+            out[key] = (value.shape, value.dtype.kind)
+        else:
+            _fail(
+                f"{where}: {key!r} is {type(value).__name__} {value!r}: infos hold numbers, bools and numeric "
+                "arrays of a fixed shape only (a string or a list of varying length breaks RL libraries' buffers)"
+            )
+    return out
+
+
+def _check_info_layout(info: Any, layout: dict[str, Any], where: str) -> None:
+    got = _info_layout(info, where)
+    _expect(got == layout, f"{where}: keys, shapes or dtypes {got} differ from a fresh game's {layout}")
+    if "end_reason" in got or "winners" in got:
+        _expect(got.get("end_reason") == ((), "i"), f"{where}: end_reason must be an int code")
+
+
 def check_random_play_fuzz(
     game: str | Game,
     config: Mapping[str, Any] | None = None,
@@ -1059,6 +1091,7 @@ def check_random_play_fuzz(
     age = np.zeros(batch, dtype=np.int64)
     ended = np.zeros(batch, dtype=bool)
     probe: BatchState | None = None
+    info_layout = _info_layout(g.episode_info(s, 0), f"{c.name} {c.config}: episode_info of a fresh game")
     bad0 = g.state_violations(s)
     _expect(not bad0, f"{c.name} {c.config}: fresh games break the game's laws: {bad0[:5]}")
     for t in range(steps + max_game_steps):
@@ -1100,6 +1133,14 @@ def check_random_play_fuzz(
         for r in range(batch):
             ok = names[r] == spec.end_reasons[0] if live[r] else names[r] in spec.end_reasons[1:]
             _expect(ok, f"{where}: row {r} ({'running' if live[r] else 'over'}) has end reason name {names[r]!r}")
+        for r in np.flatnonzero(newly).tolist():
+            info = g.episode_info(new, r)
+            _check_info_layout(info, info_layout, f"{where}: episode_info of ended row {r}")
+            _expect(info["end_reason"] == int(new.end_reason[r]), f"{where}: info end_reason != state.end_reason")
+            _expect(np.array_equal(info["winners"], new.winners_mask[r]), f"{where}: info winners != winners_mask")
+        if t % observe_every == 0 and live.any():
+            r = int(np.flatnonzero(live)[0])
+            _check_info_layout(g.episode_info(new, r), info_layout, f"{where}: episode_info of running row {r}")
         seats = [np.maximum(new.current_player, 0).astype(np.int64)]
         if t % observe_every == 0:
             seats += [np.full(batch, p, dtype=np.int64) for p in range(P)]
