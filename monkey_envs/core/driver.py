@@ -483,11 +483,14 @@ class SingleAgentDriver:
         state.current_player[rows] = -1
         self._forfeited[rows] = True
 
-    def step(self, actions: Any) -> DriverStep:
+    def step(self, actions: Any, hold: np.ndarray | None = None) -> DriverStep:
         """Apply the learner's actions, let the opponents reply, autoreset finished rows.
 
         Args:
             actions: ``(B,)`` integers (a scalar when ``B == 1``), legal for the learner.
+            hold: ``None`` or ``(B,) bool`` rows that sit this step out (a vector face's
+                next-step autoreset): their action is ignored (any integer), their state and
+                pending reward stay as they are, their reward is 0 and they do not end.
 
         Returns:
             A :class:`DriverStep`.
@@ -501,6 +504,16 @@ class SingleAgentDriver:
             raise ValueError("call reset() before step()")
         if self.done.any():
             raise ValueError(f"episodes of rows {np.flatnonzero(self.done)[:10].tolist()} are over; call reset() first")
+        held = np.zeros(0, dtype=np.int64)
+        if hold is not None:
+            hold = np.asarray(hold, dtype=bool)
+            if hold.shape != (self.num_envs,):
+                raise ValueError(f"hold must have shape ({self.num_envs},), got {hold.shape}")
+            held = np.flatnonzero(hold)
+        arr = np.asarray(actions)
+        if held.size and arr.shape == (self.num_envs,) and np.issubdtype(arr.dtype, np.integer):
+            actions = arr.astype(np.int64)  # a copy: held rows get a legal stand-in (stepped, then undone)
+            actions[held] = self.mask[held].argmax(1)
         acts, forfeit = self._checked_actions(actions)
         ar = np.arange(self.num_envs)
         if forfeit.any():
@@ -509,11 +522,16 @@ class SingleAgentDriver:
         else:
             start = self.state
         state = self.game.step(start, acts)  # raises ValueError (state unchanged) on bad actions
+        if held.size:
+            state.put(held, self.state.take(held))  # undone: the held rows sat the step out
         reward = state.rewards[ar, self.seat] + self._pending
-        reward += self._play_opponents(state)
+        reward += self._play_opponents(state)  # held rows wait for the learner: no opponent moves
         if forfeit.any():
             reward[forfeit] = self.loss_reward + self._pending[forfeit]
+        kept = self._pending[held].copy()
+        reward[held] = 0.0
         self._pending[:] = 0.0
+        self._pending[held] = kept
         terminated = state.terminated.copy()
         truncated = state.truncated.copy()
         final_rows = np.flatnonzero(terminated | truncated)

@@ -28,6 +28,9 @@ simultaneous games). The checks:
   env ``gymnasium.make(id, **config)`` seeded ``s + i`` under the same seeded random legal
   actions, over several episodes (autoresets included): observations, rewards, ends, masks,
   learner seats, terminal observations and episode infos.
+* ``vector_next_step`` (once per game): the same with ``autoreset_mode=NEXT_STEP`` (gymnasium's
+  next-step autoreset): env ``i`` equals the single env that calls ``reset()`` after each
+  episode, step for step, infos included.
 * ``batch_invariance``: row ``i`` of ``game.init(seeds)`` stepped with per-row seeded random legal
   actions equals the same seed at batch size 1 (every state array, and every seat's observation).
 * ``round_trips``: clone, ``copy.deepcopy``, pickle, take/concat/put, get_state/set_state (through
@@ -472,6 +475,74 @@ def check_vector_equivalence(
         if ended.min() >= episodes:
             return
     _fail(f"{c.name} {c.config}: envs finished only {ended.tolist()} episodes in {max_steps} steps")
+
+
+def check_vector_next_step(
+    game: str | Game,
+    config: Mapping[str, Any] | None = None,
+    *,
+    num_envs: int = 3,
+    seed: int = 300,
+    episodes: int = 2,
+    max_steps: int = MAX_GAME_STEPS,
+) -> None:
+    """The vector env with ``autoreset_mode=NEXT_STEP`` replays the single env, env by env.
+
+    Env ``i`` (seeded ``s + i``) equals a single env seeded ``s + i`` that calls ``reset()`` after
+    each episode: per step the observation, reward, ends and info row (terminal info included);
+    the step after an end shows the reset (first observation, reward 0, not done) and ignores
+    the env's action.
+    """
+    import gymnasium
+    from gymnasium.vector import AutoresetMode
+
+    c = _ctx(game, config)
+    n = num_envs
+    vec = gymnasium.make_vec(
+        c.gym_id,
+        num_envs=n,
+        vectorization_mode="vector_entry_point",
+        autoreset_mode=AutoresetMode.NEXT_STEP,
+        **c.config,
+    )
+    _expect(vec.metadata.get("autoreset_mode") == AutoresetMode.NEXT_STEP, f"{c.name}: metadata autoreset_mode")
+    singles = [gymnasium.make(c.gym_id, **c.config) for _ in range(n)]
+    obs_v, inf_v = vec.reset(seed=seed)
+    masks = []
+    for i, env in enumerate(singles):
+        o, inf = env.reset(seed=seed + i)
+        _expect(np.array_equal(o, obs_v[i]), f"{c.name} {c.config} env {i}: reset observation differs")
+        _expect(_same(_vector_info_row(inf_v, i), inf), f"{c.name} {c.config} env {i}: reset info differs")
+        masks.append(inf["action_mask"])
+    pol_v = RowRandomPolicy(seed + np.arange(n))
+    pol_s = [RowRandomPolicy([seed + i]) for i in range(n)]
+    restart = np.zeros(n, dtype=bool)
+    ended = np.zeros(n, dtype=np.int64)
+    for t in range(max_steps):
+        acts = pol_v(inf_v["action_mask"])
+        obs_v, r_v, te_v, tr_v, inf_v = vec.step(acts)
+        for i, env in enumerate(singles):
+            where = f"{c.name} {c.config} NEXT_STEP env {i} step {t}"
+            a = int(pol_s[i](masks[i][None])[0])  # drawn in either case: the streams stay aligned
+            if restart[i]:
+                o, inf = env.reset()
+                r, te, tr = 0.0, False, False
+            else:
+                _expect(a == acts[i], f"{where}: the single env's mask gave another action ({a} vs {acts[i]})")
+                o, r, te, tr, inf = env.step(a)
+            _expect(np.array_equal(o, obs_v[i]), f"{where}: observation != single env's")
+            _expect(r == r_v[i], f"{where}: reward {r_v[i]} != single env's {r}")
+            _expect(
+                te == te_v[i] and tr == tr_v[i], f"{where}: end ({te_v[i]}, {tr_v[i]}) != single env's ({te}, {tr})"
+            )
+            row = _vector_info_row(inf_v, i)
+            _expect(_same(row, inf), f"{where}: info {row} != single env's {inf}")
+            masks[i] = inf["action_mask"]
+            restart[i] = te or tr
+            ended[i] += int(te or tr)
+        if ended.min() >= episodes:
+            return
+    _fail(f"{c.name} {c.config}: NEXT_STEP envs finished only {ended.tolist()} episodes in {max_steps} steps")
 
 
 # ============================================================================ core: batch invariance
@@ -1247,6 +1318,7 @@ CHECKS: dict[str, Callable[..., None]] = {
     "gymnasium_check_env": check_gymnasium_check_env,
     "sb3_check_env": check_sb3_check_env,
     "vector_equivalence": check_vector_equivalence,
+    "vector_next_step": check_vector_next_step,
     "batch_invariance": check_batch_invariance,
     "round_trips": check_round_trips,
     "bad_input": check_bad_input,
@@ -1256,7 +1328,7 @@ CHECKS: dict[str, Callable[..., None]] = {
     "playthroughs": check_playthroughs,
 }
 #: Checks that run once per game with default arguments (not per configuration).
-PER_GAME_CHECKS = frozenset({"gymnasium_check_env", "sb3_check_env", "playthroughs"})
+PER_GAME_CHECKS = frozenset({"gymnasium_check_env", "sb3_check_env", "vector_next_step", "playthroughs"})
 #: Checks only simultaneous games get.
 SIMULTANEOUS_CHECKS = frozenset({"pettingzoo_parallel"})
 
