@@ -85,7 +85,9 @@ def test_tianshou_buffer_stores_the_episode_infos(make, players):
     )
     assert stats.n_collected_episodes >= 6
     assert not buffer.hasnull()
-    data = buffer[np.flatnonzero(buffer.done[: len(buffer)])]
+    every = buffer.sample_indices(0)  # all stored transitions (the sub-buffers are not contiguous)
+    data = buffer[every[buffer.done[every]]]
+    assert len(data) == stats.n_collected_episodes  # one terminal transition per episode
     game = env.env.unwrapped.game
     codes = np.asarray(data.info.end_reason)
     winners = np.asarray(data.info.winners)
@@ -95,3 +97,40 @@ def test_tianshou_buffer_stores_the_episode_infos(make, players):
     rew = np.asarray(data.rew)
     everyone = winners.all(1)
     assert (rew[~everyone][winners[~everyone]] == 1.0).all() and (rew[~everyone][~winners[~everyone]] == -1.0).all()
+
+
+def test_tianshou_single_agent_buffer_stores_the_gym_infos():
+    """The gymnasium single-agent env under Tianshou's collector: every final info value (end facts,
+    ``learner_seat``, ``illegal_action``, ``seat_agents`` codes) lands in the buffer as arrays."""
+    import gymnasium as gym
+    from tianshou.algorithm.modelfree.dqn import DiscreteQLearningPolicy
+    from tianshou.utils.net.common import Net
+
+    envs = DummyVectorEnv([lambda: gym.make("monkey_envs/MonkeyFun-v0", opponent="random") for _ in range(2)])
+    envs.seed(5)
+    buffer = VectorReplayBuffer(20_000, len(envs))
+    space = envs.action_space[0]
+    net = Net(state_shape=envs.observation_space[0].shape, action_shape=int(space.n), hidden_sizes=[16])
+    # an untrained, unmasked DQN policy (Tianshou's own): most episodes end by the learner's
+    # illegal move (a loss: the registered ids' default illegal_action="lose")
+    policy = DiscreteQLearningPolicy(model=net, action_space=space, eps_training=0.5, eps_inference=0.5)
+    Collector[CollectStats](policy, envs, buffer, exploration_noise=True).collect(
+        n_episode=6, reset_before_collect=True
+    )
+    assert not buffer.hasnull()
+    every = buffer.sample_indices(0)  # all stored transitions (the sub-buffers are not contiguous)
+    data = buffer[every[buffer.done[every]]]
+    n = len(data)
+    assert n >= 6
+    info = data.info
+    seats = np.asarray(info.learner_seat)
+    codes = np.asarray(info.seat_agents)
+    assert (
+        codes.shape == (n, 2)
+        and (codes[np.arange(n), seats] == -1).all()
+        and (codes[np.arange(n), 1 - seats] == 0).all()
+    )
+    forfeits = np.asarray(info.illegal_action)
+    assert forfeits.dtype == bool and forfeits.any()
+    assert (np.asarray(data.rew)[forfeits] == -1.0).all()
+    assert np.asarray(info.winners).shape == (n, 2) and np.asarray(info.end_reason).dtype.kind == "i"

@@ -24,7 +24,9 @@ Opponents: one agent for every other seat, one per seat, or an
 :class:`~monkey_envs.core.opponents.OpponentPool` from which every episode of every row draws a
 member per opponent seat (heuristic mixes, self-play snapshot pools); the draws come from the
 row's own stream, and each finished episode is added to the pool's record of the learner against
-its members. ``info["seat_agents"]`` names who played each seat. ``learner_actions`` restricts
+its members. ``info["seat_agents"]`` tells who played each seat: ``(P,) int64``, ``-1`` the learner,
+else an index into :attr:`SingleAgentDriver.member_names` (:meth:`SingleAgentDriver.seat_agents`
+gives the names). ``learner_actions`` restricts
 the learner to one of ``game.action_filters()`` (e.g. Funky Monkey's ``"honest"``, for ablations).
 
 Illegal learner actions: ``illegal_action="raise"`` (default) raises the core's ``ValueError``
@@ -112,7 +114,8 @@ class DriverStep:
         final_obs: ``(n, D) float32`` learner's observation of those rows' terminal states.
         final_info: ``n`` dicts: ``game.episode_info`` (numeric, fixed shapes: ``end_reason``
             int code, ``winners (P,) bool``, ...) plus ``learner_seat`` (int), ``illegal_action``
-            (bool: the learner forfeited by an illegal move) and ``seat_agents``.
+            (bool: the learner forfeited by an illegal move) and ``seat_agents`` (``(P,) int64``:
+            -1 the learner, else an index into ``member_names``).
     """
 
     obs: np.ndarray
@@ -294,15 +297,31 @@ class SingleAgentDriver:
         learner. With a pool: the agents of row 0's current episode."""
         return [self._agent(int(m)) for m in self._choice[0]]
 
-    def seat_agents(self, row: int) -> list[str]:
-        """Names of who plays each seat of row ``row``'s episode (``"learner"`` at the learner's seat)."""
+    @property
+    def member_names(self) -> list[str]:
+        """Names of the opponent members: ``info["seat_agents"]`` code ``m`` is ``member_names[m]``.
+
+        With a pool, its names (members added later are appended); with fixed opponents, each
+        distinct agent's name (the list changes with :meth:`set_opponent`).
+        """
+        if self._pool is not None:
+            return list(self._pool.names)
+        return [member_name(spec) for spec in self._members]
+
+    def seat_members(self, row: int) -> np.ndarray:
+        """``(P,) int64`` who plays each seat of row ``row``'s episode: ``-1`` the learner, else an
+        index into :attr:`member_names` (numeric, for infos)."""
         P = self.num_players
-        names = ["learner"] * P
+        codes = np.full(P, -1, dtype=np.int64)
         seat = int(self.seat[row])
         for k, m in enumerate(self._choice[row].tolist()):
-            spec = self._members[m]
-            names[(seat + 1 + k) % P] = self._pool.names[m] if self._pool is not None else member_name(spec)
-        return names
+            codes[(seat + 1 + k) % P] = m
+        return codes
+
+    def seat_agents(self, row: int) -> list[str]:
+        """Names of who plays each seat of row ``row``'s episode (``"learner"`` at the learner's seat)."""
+        names = self.member_names
+        return ["learner" if m < 0 else names[m] for m in self.seat_members(row).tolist()]
 
     def _opponent_actions(self, sub: BatchState, rows: np.ndarray) -> np.ndarray:
         """Actions of the opponents to move in ``sub`` (the batch rows ``rows``), ``(n,) int64``."""
@@ -561,13 +580,13 @@ class SingleAgentDriver:
     def _final_info(self, fin: BatchState, j: int, row: int) -> dict[str, Any]:
         info = dict(self.game.episode_info(fin, j))
         info["learner_seat"] = int(self.seat[row])
-        info["seat_agents"] = self.seat_agents(row)
+        info["seat_agents"] = self.seat_members(row)  # (P,) codes: -1 learner, else member_names[code]
         info["illegal_action"] = bool(self._forfeited[row])  # always there: infos keep one structure
         return info
 
     def episode_info(self, row: int) -> dict[str, Any]:
-        """``game.episode_info`` of row ``row``'s current state plus ``learner_seat`` and
-        ``seat_agents`` (who plays each seat)."""
+        """``game.episode_info`` of row ``row``'s current state plus ``learner_seat``,
+        ``seat_agents`` (who plays each seat, as codes) and ``illegal_action``."""
         return self._final_info(self.state, row, row)
 
     def render(self, row: int = 0) -> str:
