@@ -47,13 +47,12 @@ def _example() -> ModuleType:
     return module
 
 
-def test_tianshou_tic_tac_toe_example_trains_on_monkey_fun(tmp_path, monkeypatch):
-    """Tianshou's own DQN-vs-random multi-agent training loop, one short epoch, on Monkey Fun (2 players)."""
+@pytest.mark.parametrize("make", [monkey_fun_v0.env, funky_monkey_v0.env], ids=["monkey_fun", "funky_monkey"])
+def test_tianshou_tic_tac_toe_example_trains(tmp_path, monkeypatch, make):
+    """Tianshou's own DQN-vs-random multi-agent training loop, one short epoch, on a two-player game."""
     ttt = _example()
     monkeypatch.setattr(
-        ttt,
-        "get_env",
-        lambda render_mode=None: PettingZooEnv(monkey_fun_v0.env(num_players=2, render_mode=render_mode)),
+        ttt, "get_env", lambda render_mode=None: PettingZooEnv(make(num_players=2, render_mode=render_mode))
     )
     args = ttt.get_parser().parse_args([])
     args.epoch, args.epoch_num_steps, args.collection_step_num_env_steps = 1, 120, 10
