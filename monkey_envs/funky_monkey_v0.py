@@ -57,8 +57,9 @@ other players' treasure types or the draw-pile order.
 
 Rewards: 0 on every move until the end; then +1 for each winner and -1 for each other player
 (a win shared by every player gives 0 to all; when the tiger catches every remaining monkey
-nobody wins and all get -1). ``infos`` hold ``end_reason``, ``winners``, the final track and
-coconut facts and ``bluff_stats`` (per-player bluff analytics) for every agent once the game ends.
+nobody wins and all get -1). ``infos`` hold ``end_reason`` (int code into ``spec.end_reasons``),
+``winners (P,) bool``, the final track and coconut facts and ``bluff_stats`` (per-player bluff
+analytics, ``(P,)`` arrays) for every agent once the game ends, all numeric and fixed-shape.
 
 Illegal moves: ``env()`` uses PettingZoo's ``TerminateIllegalWrapper``: an illegal move ends the
 game at once with -1 to the offender and 0 to everyone else. ``raw_env()`` raises the core's

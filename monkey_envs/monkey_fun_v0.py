@@ -49,7 +49,9 @@ actions of the agent to move and all zeros for every other agent and once the ga
 
 Rewards: 0 on every move until the end; then +1 for each winner and -1 for each other player
 (a win shared by every player gives 0 to all). Solo: +1 for completing the square, -1 for a loss.
-``infos`` hold ``end_reason``, ``scores`` and ``winners`` for every agent once the game ends.
+``infos`` hold ``end_reason`` (int code into ``spec.end_reasons``), ``scores (P,) int64`` and
+``winners (P,) bool`` for every agent once the game ends (``game.spec.readable_info(info)``
+gives the reason's name and the winning seats).
 
 Illegal moves: ``env()`` uses PettingZoo's ``TerminateIllegalWrapper``: an illegal move ends the
 game at once with -1 to the offender and 0 to everyone else; an action outside ``Discrete(16)``

@@ -54,7 +54,7 @@ def test_aec_selects_the_responder_out_of_seat_order_and_replays_the_core():
     assert responders > 0
     info = env.infos["player_0"]
     assert set(info["bluff_stats"]) == set(STAT_NAMES) and len(info["bluff_stats"]["bluffs"]) == 4
-    assert info["end_reason"] in ("tiger", "last_monkey", "quitting_time", "no_winner")
+    assert game.spec.end_reason_name(info["end_reason"]) in ("tiger", "last_monkey", "quitting_time", "no_winner")
     rewards = [env._cumulative_rewards[a] for a in env.possible_agents]
     np.testing.assert_array_equal(rewards, state.rewards[0])
 
@@ -100,7 +100,7 @@ def test_vector_env_steps_the_batched_core_with_same_step_autoreset():
         obs, rewards, terms, truncs, infos = venv.step(m.shape[1] - 1 - m[:, ::-1].argmax(1))
         assert not truncs.any() and (rewards[~terms] == 0).all()
         if terms.any():
-            assert set(infos["final_info"]["end_reason"][terms]) <= {
+            assert {venv.unwrapped.game.spec.end_reasons[c] for c in infos["final_info"]["end_reason"][terms]} <= {
                 "tiger",
                 "last_monkey",
                 "quitting_time",

@@ -81,7 +81,7 @@ def test_single_env_rewards_are_the_learners_only():
             if not terminated:
                 assert reward == 0.0
             total += reward
-        winners = info["winners"]
+        winners = np.flatnonzero(info["winners"]).tolist()  # the (P,) bool mask as seats
         expected = 1.0 if seat in winners else -1.0
         if len(winners) == 3:
             expected = 0.0
@@ -172,7 +172,10 @@ def test_vector_env_same_step_autoreset_reports_final_obs_and_info():
             for i in np.flatnonzero(done):
                 assert infos["final_obs"][i].shape == (base.game.obs_dim,)
                 assert rewards[i] in (-1.0, 0.0, 1.0)
-                assert infos["final_info"]["end_reason"][i] in ("line", "supplies_empty")
+                assert base.game.spec.end_reason_name(infos["final_info"]["end_reason"][i]) in (
+                    "line",
+                    "supplies_empty",
+                )
                 # the returned observation already belongs to a fresh episode
                 assert base.driver.state.step_count[i] < base.game.num_players
                 assert not np.array_equal(obs[i], infos["final_obs"][i])

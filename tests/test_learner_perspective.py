@@ -29,9 +29,13 @@ from agents import make_agent
 from monkey_envs.core.sb3_vec import MonkeyVecEnv
 
 
-def expected_reward(winners: list[int], seat: int, num_players: int) -> float:
-    """The core's terminal reward of ``seat`` given the final ``winners`` (``end_games``' rule)."""
-    w = set(winners)
+def expected_reward(winners: Any, seat: int, num_players: int) -> float:
+    """The core's terminal reward of ``seat`` given the final ``winners`` (``end_games``' rule).
+
+    ``winners``: a ``(P,) bool`` mask (as in infos) or a list of seats.
+    """
+    arr = np.asarray(winners)
+    w = set(np.flatnonzero(arr).tolist() if arr.dtype == np.bool_ else arr.tolist())
     if num_players > 1 and len(w) == num_players:
         return 0.0
     return 1.0 if seat in w else -1.0
@@ -236,7 +240,7 @@ def test_gym_vector_env_terminal_reward_is_the_learner_seats_reward():
             for i in np.flatnonzero(done).tolist():
                 seat = int(fi["learner_seat"][i])
                 assert seat == seat_before[i]
-                assert rew[i] == expected_reward(list(fi["winners"][i]), seat, P)
+                assert rew[i] == expected_reward(fi["winners"][i], seat, P)
                 seen_seats.add(seat)
                 finished += 1
     assert seen_seats == set(range(P))
@@ -263,7 +267,7 @@ def test_gym_single_env_reward_matches_the_core_state_at_the_end(game_id, player
                 assert r == 0.0
         state = env.driver.state
         winners = np.flatnonzero(env.game.winners(state)[0]).tolist()
-        assert info["learner_seat"] == seat and info["winners"] == winners
+        assert info["learner_seat"] == seat and np.flatnonzero(info["winners"]).tolist() == winners
         assert r == float(state.rewards[0, seat]) == expected_reward(winners, seat, players)
         seats.add(seat)
     assert seats == set(range(players))

@@ -615,7 +615,7 @@ def test_rulebook_end_example_1_only_the_majority_scores_field_23():
     assert new.scores[0].tolist() == [23, 0, 0]
     assert new.winners_mask[0].tolist() == [True, False, False]
     assert new.rewards[0].tolist() == [1.0, -1.0, -1.0]
-    assert game.episode_info(new, 0)["scores"] == [23, 0, 0]
+    assert game.episode_info(new, 0)["scores"].tolist() == [23, 0, 0]
 
 
 def test_rulebook_end_example_2_a_tie_for_the_most_monkeys_voids_field_7():

@@ -67,12 +67,13 @@ def test_driver_draws_members_per_episode_and_records_results():
         r = d.step(first_legal(d.mask))
         for info in r.final_info:
             episodes += 1
-            agents = info["seat_agents"]
-            assert agents[info["learner_seat"]] == "learner"
+            codes = info["seat_agents"]  # (P,) int64: -1 the learner, else an index into member_names
+            assert codes.dtype == np.int64 and codes[info["learner_seat"]] == -1
+            agents = ["learner" if m < 0 else d.member_names[m] for m in codes.tolist()]
             assert agents.count("learner") == 1
             seen.add(tuple(a for a in agents if a != "learner"))
-            if info["learner_seat"] in info["winners"]:
-                learner_wins += 1 / len(info["winners"])
+            if info["winners"][info["learner_seat"]]:  # (P,) bool
+                learner_wins += 1 / info["winners"].sum()
     # both members appear, in mixed line-ups too
     assert {"random", "greedy"} <= {a for lineup in seen for a in lineup}
     assert any(len(set(lineup)) == 2 for lineup in seen)
@@ -114,7 +115,7 @@ def test_set_opponent_pool_then_fixed():
     names = set()
     for _ in range(200):
         for info in d.step(first_legal(d.mask)).final_info:
-            names.update(a for a in info["seat_agents"] if a != "learner")
+            names.update(d.member_names[m] for m in info["seat_agents"].tolist() if m >= 0)
     assert names == {"random", "greedy"}
     d.set_opponent("greedy")
     assert d.pool is None

@@ -51,8 +51,8 @@ def test_vec_env_done_rows_carry_terminal_observation_and_are_reset_in_the_same_
             info = infos[i]
             assert info["terminal_observation"].shape == (venv.game.obs_dim,)
             assert info["TimeLimit.truncated"] is False
-            assert info["end_reason"] in ("line", "supplies_empty")
-            assert rewards[i] == (1.0 if info["learner_seat"] in info["winners"] else -1.0)
+            assert venv.game.spec.end_reason_name(info["end_reason"]) in ("line", "supplies_empty")
+            assert rewards[i] == (1.0 if info["winners"][info["learner_seat"]] else -1.0)
             assert venv.driver.state.step_count[i] < 2  # fresh episode already running
             assert not np.array_equal(obs[i], info["terminal_observation"])
             seen += 1

@@ -106,9 +106,9 @@ def test_learner_reward_against_its_own_snapshot_is_the_learners():
         _, rewards, dones, infos = venv.step(u.argmax(1))
         for i in np.flatnonzero(dones):
             info = infos[i]
-            assert info["seat_agents"][info["learner_seat"]] == "learner"
-            won = info["learner_seat"] in info["winners"]
-            expected = 0.0 if len(info["winners"]) == 2 else (1.0 if won else -1.0)
+            assert info["seat_agents"][info["learner_seat"]] == -1  # the learner's code
+            won = bool(info["winners"][info["learner_seat"]])  # (P,) bool
+            expected = 0.0 if info["winners"].all() else (1.0 if won else -1.0)
             assert rewards[i] == expected
             outcomes.append(expected)
     assert 1.0 in outcomes and -1.0 in outcomes

@@ -141,12 +141,13 @@ def test_rollout_win_rate_counts_a_shared_win_as_the_pool_does():
     from training.run import win_rate_callback
 
     cb = win_rate_callback()
+    w = np.array  # final infos' winners: (P,) bool masks
     infos = [
-        {"winners": [0], "learner_seat": 0},  # win: 1
-        {"winners": [0, 1], "learner_seat": 1},  # shared by two: 1/2
-        {"winners": [1], "learner_seat": 0},  # loss: 0
-        {"winners": [0], "learner_seat": 0, "illegal_action": True},  # forfeit: 0
-        {"winners": [0], "learner_seat": 0},  # not done: not counted
+        {"winners": w([True, False]), "learner_seat": 0, "illegal_action": False},  # win: 1
+        {"winners": w([True, True]), "learner_seat": 1, "illegal_action": False},  # shared by two: 1/2
+        {"winners": w([False, True]), "learner_seat": 0, "illegal_action": False},  # loss: 0
+        {"winners": w([True, False]), "learner_seat": 0, "illegal_action": True},  # forfeit: 0
+        {"winners": w([True, False]), "learner_seat": 0, "illegal_action": False},  # not done: not counted
     ]
     cb.locals = {"infos": infos, "dones": [True, True, True, True, False]}
     cb._on_step()

@@ -179,6 +179,6 @@ def test_gym_single_env_ends_in_the_aec_games_final_core_state(game, players, se
         aec = play_aec(env, seed, seat, policy)
         assert learner_actions == aec["actions"]
         assert reward == aec["reward"] == aec["rewards"][seat]
-        assert info["winners"] == aec["winners"]
+        np.testing.assert_array_equal(info["winners"], aec["winners"])
         assert genv.driver.state.equals(aec["state"]), f"seed {seed}: final core states differ"
         assert int(genv.driver.state.step_count[0]) == aec["moves"]

@@ -24,6 +24,7 @@ seed continue a deterministic episode stream (:class:`~monkey_envs.core.faces.Ep
 
 from __future__ import annotations
 
+import copy
 import functools
 from collections.abc import Callable
 from typing import Any, ClassVar
@@ -183,7 +184,7 @@ class GameAECEnv(AECEnv):
         for a in self.agents:
             self.terminations[a] = term
             self.truncations[a] = trunc
-            self.infos[a] = dict(info)
+            self.infos[a] = copy.deepcopy(info)  # own arrays per agent
 
     @property
     def core_state(self) -> BatchState | None:

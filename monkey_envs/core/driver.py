@@ -24,7 +24,9 @@ Opponents: one agent for every other seat, one per seat, or an
 :class:`~monkey_envs.core.opponents.OpponentPool` from which every episode of every row draws a
 member per opponent seat (heuristic mixes, self-play snapshot pools); the draws come from the
 row's own stream, and each finished episode is added to the pool's record of the learner against
-its members. ``info["seat_agents"]`` names who played each seat. ``learner_actions`` restricts
+its members. ``info["seat_agents"]`` tells who played each seat: ``(P,) int64``, ``-1`` the learner,
+else an index into :attr:`SingleAgentDriver.member_names` (:meth:`SingleAgentDriver.seat_agents`
+gives the names). ``learner_actions`` restricts
 the learner to one of ``game.action_filters()`` (e.g. Funky Monkey's ``"honest"``, for ablations).
 
 Illegal learner actions: ``illegal_action="raise"`` (default) raises the core's ``ValueError``
@@ -88,11 +90,15 @@ class RowRandomOpponent:
 
 
 def learner_score(info: dict[str, Any]) -> float:
-    """The learner's score of a finished episode: 1 for a win, ``1 / k`` shared by ``k``, else 0."""
-    winners = list(info.get("winners", ()))
-    if info.get("illegal_action") or info["learner_seat"] not in winners:
+    """The learner's score of a finished episode: 1 for a win, ``1 / k`` shared by ``k``, else 0.
+
+    ``info`` is a final info: ``winners (P,) bool``, ``learner_seat`` and ``illegal_action``.
+    """
+    winners = np.asarray(info.get("winners", ()), dtype=bool)
+    seat = int(info["learner_seat"])
+    if info.get("illegal_action") or not 0 <= seat < winners.size or not winners[seat]:
         return 0.0
-    return 1.0 / len(winners)
+    return 1.0 / int(winners.sum())
 
 
 @dataclasses.dataclass
@@ -109,8 +115,10 @@ class DriverStep:
         mask: ``(B, A) bool`` learner's legal actions in ``obs`` (the state's array; read-only use).
         final_rows: ``(n,) int64`` rows whose episode ended this step.
         final_obs: ``(n, D) float32`` learner's observation of those rows' terminal states.
-        final_info: ``n`` dicts: ``game.episode_info`` plus ``learner_seat`` (and
-            ``illegal_action`` for forfeits).
+        final_info: ``n`` dicts: ``game.episode_info`` (numeric, fixed shapes: ``end_reason``
+            int code, ``winners (P,) bool``, ...) plus ``learner_seat`` (int), ``illegal_action``
+            (bool: the learner forfeited by an illegal move) and ``seat_agents`` (``(P,) int64``:
+            -1 the learner, else an index into ``member_names``).
     """
 
     obs: np.ndarray
@@ -292,15 +300,31 @@ class SingleAgentDriver:
         learner. With a pool: the agents of row 0's current episode."""
         return [self._agent(int(m)) for m in self._choice[0]]
 
-    def seat_agents(self, row: int) -> list[str]:
-        """Names of who plays each seat of row ``row``'s episode (``"learner"`` at the learner's seat)."""
+    @property
+    def member_names(self) -> list[str]:
+        """Names of the opponent members: ``info["seat_agents"]`` code ``m`` is ``member_names[m]``.
+
+        With a pool, its names (members added later are appended); with fixed opponents, each
+        distinct agent's name (the list changes with :meth:`set_opponent`).
+        """
+        if self._pool is not None:
+            return list(self._pool.names)
+        return [member_name(spec) for spec in self._members]
+
+    def seat_members(self, row: int) -> np.ndarray:
+        """``(P,) int64`` who plays each seat of row ``row``'s episode: ``-1`` the learner, else an
+        index into :attr:`member_names` (numeric, for infos)."""
         P = self.num_players
-        names = ["learner"] * P
+        codes = np.full(P, -1, dtype=np.int64)
         seat = int(self.seat[row])
         for k, m in enumerate(self._choice[row].tolist()):
-            spec = self._members[m]
-            names[(seat + 1 + k) % P] = self._pool.names[m] if self._pool is not None else member_name(spec)
-        return names
+            codes[(seat + 1 + k) % P] = m
+        return codes
+
+    def seat_agents(self, row: int) -> list[str]:
+        """Names of who plays each seat of row ``row``'s episode (``"learner"`` at the learner's seat)."""
+        names = self.member_names
+        return ["learner" if m < 0 else names[m] for m in self.seat_members(row).tolist()]
 
     def _opponent_actions(self, sub: BatchState, rows: np.ndarray) -> np.ndarray:
         """Actions of the opponents to move in ``sub`` (the batch rows ``rows``), ``(n,) int64``."""
@@ -481,11 +505,14 @@ class SingleAgentDriver:
         state.current_player[rows] = -1
         self._forfeited[rows] = True
 
-    def step(self, actions: Any) -> DriverStep:
+    def step(self, actions: Any, hold: np.ndarray | None = None) -> DriverStep:
         """Apply the learner's actions, let the opponents reply, autoreset finished rows.
 
         Args:
             actions: ``(B,)`` integers (a scalar when ``B == 1``), legal for the learner.
+            hold: ``None`` or ``(B,) bool`` rows that sit this step out (a vector face's
+                next-step autoreset): their action is ignored (any integer), their state and
+                pending reward stay as they are, their reward is 0 and they do not end.
 
         Returns:
             A :class:`DriverStep`.
@@ -499,6 +526,16 @@ class SingleAgentDriver:
             raise ValueError("call reset() before step()")
         if self.done.any():
             raise ValueError(f"episodes of rows {np.flatnonzero(self.done)[:10].tolist()} are over; call reset() first")
+        held = np.zeros(0, dtype=np.int64)
+        if hold is not None:
+            hold = np.asarray(hold, dtype=bool)
+            if hold.shape != (self.num_envs,):
+                raise ValueError(f"hold must have shape ({self.num_envs},), got {hold.shape}")
+            held = np.flatnonzero(hold)
+        arr = np.asarray(actions)
+        if held.size and arr.shape == (self.num_envs,) and np.issubdtype(arr.dtype, np.integer):
+            actions = arr.astype(np.int64)  # a copy: held rows get a legal stand-in (stepped, then undone)
+            actions[held] = self.mask[held].argmax(1)
         acts, forfeit = self._checked_actions(actions)
         ar = np.arange(self.num_envs)
         if forfeit.any():
@@ -507,11 +544,16 @@ class SingleAgentDriver:
         else:
             start = self.state
         state = self.game.step(start, acts)  # raises ValueError (state unchanged) on bad actions
+        if held.size:
+            state.put(held, self.state.take(held))  # undone: the held rows sat the step out
         reward = state.rewards[ar, self.seat] + self._pending
-        reward += self._play_opponents(state)
+        reward += self._play_opponents(state)  # held rows wait for the learner: no opponent moves
         if forfeit.any():
             reward[forfeit] = self.loss_reward + self._pending[forfeit]
+        kept = self._pending[held].copy()
+        reward[held] = 0.0
         self._pending[:] = 0.0
+        self._pending[held] = kept
         terminated = state.terminated.copy()
         truncated = state.truncated.copy()
         final_rows = np.flatnonzero(terminated | truncated)
@@ -541,14 +583,13 @@ class SingleAgentDriver:
     def _final_info(self, fin: BatchState, j: int, row: int) -> dict[str, Any]:
         info = dict(self.game.episode_info(fin, j))
         info["learner_seat"] = int(self.seat[row])
-        info["seat_agents"] = self.seat_agents(row)
-        if self._forfeited[row]:
-            info["illegal_action"] = True
+        info["seat_agents"] = self.seat_members(row)  # (P,) codes: -1 learner, else member_names[code]
+        info["illegal_action"] = bool(self._forfeited[row])  # always there: infos keep one structure
         return info
 
     def episode_info(self, row: int) -> dict[str, Any]:
-        """``game.episode_info`` of row ``row``'s current state plus ``learner_seat`` and
-        ``seat_agents`` (who plays each seat)."""
+        """``game.episode_info`` of row ``row``'s current state plus ``learner_seat``,
+        ``seat_agents`` (who plays each seat, as codes) and ``illegal_action``."""
         return self._final_info(self.state, row, row)
 
     def render(self, row: int = 0) -> str:

@@ -399,8 +399,19 @@ class Game(abc.ABC, Generic[S]):
         return "moves (hidden)"
 
     def episode_info(self, state: S, row: int) -> dict[str, Any]:
-        """Per-episode facts for ``info`` dicts (scores, end reason, ...); games extend it."""
-        return {}
+        """Per-episode facts of row ``row`` for the faces' ``info`` dicts; games extend it (``super()`` first).
+
+        Every value is numeric and of a fixed shape and dtype for the game's configuration (an
+        int, a float, a bool or a numpy array), so RL libraries that store infos in arrays
+        (Tianshou's buffers, gymnasium's vector info merging) take them. The shared facts:
+
+        * ``end_reason``: ``int`` code, an index into ``spec.end_reasons`` (0 while running;
+          ``spec.end_reason_name(code)`` is its name);
+        * ``winners``: ``(P,) bool`` seats that won (all False while running or when nobody won).
+
+        ``spec.readable_info(info)`` gives the names and seat lists back (logs, playthroughs).
+        """
+        return {"end_reason": int(state.end_reason[row]), "winners": state.winners_mask[row].astype(bool)}
 
     # ------------------------------------------------------------------ hooks (generic defaults)
     # Whatever evaluation, the arena, training, benchmarks and the conformance suite need to know

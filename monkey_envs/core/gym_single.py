@@ -10,7 +10,8 @@ fixed) and every other seat is played by ``opponent`` inside :meth:`GameEnv.step
   sb3-contrib's ``MaskablePPO`` hook);
 * reward: the learner's reward over its move and the opponents' replies;
 * ``info``: ``action_mask``, ``learner_seat``; at the end also the game's episode info
-  (e.g. ``end_reason``, ``scores``, ``winners``);
+  (numeric, fixed shapes: ``end_reason`` int code into ``spec.end_reasons``, ``winners (P,)
+  bool``, e.g. ``scores``) and ``illegal_action``;
 * an illegal action raises ``ValueError`` (``illegal_action="raise"``, default) or ends the
   episode as a loss (``illegal_action="lose"``; ``info["illegal_action"] = True``).
 

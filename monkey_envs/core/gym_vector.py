@@ -5,14 +5,32 @@ opponent="random")`` builds a :class:`GameVectorEnv` over the
 :class:`~monkey_envs.core.driver.SingleAgentDriver` -- the same learner / opponent logic as the
 single env, on the whole batch.
 
-Autoreset: ``metadata["autoreset_mode"] = AutoresetMode.SAME_STEP``. When env ``i`` ends in a
-step, that step returns ``terminated[i]`` / ``truncated[i]`` and the reward of the finishing
+Autoreset (gymnasium's ``AutoresetMode``, in ``metadata["autoreset_mode"]``), chosen with the
+``autoreset_mode`` option:
+
+* ``SAME_STEP`` (default). When env ``i`` ends in a
+  step, that step returns ``terminated[i]`` / ``truncated[i]`` and the reward of the finishing
 move, but the observation ``obs[i]`` is already the first one of env ``i``'s next episode. The
 terminal observation is ``infos["final_obs"][i]`` (an object array with ``None`` elsewhere,
 ``infos["_final_obs"]`` marks the envs that ended) and the episode's info is
 ``infos["final_info"]`` (arrays with ``_key`` masks, as gymnasium's ``SyncVectorEnv`` in
-same-step mode builds them). Every step's ``infos`` also hold ``action_mask (N, A) int8`` and
-``learner_seat (N,) int64`` (with their all-True ``_action_mask`` / ``_learner_seat``).
+same-step mode builds them).
+* ``NEXT_STEP`` (gymnasium's own default, which its stateful vector wrappers such as
+  ``gymnasium.wrappers.vector.NormalizeObservation`` require). The step in which env ``i`` ends
+  returns its terminal observation, reward, ``terminated[i]`` / ``truncated[i]`` and the
+  episode's info directly in ``infos`` (row ``i`` of each key; ``action_mask`` all zeros,
+  ``learner_seat`` the finished episode's); the next step ignores ``actions[i]`` and returns the
+  first observation of env ``i``'s next episode with reward 0, not done, and that episode's
+  ``action_mask`` / ``learner_seat``. Env ``i`` is then step for step the single env that
+  calls ``reset()`` after each episode.
+
+Why same-step by default: it is the contract the rest of the package and SB3 use (the batched
+core steps every env in every call, and no call is spent on a reset), and existing code reads
+``final_obs`` / ``final_info``; pass ``autoreset_mode=AutoresetMode.NEXT_STEP`` (or
+``"NextStep"``) for gymnasium's wrappers.
+
+Every step's ``infos`` also hold ``action_mask (N, A) int8`` and ``learner_seat (N,) int64``
+(with their all-True ``_action_mask`` / ``_learner_seat``).
 
 Seeding: ``reset(seed=s)`` seeds env ``i`` with ``s + i`` (a list gives one seed per env); env
 ``i`` then plays exactly like a single :class:`~monkey_envs.core.gym_single.GameEnv` reset with
@@ -41,6 +59,18 @@ from monkey_envs.games import DEFAULT_GAME
 RENDER_MODES = ("ansi", "human", "rgb_array")
 
 
+def _autoreset_mode(mode: Any) -> AutoresetMode:
+    """``mode`` as an ``AutoresetMode`` of the two this env offers, else ``ValueError``."""
+    offered = (AutoresetMode.SAME_STEP, AutoresetMode.NEXT_STEP)
+    try:
+        got = AutoresetMode(mode)
+    except ValueError:
+        got = None
+    if got not in offered:
+        raise ValueError(f"autoreset_mode must be one of {[m.value for m in offered]} (AutoresetMode), got {mode!r}")
+    return got
+
+
 class GameVectorEnv(VectorEnv):
     """``num_envs`` games against built-in opponents, as a gymnasium ``VectorEnv``.
 
@@ -58,6 +88,8 @@ class GameVectorEnv(VectorEnv):
             ``"rgb_array"`` (one ``(H, W, 3) uint8`` picture per env, each from its learner's seat;
             games with a picture) or ``"human"`` (env 0's picture in a window where one can be
             opened, else its printed text).
+        autoreset_mode: ``AutoresetMode.SAME_STEP`` (default) or ``AutoresetMode.NEXT_STEP``
+            (or their values ``"SameStep"`` / ``"NextStep"``); see the module docstring.
         **game_options: the game's options (e.g. ``num_players=3``), with a game name only.
 
     Attributes:
@@ -80,8 +112,10 @@ class GameVectorEnv(VectorEnv):
         illegal_action: str = "raise",
         learner_actions: str | None = None,
         render_mode: str | None = None,
+        autoreset_mode: AutoresetMode | str = AutoresetMode.SAME_STEP,
         **game_options: Any,
     ) -> None:
+        mode = _autoreset_mode(autoreset_mode)  # ValueError before anything is built
         self.driver = build_driver(
             DEFAULT_GAME if game is None else game,
             num_envs,
@@ -96,13 +130,20 @@ class GameVectorEnv(VectorEnv):
         self.game = self.driver.game
         self.num_envs = self.driver.num_envs
         self.render_mode = render_mode
-        self.metadata = {**type(self).metadata, "render_modes": list(render_modes(self.game))}
+        self.metadata = {
+            **type(self).metadata,
+            "render_modes": list(render_modes(self.game)),
+            "autoreset_mode": mode,
+        }
         self._human: HumanView | None = None
         self.single_observation_space = observation_box(self.game)
         self.single_action_space = spaces.Discrete(self.game.num_actions)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self._all = np.ones(self.num_envs, dtype=bool)
+        self.autoreset_mode = mode
+        #: NEXT_STEP: envs whose terminal step was returned; the next step shows their new episode.
+        self._restart = np.zeros(self.num_envs, dtype=bool)
 
     def reset(
         self, *, seed: int | Sequence[int] | None = None, options: dict[str, Any] | None = None
@@ -126,10 +167,11 @@ class GameVectorEnv(VectorEnv):
         if seeds is None and self.driver.state is None:
             seeds = entropy_seed() + np.arange(self.num_envs, dtype=np.int64)
         obs, mask = self.driver.reset(seeds)
+        self._restart[:] = False
         return obs, self._infos(mask)
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        """Play the learners' actions; opponents reply; finished envs autoreset (same step).
+        """Play the learners' actions; opponents reply; finished envs autoreset (``autoreset_mode``).
 
         Args:
             actions: ``(N,)`` integers.
@@ -141,6 +183,8 @@ class GameVectorEnv(VectorEnv):
         Raises:
             ValueError: a wrong shape/dtype, or an illegal action with ``illegal_action="raise"``.
         """
+        if self.autoreset_mode == AutoresetMode.NEXT_STEP:
+            return self._step_next(actions)
         r = self.driver.step(actions)
         infos = self._infos(r.mask)
         if r.final_rows.size:
@@ -157,6 +201,23 @@ class GameVectorEnv(VectorEnv):
         if self.render_mode == "human":
             self.render()
         return r.obs, r.reward.astype(np.float64), r.terminated, r.truncated, infos
+
+    def _step_next(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """:meth:`step` in ``NEXT_STEP`` mode: envs shown ended last step sit this one out (the
+        driver already started their next episode; this step shows it)."""
+        r = self.driver.step(actions, hold=self._restart if self._restart.any() else None)
+        obs, infos = r.obs, self._infos(r.mask)
+        self._restart[:] = False
+        if r.final_rows.size:
+            obs = obs.copy()
+            obs[r.final_rows] = r.final_obs
+            infos["action_mask"][r.final_rows] = 0  # the terminal state's (empty) mask
+            for j, row in enumerate(r.final_rows.tolist()):
+                infos = self._add_info(infos, r.final_info[j], row)
+            self._restart[r.final_rows] = True
+        if self.render_mode == "human":
+            self.render()
+        return obs, r.reward.astype(np.float64), r.terminated, r.truncated, infos
 
     def _infos(self, mask: np.ndarray) -> dict[str, Any]:
         return {

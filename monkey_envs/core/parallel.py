@@ -52,6 +52,7 @@ Sequential games are refused (``ValueError``): they use the AEC env
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
@@ -191,7 +192,7 @@ class GameParallelEnv(ParallelEnv[str, ObsDict, int]):
         self._begin_tick()
         if self._over():
             info = self.game.episode_info(state, 0)
-            return {}, {a: dict(info) for a in self.possible_agents}
+            return {}, {a: copy.deepcopy(info) for a in self.possible_agents}  # own arrays per agent
         return {a: self._observe(a) for a in self.agents}, {a: {} for a in self.agents}
 
     def _over(self) -> bool:
@@ -299,7 +300,7 @@ class GameParallelEnv(ParallelEnv[str, ObsDict, int]):
             rewards,
             dict.fromkeys(keys, term),
             dict.fromkeys(keys, trunc),
-            {a: dict(info) for a in keys},
+            {a: copy.deepcopy(info) for a in keys},  # own arrays per agent
         )
 
     def _check_action(self, agent: str, action: Any) -> int:

@@ -219,7 +219,7 @@ def _play(game: Any, seed: int, index: int, count: int, max_steps: int, picture_
         f"  current_player: {int(state.current_player[0])}",
         "  returns: " + " ".join(_num(r) for r in returns),
         f"  winners: {json.dumps(winners)}",
-        f"  info: {json.dumps(game.episode_info(state, 0), sort_keys=True, default=_plain)}",
+        f"  info: {json.dumps(game.spec.readable_info(game.episode_info(state, 0)), sort_keys=True, default=_plain)}",
         *_picture(game, state),
         "",
     ]

@@ -14,7 +14,9 @@ episode unless ``learner_seat`` is fixed) and opponents play the other seats ins
 ``step``. Finished envs are reset in the same step (SB3's convention): ``dones[i]`` is True,
 ``obs[i]`` is already the next episode's first observation and
 ``infos[i]["terminal_observation"]`` holds the terminal one, next to the game's episode info
-(``end_reason``, ``scores``, ``winners``, ``learner_seat``) and ``TimeLimit.truncated``.
+(numeric: ``end_reason`` int code, ``winners (P,) bool``, ``scores``, ...; see
+:meth:`Game.episode_info <monkey_envs.core.game.Game.episode_info>`), ``learner_seat``,
+``illegal_action`` and ``TimeLimit.truncated``.
 
 :meth:`MonkeyVecEnv.action_masks` returns the driver's ``(N, A) bool`` mask array;
 sb3-contrib's ``get_action_masks`` goes through ``env_method("action_masks")``, which returns

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import numpy as np
 
@@ -31,7 +32,9 @@ class GameSpec:
             :meth:`~monkey_envs.core.game.Game.movers`). Simultaneous games get a PettingZoo
             ``ParallelEnv``.
         end_reasons: name of each ``state.end_reason`` code (code ``i`` is ``end_reasons[i]``;
-            code 0 is the running game).
+            code 0 is the running game). Infos carry the code (``info["end_reason"]``, an int,
+            so RL libraries can store it in numeric buffers); :meth:`end_reason_name` and
+            :meth:`readable_info` give the names back.
         default_players: player counts that benchmarks and listings use by default.
     """
 
@@ -64,6 +67,40 @@ class GameSpec:
     def simultaneous(self) -> bool:
         """True for a simultaneous-move game."""
         return self.dynamics == "simultaneous"
+
+    def end_reason_name(self, code: int) -> str:
+        """Name of end-reason ``code`` (``end_reasons[code]``; ``"code_<n>"`` for a code outside the table)."""
+        c = int(code)
+        return self.end_reasons[c] if 0 <= c < len(self.end_reasons) else f"code_{c}"
+
+    def readable_info(self, info: dict[str, Any]) -> dict[str, Any]:
+        """A JSON-ready, human-readable copy of an episode ``info`` dict (logs, playthroughs, reports).
+
+        ``end_reason`` (an int code) becomes its name, ``winners`` (a ``(P,) bool`` mask) the list
+        of winning seats, numpy arrays become lists and numpy scalars Python numbers (nested
+        dicts too); every other value is kept. The env infos themselves stay numeric and
+        fixed-shape (what RL libraries' buffers need); this is their readable form.
+        """
+        out: dict[str, Any] = {}
+        for key, value in info.items():
+            if key == "end_reason" and isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+                out[key] = self.end_reason_name(value)
+            elif key == "winners" and isinstance(value, np.ndarray) and value.dtype == np.bool_:
+                out[key] = np.flatnonzero(value).tolist()
+            else:
+                out[key] = _plain(value)
+        return out
+
+
+def _plain(value: Any) -> Any:
+    """``value`` with numpy arrays as lists and numpy scalars as Python numbers (dicts recursively)."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
 
 
 @dataclasses.dataclass(frozen=True)

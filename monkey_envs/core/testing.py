@@ -28,6 +28,9 @@ simultaneous games). The checks:
   env ``gymnasium.make(id, **config)`` seeded ``s + i`` under the same seeded random legal
   actions, over several episodes (autoresets included): observations, rewards, ends, masks,
   learner seats, terminal observations and episode infos.
+* ``vector_next_step`` (once per game): the same with ``autoreset_mode=NEXT_STEP`` (gymnasium's
+  next-step autoreset): env ``i`` equals the single env that calls ``reset()`` after each
+  episode, step for step, infos included.
 * ``batch_invariance``: row ``i`` of ``game.init(seeds)`` stepped with per-row seeded random legal
   actions equals the same seed at batch size 1 (every state array, and every seat's observation).
 * ``round_trips``: clone, ``copy.deepcopy``, pickle, take/concat/put, get_state/set_state (through
@@ -47,7 +50,8 @@ simultaneous games). The checks:
   out-of-range action, which they must ignore, then restarted) with ``state_violations == []``
   after every step, every game ending within a bound, rewards inside ``spec.reward_range``,
   ``winners_mask`` / ``end_reason`` / ``current_player`` set exactly at the end, valid
-  ``end_reason_names``, observations inside the declared bounds; then ``state_violations``
+  ``end_reason_names``, ``episode_info`` numeric and of one fixed layout (``end_reason`` the
+  state's int code, ``winners`` its ``(P,) bool`` mask), observations inside the declared bounds; then ``state_violations``
   must flag at least one of a set of corrupted copies (it checks the game's own laws).
 * ``legal_masks``: for random states every masked-legal action steps (to a state without
   violations) and every masked-illegal one raises ``ValueError`` leaving the state as it was;
@@ -505,6 +509,74 @@ def check_vector_equivalence(
     _fail(f"{c.name} {c.config}: envs finished only {ended.tolist()} episodes in {max_steps} steps")
 
 
+def check_vector_next_step(
+    game: str | Game,
+    config: Mapping[str, Any] | None = None,
+    *,
+    num_envs: int = 3,
+    seed: int = 300,
+    episodes: int = 2,
+    max_steps: int = MAX_GAME_STEPS,
+) -> None:
+    """The vector env with ``autoreset_mode=NEXT_STEP`` replays the single env, env by env.
+
+    Env ``i`` (seeded ``s + i``) equals a single env seeded ``s + i`` that calls ``reset()`` after
+    each episode: per step the observation, reward, ends and info row (terminal info included);
+    the step after an end shows the reset (first observation, reward 0, not done) and ignores
+    the env's action.
+    """
+    import gymnasium
+    from gymnasium.vector import AutoresetMode
+
+    c = _ctx(game, config)
+    n = num_envs
+    vec = gymnasium.make_vec(
+        c.gym_id,
+        num_envs=n,
+        vectorization_mode="vector_entry_point",
+        autoreset_mode=AutoresetMode.NEXT_STEP,
+        **c.config,
+    )
+    _expect(vec.metadata.get("autoreset_mode") == AutoresetMode.NEXT_STEP, f"{c.name}: metadata autoreset_mode")
+    singles = [gymnasium.make(c.gym_id, **c.config) for _ in range(n)]
+    obs_v, inf_v = vec.reset(seed=seed)
+    masks = []
+    for i, env in enumerate(singles):
+        o, inf = env.reset(seed=seed + i)
+        _expect(np.array_equal(o, obs_v[i]), f"{c.name} {c.config} env {i}: reset observation differs")
+        _expect(_same(_vector_info_row(inf_v, i), inf), f"{c.name} {c.config} env {i}: reset info differs")
+        masks.append(inf["action_mask"])
+    pol_v = RowRandomPolicy(seed + np.arange(n))
+    pol_s = [RowRandomPolicy([seed + i]) for i in range(n)]
+    restart = np.zeros(n, dtype=bool)
+    ended = np.zeros(n, dtype=np.int64)
+    for t in range(max_steps):
+        acts = pol_v(inf_v["action_mask"])
+        obs_v, r_v, te_v, tr_v, inf_v = vec.step(acts)
+        for i, env in enumerate(singles):
+            where = f"{c.name} {c.config} NEXT_STEP env {i} step {t}"
+            a = int(pol_s[i](masks[i][None])[0])  # drawn in either case: the streams stay aligned
+            if restart[i]:
+                o, inf = env.reset()
+                r, te, tr = 0.0, False, False
+            else:
+                _expect(a == acts[i], f"{where}: the single env's mask gave another action ({a} vs {acts[i]})")
+                o, r, te, tr, inf = env.step(a)
+            _expect(np.array_equal(o, obs_v[i]), f"{where}: observation != single env's")
+            _expect(r == r_v[i], f"{where}: reward {r_v[i]} != single env's {r}")
+            _expect(
+                te == te_v[i] and tr == tr_v[i], f"{where}: end ({te_v[i]}, {tr_v[i]}) != single env's ({te}, {tr})"
+            )
+            row = _vector_info_row(inf_v, i)
+            _expect(_same(row, inf), f"{where}: info {row} != single env's {inf}")
+            masks[i] = inf["action_mask"]
+            restart[i] = te or tr
+            ended[i] += int(te or tr)
+        if ended.min() >= episodes:
+            return
+    _fail(f"{c.name} {c.config}: NEXT_STEP envs finished only {ended.tolist()} episodes in {max_steps} steps")
+
+
 # ============================================================================ core: batch invariance
 def check_batch_invariance(
     game: str | Game,
@@ -890,7 +962,7 @@ def _check_vector_bad_input(c: _Ctx, num_envs: int = 4, seed: int = 9) -> None:
             _expect(terms[row] and not truncs[row], f"{where} did not end its episode")
             flag = infos["final_info"].get("illegal_action")
             _expect(flag is not None and bool(flag[row]), f"{where}: final_info lacks illegal_action")
-            mask = infos["final_info"].get("_illegal_action", np.zeros(num_envs, bool))
+            mask = infos["final_info"].get("_illegal_action", np.zeros(num_envs, bool)) & np.asarray(flag, bool)
             _expect(mask.sum() == 1, f"{where}: other envs forfeited too ({np.flatnonzero(mask).tolist()})")
         else:
             _, rewards, dones, infos = out
@@ -1066,6 +1138,37 @@ def _nudge(v: Any, k: int) -> Any:
     return v + 1.0
 
 
+def _info_layout(info: Any, where: str) -> dict[str, Any]:
+    """``key -> (shape, dtype kind)`` (nested for dicts) of an ``episode_info``; fails on a non-numeric value.
+
+    Infos must be numeric and fixed-shape (RL libraries stack them into arrays): ``bool`` /
+    ``int`` / ``float`` / numpy scalars, numpy arrays of bool or numbers, and dicts of those;
+    ``end_reason`` an int code and ``winners`` a ``(P,) bool`` array.
+    """
+    _expect(isinstance(info, Mapping), f"{where}: not a dict but {type(info).__name__}")
+    out: dict[str, Any] = {}
+    for key, value in info.items():
+        if isinstance(value, Mapping):
+            out[key] = _info_layout(value, f"{where}[{key!r}]")
+        elif isinstance(value, (bool, int, float, np.bool_, np.number)):
+            out[key] = ((), np.asarray(value).dtype.kind)
+        elif isinstance(value, np.ndarray) and value.dtype.kind in "biuf":
+            out[key] = (value.shape, value.dtype.kind)
+        else:
+            _fail(
+                f"{where}: {key!r} is {type(value).__name__} {value!r}: infos hold numbers, bools and numeric "
+                "arrays of a fixed shape only (a string or a list of varying length breaks RL libraries' buffers)"
+            )
+    return out
+
+
+def _check_info_layout(info: Any, layout: dict[str, Any], where: str) -> None:
+    got = _info_layout(info, where)
+    _expect(got == layout, f"{where}: keys, shapes or dtypes {got} differ from a fresh game's {layout}")
+    if "end_reason" in got or "winners" in got:
+        _expect(got.get("end_reason") == ((), "i"), f"{where}: end_reason must be an int code")
+
+
 def check_random_play_fuzz(
     game: str | Game,
     config: Mapping[str, Any] | None = None,
@@ -1091,6 +1194,7 @@ def check_random_play_fuzz(
     age = np.zeros(batch, dtype=np.int64)
     ended = np.zeros(batch, dtype=bool)
     probe: BatchState | None = None
+    info_layout = _info_layout(g.episode_info(s, 0), f"{c.name} {c.config}: episode_info of a fresh game")
     bad0 = g.state_violations(s)
     _expect(not bad0, f"{c.name} {c.config}: fresh games break the game's laws: {bad0[:5]}")
     for t in range(steps + max_game_steps):
@@ -1132,6 +1236,14 @@ def check_random_play_fuzz(
         for r in range(batch):
             ok = names[r] == spec.end_reasons[0] if live[r] else names[r] in spec.end_reasons[1:]
             _expect(ok, f"{where}: row {r} ({'running' if live[r] else 'over'}) has end reason name {names[r]!r}")
+        for r in np.flatnonzero(newly).tolist():
+            info = g.episode_info(new, r)
+            _check_info_layout(info, info_layout, f"{where}: episode_info of ended row {r}")
+            _expect(info["end_reason"] == int(new.end_reason[r]), f"{where}: info end_reason != state.end_reason")
+            _expect(np.array_equal(info["winners"], new.winners_mask[r]), f"{where}: info winners != winners_mask")
+        if t % observe_every == 0 and live.any():
+            r = int(np.flatnonzero(live)[0])
+            _check_info_layout(g.episode_info(new, r), info_layout, f"{where}: episode_info of running row {r}")
         seats = [np.maximum(new.current_player, 0).astype(np.int64)]
         if t % observe_every == 0:
             seats += [np.full(batch, p, dtype=np.int64) for p in range(P)]
@@ -1305,6 +1417,7 @@ CHECKS: dict[str, Callable[..., None]] = {
     "gymnasium_check_env": check_gymnasium_check_env,
     "sb3_check_env": check_sb3_check_env,
     "vector_equivalence": check_vector_equivalence,
+    "vector_next_step": check_vector_next_step,
     "batch_invariance": check_batch_invariance,
     "round_trips": check_round_trips,
     "bad_input": check_bad_input,
@@ -1315,7 +1428,7 @@ CHECKS: dict[str, Callable[..., None]] = {
     "playthroughs": check_playthroughs,
 }
 #: Checks that run once per game with default arguments (not per configuration).
-PER_GAME_CHECKS = frozenset({"gymnasium_check_env", "sb3_check_env", "playthroughs"})
+PER_GAME_CHECKS = frozenset({"gymnasium_check_env", "sb3_check_env", "vector_next_step", "playthroughs"})
 #: Checks only simultaneous games get.
 SIMULTANEOUS_CHECKS = frozenset({"pettingzoo_parallel"})
 

@@ -1010,18 +1010,21 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         return s.winners_mask.copy()
 
     def episode_info(self, s: FunkyMonkeyState, row: int) -> dict[str, Any]:
-        """End reason, winners, round, final track/coconut facts and the bluff analytics of ``row``."""
+        """The shared end facts, ``round``, final track/coconut facts and the bluff analytics of ``row``.
+
+        ``positions`` / ``coconuts (P,) int64``, ``alive (P,) bool``, ``round`` / ``golden`` /
+        ``tiger`` ints, ``bluff_stats``: ``name -> (P,) int64`` per seat.
+        """
         tot = self.total_coconuts(s.take(row))[0]
         return {
-            "end_reason": END_REASONS[int(s.end_reason[row])],
-            "winners": np.flatnonzero(s.winners_mask[row]).tolist(),
+            **super().episode_info(s, row),
             "round": int(s.round[row]),
-            "positions": s.pos[row].astype(int).tolist(),
-            "alive": s.alive[row].tolist(),
-            "coconuts": tot.astype(int).tolist(),
+            "positions": s.pos[row].astype(np.int64),
+            "alive": s.alive[row].astype(bool),
+            "coconuts": tot.astype(np.int64),
             "golden": int(s.golden[row]),
             "tiger": int(s.tiger[row]),
-            "bluff_stats": {name: s.stats[row, :, i].astype(int).tolist() for i, name in enumerate(STAT_NAMES)},
+            "bluff_stats": {name: s.stats[row, :, i].astype(np.int64) for i, name in enumerate(STAT_NAMES)},
         }
 
     # ================================================================== positions

@@ -290,11 +290,8 @@ class MonkeyFun(Game[MonkeyFunState]):
         return state.scores.astype(np.float64)
 
     def episode_info(self, s: MonkeyFunState, row: int) -> dict[str, Any]:
-        return {
-            "end_reason": END_REASONS[int(s.end_reason[row])],
-            "scores": s.scores[row].astype(int).tolist(),
-            "winners": np.flatnonzero(s.winners_mask[row]).tolist(),
-        }
+        """The shared end facts plus ``scores (P,) int64`` (final points; the solo score)."""
+        return {**super().episode_info(s, row), "scores": s.scores[row].astype(np.int64)}
 
     def state_violations(self, state: MonkeyFunState) -> list[tuple[str, int, str]]:
         """The shared laws and the Monkey Fun laws (:mod:`~monkey_envs.monkey_fun.invariants`) broken by ``state``."""

@@ -338,12 +338,13 @@ class Monki(Game[MonkiState]):
         }
 
     def episode_info(self, state: MonkiState, row: int) -> dict[str, Any]:
+        """The shared end facts plus ``fruits`` / ``golden (P,) int64`` filled slots per seat and ``turns``."""
         filled = self.filled_slots(state.owner[row : row + 1])[0]
         return {
-            "fruits": [int(x) for x in (filled[:, : D.ROW1_SLOTS] > 0).sum(1)],
-            "golden": [int(x) for x in (filled[:, D.ROW1_SLOTS :] > 0).sum(1)],
+            **super().episode_info(state, row),
+            "fruits": (filled[:, : D.ROW1_SLOTS] > 0).sum(1).astype(np.int64),
+            "golden": (filled[:, D.ROW1_SLOTS :] > 0).sum(1).astype(np.int64),
             "turns": int(state.turns[row]),
-            "end_reason": END_REASONS[int(state.end_reason[row])] if 0 <= state.end_reason[row] < 4 else "?",
         }
 
     def state_violations(self, state: MonkiState) -> list[tuple[str, int, str]]:

@@ -190,11 +190,7 @@ class ToyBidding(Game[ToyBiddingState]):
         return s.points.astype(np.float64)
 
     def episode_info(self, s: ToyBiddingState, row: int) -> dict[str, Any]:
-        return {
-            "end_reason": END_REASONS[int(s.end_reason[row])],
-            "scores": s.points[row].astype(int).tolist(),
-            "winners": np.flatnonzero(s.winners_mask[row]).tolist(),
-        }
+        return {**super().episode_info(s, row), "scores": s.points[row].astype(np.int64)}
 
     # ------------------------------------------------------------------ kit hooks
     def movers(self, s: ToyBiddingState) -> np.ndarray:

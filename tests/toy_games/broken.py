@@ -231,11 +231,7 @@ class ToyCoins(Game[ToyCoinsState]):
 
     def episode_info(self, s: ToyCoinsState, row: int) -> dict[str, Any]:
         """End reason, winners and purses (the secrets stay hidden)."""
-        return {
-            "end_reason": END_REASONS[int(s.end_reason[row])],
-            "winners": self._winner_list(s, row),
-            "purses": s.purse[row].astype(int).tolist(),
-        }
+        return {**super().episode_info(s, row), "purses": s.purse[row].astype(np.int64)}
 
     # ------------------------------------------------------------------ kit hooks
     def resample_hidden(self, state: ToyCoinsState, seat: int, seed: int) -> ToyCoinsState:

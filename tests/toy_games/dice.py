@@ -216,12 +216,7 @@ class ToyDice(Game[ToyDiceState]):
         return np.flatnonzero(s.winners_mask[row]).tolist()
 
     def episode_info(self, s: ToyDiceState, row: int) -> dict[str, Any]:
-        return {
-            "end_reason": END_REASONS[int(s.end_reason[row])],
-            "scores": s.score[row].astype(int).tolist(),
-            "winners": self._winner_list(s, row),
-            "turns": int(s.turns[row]),
-        }
+        return {**super().episode_info(s, row), "scores": s.score[row].astype(np.int64), "turns": int(s.turns[row])}
 
     # ------------------------------------------------------------------ kit hooks
     def scores(self, s: ToyDiceState) -> np.ndarray:

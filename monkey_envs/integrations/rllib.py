@@ -1,0 +1,201 @@
+"""RLlib (new API stack) adapter: the AEC envs as a ``MultiAgentEnv`` for RLlib's action-masking module.
+
+RLlib's ``ActionMaskingTorchRLModule`` (``ray.rllib.examples.rl_modules.classes.action_masking_rlm``)
+reads observations ``{"observations": ..., "action_mask": ...}`` (plural key, float mask), and its
+default encoders refuse the PettingZoo observation ``{"observation": ..., "action_mask": ...}``
+(a ``Dict`` space) outright. This module bridges the two:
+
+* :class:`MonkeyMultiAgentEnv` (built on first use): RLlib's own ``PettingZooEnv`` wrapper over
+  ``monkey_envs.<game>_v<version>.env(**options)``, with each agent's observation renamed to
+  ``{"observations": (D,) float32, "action_mask": (A,) float32 0/1}`` and its space to match.
+  Its constructor takes RLlib's ``env_config`` dict: ``{"game": <name>, **game options}``.
+* :func:`module_spec`: a ``MultiRLModuleSpec`` with one ``ActionMaskingTorchRLModule`` policy,
+  :data:`POLICY_ID`, that every seat uses (:func:`policy_mapping_fn`; parameter sharing, i.e.
+  self-play).
+* :func:`ppo_config`: a ``PPOConfig`` with the env, the mapping and the module set.
+
+Usage::
+
+    from monkey_envs.integrations import rllib as mrl
+
+    config = mrl.ppo_config("monkey_fun", num_players=2).env_runners(num_env_runners=0)
+    algo = config.build_algo()
+    print(algo.train()["env_runners"]["episode_return_mean"])
+
+or by hand::
+
+    config = (
+        PPOConfig()
+        .environment(mrl.MonkeyMultiAgentEnv, env_config={"game": "monkey_fun", "num_players": 2})
+        .multi_agent(policies={mrl.POLICY_ID}, policy_mapping_fn=mrl.policy_mapping_fn)
+        .rl_module(rl_module_spec=mrl.module_spec())
+    )
+
+Rewards are PettingZoo's: 0 until the end, then each seat's end reward (zero-sum games; a shared
+policy learns both sides). Infos are the AEC env's (numeric; ``end_reason`` codes,
+``winners (P,) bool``). Ray is imported only when one of these names is used, so importing
+:mod:`monkey_envs` or this module needs no Ray; without Ray they raise ``ImportError`` naming the
+extra to install (``pip install "monkey-envs[clients]"``).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import numpy as np
+
+from monkey_envs.games import DEFAULT_GAME
+
+#: The one policy every seat maps to.
+POLICY_ID = "shared"
+
+#: Default network of :func:`module_spec` (RLlib ``DefaultModelConfig`` keys).
+DEFAULT_MODEL_CONFIG: dict[str, Any] = {"head_fcnet_hiddens": [256, 256], "head_fcnet_activation": "relu"}
+
+_INSTALL = 'RLlib is not installed: pip install "monkey-envs[clients]" (or "ray[rllib]")'
+
+
+def _require_ray() -> None:
+    try:
+        import ray.rllib  # noqa: F401
+    except ImportError as e:
+        raise ImportError(_INSTALL) from e
+
+
+def policy_mapping_fn(agent_id: Any, episode: Any = None, **kwargs: Any) -> str:
+    """RLlib ``policy_mapping_fn``: every agent plays :data:`POLICY_ID`."""
+    return POLICY_ID
+
+
+def module_spec(model_config: dict[str, Any] | None = None) -> Any:
+    """``MultiRLModuleSpec`` with RLlib's ``ActionMaskingTorchRLModule`` as policy :data:`POLICY_ID`.
+
+    Args:
+        model_config: RLlib model config of the module (default :data:`DEFAULT_MODEL_CONFIG`).
+
+    Raises:
+        ImportError: Ray RLlib is not installed.
+    """
+    _require_ray()
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
+
+    cfg = dict(DEFAULT_MODEL_CONFIG if model_config is None else model_config)
+    return MultiRLModuleSpec(
+        rl_module_specs={POLICY_ID: RLModuleSpec(module_class=ActionMaskingTorchRLModule, model_config=cfg)}
+    )
+
+
+def ppo_config(game: str = DEFAULT_GAME, model_config: dict[str, Any] | None = None, **game_options: Any) -> Any:
+    """RLlib ``PPOConfig`` for masked self-play on ``game`` (env, policy mapping and module spec set).
+
+    Args:
+        game: a registered game name.
+        model_config: see :func:`module_spec`.
+        **game_options: the game's options (e.g. ``num_players=2``), passed as ``env_config``.
+
+    Raises:
+        ImportError: Ray RLlib is not installed.
+        ValueError: an unknown game or options the game rejects (checked here, before RLlib
+            builds any env).
+    """
+    _require_ray()
+    from ray.rllib.algorithms.ppo import PPOConfig
+
+    env_config = {"game": game, **game_options}
+    env_class().check_config(env_config)
+    return (
+        PPOConfig()
+        .environment(env_class(), env_config=env_config)
+        .multi_agent(policies={POLICY_ID}, policy_mapping_fn=policy_mapping_fn)
+        .rl_module(rl_module_spec=module_spec(model_config))
+    )
+
+
+@functools.cache
+def env_class() -> type:
+    """The :class:`MonkeyMultiAgentEnv` class (defined on first use, when Ray is imported)."""
+    _require_ray()
+    from gymnasium import spaces
+    from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
+
+    from monkey_envs.core.aec import aec_api
+    from monkey_envs.games import game_class
+
+    class MonkeyMultiAgentEnv(PettingZooEnv):
+        """A monkey-envs game as an RLlib ``MultiAgentEnv`` (RLlib's ``PettingZooEnv`` over the AEC env).
+
+        Args:
+            config: RLlib's ``env_config``: ``{"game": <name> (default the package's default
+                game), **game options}``.
+
+        Observations: per agent ``{"observations": (D,) float32, "action_mask": (A,) float32}``
+        (the mask 1.0 for legal actions of the agent to move); actions ``Discrete(A)``.
+
+        Raises:
+            ValueError: an unknown game or options the game rejects.
+        """
+
+        def __init__(self, config: dict[str, Any] | None = None) -> None:
+            options = self.check_config(config)
+            game = options.pop("game")
+            super().__init__(aec_api(game)[0](**options))
+            self.game = self.env.unwrapped.game
+            self.observation_spaces = {
+                a: spaces.Dict(
+                    {
+                        "observations": self.env.observation_space(a)["observation"],
+                        "action_mask": spaces.Box(0.0, 1.0, (self.game.num_actions,), np.float32),
+                    }
+                )
+                for a in self.possible_agents
+            }
+            self.observation_space = spaces.Dict(self.observation_spaces)
+
+        @staticmethod
+        def check_config(config: dict[str, Any] | None) -> dict[str, Any]:
+            """``config`` as a plain dict with ``"game"`` set; ``ValueError`` for an unknown game or options."""
+            options = dict(config or {})
+            options.setdefault("game", DEFAULT_GAME)
+            game = options["game"]
+            if not isinstance(game, str):
+                raise ValueError(f"env_config['game'] must be a game name, got {game!r}")
+            game_class(game)(**{k: v for k, v in options.items() if k not in ("game", "render_mode")})
+            return options
+
+        @staticmethod
+        def _convert(obs: dict[str, dict[str, np.ndarray]]) -> dict[str, dict[str, np.ndarray]]:
+            return {
+                a: {"observations": o["observation"], "action_mask": o["action_mask"].astype(np.float32)}
+                for a, o in obs.items()
+            }
+
+        def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
+            obs, infos = super().reset(seed=seed, options=options)
+            return self._convert(obs), infos
+
+        def step(self, action: dict) -> tuple[dict, dict, dict, dict, dict]:
+            obs, rewards, terminateds, truncateds, infos = super().step(action)
+            return self._convert(obs), rewards, terminateds, truncateds, infos
+
+    MonkeyMultiAgentEnv.__module__ = __name__
+    MonkeyMultiAgentEnv.__qualname__ = "MonkeyMultiAgentEnv"
+    return MonkeyMultiAgentEnv
+
+
+def __getattr__(name: str) -> Any:
+    if name == "MonkeyMultiAgentEnv":  # built on first use (imports Ray); pickles by this name
+        return env_class()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = [
+    "DEFAULT_MODEL_CONFIG",
+    "POLICY_ID",
+    "env_class",
+    "module_spec",
+    "policy_mapping_fn",
+    "ppo_config",
+]
