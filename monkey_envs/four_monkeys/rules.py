@@ -514,11 +514,9 @@ class FourMonkeys(Game[FourMonkeysState]):
         return state.totals.astype(np.float64)
 
     def episode_info(self, s: FourMonkeysState, row: int) -> dict[str, Any]:
-        return {
-            "end_reason": END_REASONS[int(s.end_reason[row])],
-            "scores": s.totals[row].astype(int).tolist(),
-            "winners": np.flatnonzero(s.winners_mask[row]).tolist(),
-        }
+        """The shared end facts (``end_reason`` code, ``winners (P,) bool``) plus ``scores (P,) int64``,
+        the game totals."""
+        return {**super().episode_info(s, row), "scores": s.totals[row].astype(np.int64)}
 
     def episode_stats(self, state: FourMonkeysState) -> dict[str, np.ndarray]:
         """Per-seat counters (:data:`~monkey_envs.four_monkeys.state.STAT_NAMES`), each ``(B, P) int64``."""
