@@ -55,8 +55,9 @@ class _MonkiView:
         visible = self.boards.sum(1) + self.statues.sum(1) + up_kind
         self.down = np.maximum(D.KIND_TOTAL[None] - visible, 0)  # (B, 16) face-down per kind
         # own empty spaces: (B, 12) slots
-        kind_slot = np.array(
-            [c * 4 + f for c in range(2) for f in range(4)] + [8 + f for _ in range(2) for f in range(4)]
+        # kind k = colour * 8 + fruit (regular) or colour * 8 + 4 + fruit (golden): its board space
+        kind_slot = np.where(
+            np.arange(16) % 8 >= 4, 8 + np.arange(16) % 4, (np.arange(16) // 8) * 4 + np.arange(16) % 4
         )
         own_slots = np.zeros((B, D.NUM_SLOTS), np.int64)
         np.add.at(own_slots, (np.arange(B)[:, None], kind_slot[None].repeat(B, 0)), self.boards[:, 0])
