@@ -15,8 +15,9 @@ statues and lying face up (all public).
   spaces (``kept``), a ruby the tokens it takes (golden ones ``golden_weight``); it picks the
   best. Moves: like cautious, scoring each cell by the best of those values reachable from it.
 
-Deterministic (ties: lowest action), batch-invariant. Measured (200 seat-balanced games each
-way, default layout): cautious 69% and greedy 69% wins against random; cautious beats greedy 59%.
+Deterministic (ties: lowest action), batch-invariant. Measured (``python -m agents.arena --game
+monki --agents random cautious greedy --games 2004 --seed 0``): cautious finishes ahead of random
+in 0.799 of their games, greedy in 0.789; cautious ahead of greedy in 0.506.
 """
 
 from __future__ import annotations
