@@ -196,3 +196,20 @@ def test_bad_input_is_refused():
         push_your_luck(G, obs, np.zeros(3, np.int64))
     with pytest.raises(ValueError, match="obs must have shape"):
         PublicView(G, obs[:, :-1])
+
+
+def test_comparison_table_puts_agents_side_by_side(tmp_path, capsys):
+    from monkey_envs.monki.analytics import comparison_markdown, main
+
+    s = flipping({0: ["green fig", "green banana"], 2: ["green banana", "blue fig", "green grapes"]}, [0])
+    obs = np.repeat(G.observe(s, np.array([0])), 2, 0)
+    a = push_your_luck(G, obs, np.array([G.A_FLIP + 2, G.A_PASS]))
+    b = push_your_luck(G, obs, np.array([G.A_PASS, G.A_PASS]))
+    text = comparison_markdown({"a": a, "b": b})
+    assert "| (0.3, 0.4] | 50.0% (2) | 0.0% (2) |" in text
+    assert "| 0 | " not in text.split("\n\n")[0]  # a bin nobody met is left out
+    import json
+
+    (tmp_path / "a.json").write_text(json.dumps(a))
+    assert main([f"a={tmp_path / 'a.json'}"]) == 0 and "50.0% (2)" in capsys.readouterr().out
+    assert main(["no-name.json"]) == 2

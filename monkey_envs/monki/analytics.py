@@ -303,3 +303,60 @@ def push_your_luck_markdown(data: dict[str, Any]) -> str:
     for r in sk["by_spent_ruby_best_take"]:
         lines.append(f"| {r['context']} | {r['decisions']} | {r['yes']} | {pct(r['rate'])} | {ci(r)} |")
     return "\n".join(lines)
+
+
+def comparison_markdown(reports: dict[str, dict[str, Any]]) -> str:
+    """Side-by-side rates of several agents' :func:`push_your_luck` data (``name -> data``).
+
+    Three tables, one column per agent (``rate (decisions)``): the flip-again rate by the bust
+    chance of the safest flip, the ruby-use rate by the best take on its board's statue, the skip
+    rate by the rubies still usable.
+    """
+    names = list(reports)
+
+    def cell(row: dict[str, Any]) -> str:
+        return "-" if row["rate"] is None else f"{100 * row['rate']:.1f}% ({row['decisions']})"
+
+    lines: list[str] = []
+    for title, part, table in (
+        ("P(bust) of the safest flip", "flip_again", "by_bust_chance"),
+        ("best ruby take on its board's statue", "ruby_use", "by_best_take"),
+        ("rubies usable at the start of a turn", "skip", "by_rubies_left"),
+    ):
+        what = {"flip_again": "flip-again rate", "ruby_use": "ruby-use rate", "skip": "skip rate"}[part]
+        lines += [f"| {title} ({what}) | " + " | ".join(names) + " |", "|---|" + "---:|" * len(names)]
+        rows = [reports[n][part][table] for n in names]
+        for i, first in enumerate(rows[0]):
+            cells = [cell(r[i]) for r in rows]
+            if all(r[i]["decisions"] == 0 for r in rows):
+                continue
+            lines.append(f"| {first['context']} | " + " | ".join(cells) + " |")
+        overall = []
+        for n in names:
+            rate = reports[n][part]["rate"]
+            overall.append("-" if rate is None else f"{100 * rate:.1f}% ({reports[n][part]['decisions']})")
+        lines += ["| all | " + " | ".join(overall) + " |", ""]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m monkey_envs.monki.analytics NAME=REPORT.json ...``: print :func:`comparison_markdown`
+    of reports written by ``python -m agents.decision_report --game monki --json``."""
+    import json
+    import sys
+
+    args = sys.argv[1:] if argv is None else argv
+    if not args or any("=" not in a for a in args):
+        print("usage: python -m monkey_envs.monki.analytics NAME=REPORT.json [NAME=REPORT.json ...]", file=sys.stderr)
+        return 2
+    reports = {}
+    for a in args:
+        name, _, path = a.partition("=")
+        with open(path) as f:
+            reports[name] = json.load(f)
+    print(comparison_markdown(reports))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
