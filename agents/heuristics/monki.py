@@ -15,8 +15,9 @@ statues and lying face up (all public).
   spaces (``kept``), a ruby the tokens it takes (golden ones ``golden_weight``); it picks the
   best. Moves: like cautious, scoring each cell by the best of those values reachable from it.
 
-Deterministic (ties: lowest action), batch-invariant. Measured (200 seat-balanced games each
-way, default layout): cautious 69% and greedy 69% wins against random; cautious beats greedy 59%.
+Deterministic (ties: lowest action), batch-invariant. Measured (``python -m agents.arena --game
+monki --agents random cautious greedy --games 2004 --seed 0``): cautious finishes ahead of random
+in 0.799 of their games, greedy in 0.789; cautious ahead of greedy in 0.506.
 """
 
 from __future__ import annotations
@@ -55,8 +56,9 @@ class _MonkiView:
         visible = self.boards.sum(1) + self.statues.sum(1) + up_kind
         self.down = np.maximum(D.KIND_TOTAL[None] - visible, 0)  # (B, 16) face-down per kind
         # own empty spaces: (B, 12) slots
-        kind_slot = np.array(
-            [c * 4 + f for c in range(2) for f in range(4)] + [8 + f for _ in range(2) for f in range(4)]
+        # kind k = colour * 8 + fruit (regular) or colour * 8 + 4 + fruit (golden): its board space
+        kind_slot = np.where(
+            np.arange(16) % 8 >= 4, 8 + np.arange(16) % 4, (np.arange(16) // 8) * 4 + np.arange(16) % 4
         )
         own_slots = np.zeros((B, D.NUM_SLOTS), np.int64)
         np.add.at(own_slots, (np.arange(B)[:, None], kind_slot[None].repeat(B, 0)), self.boards[:, 0])

@@ -337,6 +337,21 @@ class Monki(Game[MonkiState]):
             "kept_per_game": totals.get("kept", 0) / per,
         }
 
+    def report_decisions(self, actions: np.ndarray) -> np.ndarray:
+        """Every turn decision (skip, move, flip, pass, ruby; not the placements): what the
+        push-your-luck report (:mod:`monkey_envs.monki.analytics`) reads, split by the phase in the observation."""
+        return np.asarray(actions) >= self.A_MOVE
+
+    def decision_report(
+        self, obs: np.ndarray, actions: np.ndarray, about: dict[str, Any] | None = None
+    ) -> tuple[str, dict[str, Any], str]:
+        """Flip-again rate by the chance of a bust, ruby use and skips by the statues' contents
+        (:func:`monkey_envs.monki.analytics.push_your_luck`)."""
+        from monkey_envs.monki.analytics import push_your_luck, push_your_luck_markdown
+
+        data = {**(about or {}), **push_your_luck(self, obs, actions)}
+        return "Has the agent learned push-your-luck?", data, push_your_luck_markdown(data)
+
     def episode_info(self, state: MonkiState, row: int) -> dict[str, Any]:
         """The shared end facts plus ``fruits`` / ``golden (P,) int64`` filled slots per seat and ``turns``."""
         filled = self.filled_slots(state.owner[row : row + 1])[0]
