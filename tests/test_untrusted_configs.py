@@ -243,7 +243,7 @@ def test_the_boundaries_of_the_ranges_are_accepted():
             ["--set", "eval.num_games=100", "--set", "eval.curve_games=25"],
             "error: eval.curve_games: must be a multiple of the player count 2 (seat-balanced games), got 25\n",
         ),
-        (["--set", "eval.opponents=[]"], "error: eval.opponents: is empty but eval.num_games is 1000;"),
+        (["--set", "eval.opponents=[]"], "error: eval.opponents: is empty but eval.num_games is 4000;"),
         (["--set", "env.learner_seat=2"], "error: env.learner_seat: must be in [0, 2) or null, got 2\n"),
         (["--set", "env.game=chess"], "error: env.game: unknown game 'chess'; known games: ["),
         (["--set", "env.game_options={num_players: 99}"], "error: env.game_options: "),
