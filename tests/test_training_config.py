@@ -112,6 +112,8 @@ def test_bad_override_and_missing_file_raise():
                 "--set",
                 "eval.opponents=[random]",
                 "--set",
+                "pretrain.teacher=random",  # the default run's teacher, greedy, plays Monkey Fun only
+                "--set",
                 "ppo.features=board",
             ],
             "error: ppo.features: 'funky_monkey' has no features 'board'",

@@ -115,7 +115,10 @@ BAD_OVERRIDES = {
     ),
     "no equals sign": ("seed", r"^--set: 'seed' must look like KEY=VALUE \(e.g. ppo.learning_rate=3e-4\)$"),
     "empty key": ("=3", r"^--set: '=3' has an empty key$"),
-    "not a section": ("ppo.learning_rate.x=3", r"^ppo.learning_rate: must be a number, got \{'x': 3\}$"),
+    "not a section": (
+        "ppo.learning_rate.x=3",
+        r"^ppo.learning_rate: is not a section \(in --set 'ppo.learning_rate.x=3'\)$",
+    ),
     "under a scalar": ("seed.x=1", r"^seed: must be an integer, got \{'x': 1\}$"),
     "long value": ("ppo.activation=" + "x" * 10_000, r"^ppo.activation: must be at most 4096 characters, got 10000$"),
     "very long value": ("seed=" + "1" * 70_000, r"^seed: the --set value has 70000 characters \(at most 65536\)$"),
@@ -240,7 +243,7 @@ def test_the_boundaries_of_the_ranges_are_accepted():
             "error: eval.num_games: must be a multiple of the player count 3 (seat-balanced games), got 1000\n",
         ),
         (
-            ["--set", "eval.num_games=100", "--set", "eval.curve_games=25"],
+            ["--set", "eval.num_games=100", "--set", "eval.curve_every=1000", "--set", "eval.curve_games=25"],
             "error: eval.curve_games: must be a multiple of the player count 2 (seat-balanced games), got 25\n",
         ),
         (["--set", "eval.opponents=[]"], "error: eval.opponents: is empty but eval.num_games is 4000;"),
