@@ -7,7 +7,7 @@ import pytest
 
 from agents.heuristics.monkey_fun import GreedyMonkeyFun
 from monkey_envs.monkey_fun import MonkeyFun
-from training.rollout_q import ActionValueData, probe_states, rollout_action_values
+from training.rollout_q import ActionValueData, chunk_seed, probe_states, rollout_action_values
 
 
 @pytest.fixture(scope="module")
@@ -140,3 +140,86 @@ def test_a_rollout_q_run_without_reinforcement_learning_writes_its_report(tmp_pa
     md = (run_dir / "eval.md").read_text()
     assert "Pretraining (teacher's action values, rollout_q)" in md and "played out once per legal action" in md
     assert (run_dir / "model.zip").is_file()
+
+
+def _same_values(a: ActionValueData, b: ActionValueData) -> None:
+    np.testing.assert_array_equal(a.obs, b.obs)
+    np.testing.assert_array_equal(a.mask, b.mask)
+    np.testing.assert_array_equal(a.q, b.q)  # NaN where no action was sampled, on both sides
+    np.testing.assert_array_equal(a.teacher_actions, b.teacher_actions)
+    assert a.rollouts == b.rollouts
+
+
+def test_the_action_values_do_not_depend_on_the_number_of_workers():
+    """Determinism: the same seed gives bit-identical training targets on 1 and 2 worker
+    processes -- for a stochastic teacher (``random``: each chunk's teacher is seeded from the
+    chunk, not from the worker that plays it) and for a teacher object shipped to the workers."""
+    game = MonkeyFun(num_players=2)
+    greedy = GreedyMonkeyFun(game)
+    states = probe_states(game, greedy, games=12, seed=4, probe_prob=0.3)
+    assert states.batch_size > 30  # at least 4 chunks of 8, so both workers get several
+    one = rollout_action_values(game, "random", states, chunk=8, workers=1, seed=11)
+    two = rollout_action_values(game, "random", states, chunk=8, workers=2, seed=11)
+    _same_values(one, two)
+    other_seed = rollout_action_values(game, "random", states, chunk=8, workers=1, seed=12)
+    assert not np.array_equal(one.teacher_actions, other_seed.teacher_actions)  # the seed reaches the teacher
+    in_process = rollout_action_values(game, greedy, states, chunk=8, workers=1)
+    _same_values(in_process, rollout_action_values(game, greedy, states, chunk=8, workers=2))
+    # greedy decides each row alone: the chunking does not matter either
+    _same_values(in_process, rollout_action_values(game, greedy, states, chunk=1000))
+
+
+def test_chunk_seeds_come_from_the_seed_and_the_chunk_alone():
+    seeds = [chunk_seed(7, i) for i in range(100)]
+    assert seeds == [chunk_seed(7, i) for i in range(100)]
+    assert len(set(seeds)) == 100 and all(0 <= x < 2**63 for x in seeds)
+    assert chunk_seed(8, 0) != chunk_seed(7, 0)
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [({"workers": 0}, "workers must be"), ({"chunk": 0}, "chunk must be")])
+def test_bad_workers_or_chunk_is_a_clear_error(kwargs, message):
+    game = MonkeyFun(num_players=2)
+    states = game.init(np.arange(2))
+    with pytest.raises(ValueError, match=message):
+        rollout_action_values(game, "greedy", states, **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        (-1, r"^pretrain.workers: must be in \[0, 256\], got -1$"),
+        (257, r"^pretrain.workers: must be in \[0, 256\], got 257$"),
+        (1.5, r"^pretrain.workers: must be an integer, got 1.5$"),
+        (True, r"^pretrain.workers: must be an integer, got True$"),
+    ],
+)
+def test_pretrain_workers_is_checked_like_every_key(value, message):
+    from training.config import ConfigError, from_dict
+
+    with pytest.raises(ConfigError, match=message):
+        from_dict({"pretrain": {"workers": value}}).validate()
+
+
+def test_pretrain_workers_is_documented_and_defaults_to_every_core():
+    from training.config import TrainConfig, describe
+
+    assert TrainConfig().pretrain.workers == 0
+    text = describe()
+    assert "pretrain.workers = 0" in text and "os.sched_getaffinity" in text
+
+
+def test_the_embedded_default_run_is_the_rollout_q_recipe():
+    """``python -m training.run`` without --config runs the recipe that beats greedy
+    (configs/monkey_fun_2p_rollout_q.yaml); the former default, plain PPO, is the base values
+    spelled out in configs/monkey_fun_2p_plain_ppo.yaml."""
+    from pathlib import Path
+
+    from training.config import TrainConfig, default_run, load_config
+
+    root = Path(__file__).resolve().parents[1] / "configs"
+    cfg = load_config()
+    assert cfg == default_run() == load_config(root / "monkey_fun_2p_rollout_q.yaml")
+    assert cfg.total_timesteps == 0 and cfg.pretrain.objective == "rollout_q" and cfg.pretrain.teacher == "greedy"
+    assert cfg.pretrain.workers == 0 and cfg.eval.num_games >= 2000 and "greedy" in cfg.eval.opponents
+    assert load_config(root / "monkey_fun_2p_plain_ppo.yaml") == TrainConfig().validate()
+    assert load_config(None, ["pretrain.games=100"]).pretrain.games == 100  # --set alone edits the default run

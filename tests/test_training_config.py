@@ -11,8 +11,10 @@ CONFIG_FILES = ["configs/smoke.yaml", "configs/monkey_fun_2p_vs_greedy.yaml"]
 
 
 def test_embedded_default_is_valid_and_trains_monkey_fun_2p_vs_greedy():
+    from training.config import default_run
+
     cfg = load_config()
-    assert cfg == TrainConfig().validate()
+    assert cfg == default_run()
     assert cfg.algo == "maskable_ppo" and cfg.env.game == "monkey_fun"
     assert cfg.env.game_options == {"num_players": 2} and cfg.env.opponent == "greedy"
     assert cfg.eval.num_games >= 500 and set(cfg.eval.opponents) == {"random", "greedy"}
@@ -109,6 +111,8 @@ def test_bad_override_and_missing_file_raise():
                 "env.opponent=random",
                 "--set",
                 "eval.opponents=[random]",
+                "--set",
+                "pretrain.teacher=random",  # the default run's teacher, greedy, plays Monkey Fun only
                 "--set",
                 "ppo.features=board",
             ],

@@ -36,6 +36,8 @@ from agents.policy import load_policy_agent, save_policy  # noqa: E402
 from monkey_envs.games import make_game  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
+#: The base values (plain PPO), not the embedded default run (rollout_q pretraining, scorer head).
+PLAIN_PPO = ROOT / "configs" / "monkey_fun_2p_plain_ppo.yaml"
 
 
 class _Payload:
@@ -438,6 +440,8 @@ def test_paths_of_other_kinds_are_refused(tmp_path, game):
 # ====================================================================== training.run writes the safe form
 def _tiny_run_args(runs: Path) -> list[str]:
     return [
+        "--config",  # plain PPO (the base values), not the embedded default's rollout_q pretraining
+        str(ROOT / "configs" / "monkey_fun_2p_plain_ppo.yaml"),
         "--set",
         f"runs_dir={runs}",
         "--set",
@@ -543,7 +547,7 @@ def test_init_model_reads_weights_only_from_safe_files_or_a_zip_and_runs_no_pick
     from training.config import ConfigError, load_config
     from training.run import build_env, build_model, load_initial_weights
 
-    cfg = load_config(None, ["env.num_envs=4", "ppo.n_steps=8", "ppo.batch_size=32", "ppo.net_arch=[16]"])
+    cfg = load_config(PLAIN_PPO, ["env.num_envs=4", "ppo.n_steps=8", "ppo.batch_size=32", "ppo.net_arch=[16]"])
     cfg.ppo.features = "mlp"
     venv = build_env(cfg)
     game = venv.venv.game
@@ -562,7 +566,7 @@ def test_init_model_reads_weights_only_from_safe_files_or_a_zip_and_runs_no_pick
     _flip_bit(folder / "model.safetensors", -3)
     with pytest.raises(ConfigError, match=r"^init_model: .* does not fit .*: .*SHA-256 differs"):
         load_initial_weights(build_model(cfg, venv), str(folder), game)
-    other = load_config(None, ["env.num_envs=4", "ppo.n_steps=8", "ppo.batch_size=32", "ppo.net_arch=[32]"])
+    other = load_config(PLAIN_PPO, ["env.num_envs=4", "ppo.n_steps=8", "ppo.batch_size=32", "ppo.net_arch=[32]"])
     other.ppo.features = "mlp"
     with pytest.raises(ConfigError, match=r"^init_model: .* does not fit .*: Error\(s\) in loading state_dict"):
         load_initial_weights(build_model(other, venv), str(saved), game)

@@ -1,8 +1,11 @@
 """Typed, documented training configuration, loaded safely from YAML.
 
 A config is a tree of dataclasses; every field has a docstring (the ``#:`` comment above it, with
-its allowed range) and a default, so ``TrainConfig()`` *is* the embedded default run. YAML files
-in ``configs/`` override any subset of fields::
+its allowed range) and a base value, its default: ``TrainConfig()`` (plain MaskablePPO against
+greedy, ``configs/monkey_fun_2p_plain_ppo.yaml``). The embedded default run of
+``python -m training.run`` without ``--config`` is :data:`DEFAULT_RUN` over those base values
+(:func:`default_run`: the strongest Monkey Fun recipe, ``configs/monkey_fun_2p_vs_greedy.yaml``
+spelled out). YAML files in ``configs/`` override any subset of the base values::
 
     seed: 1
     total_timesteps: 100000
@@ -50,6 +53,7 @@ MAX_ROLLOUT = 2**20
 MAX_WIDTH = 4096
 MAX_LAYERS = 16
 MAX_THREADS = 256
+MAX_WORKERS = 256
 MAX_GAMES = 100_000
 MAX_SNAPSHOTS = 1000
 MAX_CHECKPOINTS = 10_000
@@ -226,6 +230,11 @@ class PretrainConfig:
     objective: str = "imitation"
     #: ``rollout_q``: chance that a decision of the teacher's games becomes a probe state. Range: (0, 1].
     probe_prob: float = 0.1
+    #: ``rollout_q``: processes that play out the probe states (chunks of 1,000 positions shared
+    #: out to ``spawn``-started workers; 1: this process only; 0: one per CPU core this process
+    #: may use, ``os.sched_getaffinity``). The action values do not depend on it (each chunk's
+    #: teacher is seeded from the chunk, each position's chance from its own row). Range: [0, 256].
+    workers: int = 0
 
 
 @dataclasses.dataclass
@@ -385,6 +394,7 @@ class TrainConfig:
             f"must be one of {PRETRAIN_OBJECTIVES}, got {short(pt.objective)}",
         )
         _float_range(pt.probe_prob, "pretrain.probe_prob", 0, 1, lo_open=True)
+        _int_range(pt.workers, "pretrain.workers", 0, MAX_WORKERS)
         p = self.ppo
         _float_range(p.learning_rate, "ppo.learning_rate", 0, 1, lo_open=True)
         _int_range(p.n_steps, "ppo.n_steps", 1, MAX_ROLLOUT, shown="[1, 2**20]")
@@ -772,20 +782,57 @@ def apply_overrides(data: dict[str, Any], overrides: list[str]) -> dict[str, Any
 
 
 def _deepcopy(data: dict[str, Any]) -> dict[str, Any]:
-    return {k: _deepcopy(v) if isinstance(v, dict) else v for k, v in data.items()}
+    return {k: _deepcopy(v) if isinstance(v, dict) else list(v) if isinstance(v, list) else v for k, v in data.items()}
+
+
+#: The embedded default run (``python -m training.run`` with no ``--config``): these keys over the
+#: base values of :class:`TrainConfig`. Monkey Fun, 2 players: one step of policy improvement over
+#: greedy (``pretrain.objective: rollout_q`` on 42,000 greedy games, no PPO phase), the recipe of
+#: ``configs/monkey_fun_2p_rollout_q.yaml``; ``configs/monkey_fun_2p_vs_greedy.yaml`` spells it out.
+#: The PPO keys only matter when ``--set total_timesteps=...`` adds a PPO phase after the fit.
+DEFAULT_RUN: dict[str, Any] = {
+    "total_timesteps": 0,
+    "env": {"game": "monkey_fun", "game_options": {"num_players": 2}, "opponent": "greedy"},
+    "pretrain": {
+        "teacher": "greedy",
+        "objective": "rollout_q",
+        "games": 42_000,
+        "probe_prob": 0.1,
+        "epochs": 8,
+        "batch_size": 512,
+        "learning_rate": 1e-3,
+        "workers": 0,
+    },
+    "ppo": {
+        "learning_rate": 1e-4,
+        "n_epochs": 4,
+        "gamma": 0.97,
+        "ent_coef": 0.003,
+        "features": "greedy",
+        "head": "scorer",
+    },
+    "eval": {"opponents": ["random", "greedy"], "num_games": 4000, "curve_every": 0},
+}
+
+
+def default_run() -> TrainConfig:
+    """The embedded default run: :data:`DEFAULT_RUN` over the base values, validated."""
+    return from_dict(_deepcopy(DEFAULT_RUN)).validate()
 
 
 def load_config(path: str | Path | None = None, overrides: list[str] | None = None) -> TrainConfig:
-    """The embedded default, updated from a YAML file and ``key=value`` overrides, validated.
+    """A YAML file over the base values -- or, without a file, the embedded default run
+    (:data:`DEFAULT_RUN`) -- updated from ``key=value`` overrides, validated.
 
     Args:
-        path: a YAML file (``configs/*.yaml``) or ``None`` for the embedded default.
+        path: a YAML file (``configs/*.yaml``; keys it does not name keep their base values) or
+            ``None`` for the embedded default run.
         overrides: ``["ppo.learning_rate=3e-4", "env.num_envs=64"]``.
 
     Raises:
         ConfigError: a missing/unreadable file, bad or refused YAML, an unknown key or a bad value.
     """
-    data: dict[str, Any] = {}
+    data: dict[str, Any] = _deepcopy(DEFAULT_RUN)
     if path is not None:
         loaded = read_yaml(path)
         if loaded is not None and not isinstance(loaded, dict):
@@ -796,11 +843,27 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
     return from_dict(data).validate()
 
 
+def _dotted(data: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in data.items():
+        if isinstance(v, dict) and k != "game_options":
+            out.update(_dotted(v, f"{prefix}{k}."))
+        else:
+            out[f"{prefix}{k}"] = v
+    return out
+
+
 def describe() -> str:
-    """Every config key with its default and documentation (for ``--help-config``)."""
+    """Every config key with its default (base value), its value in the embedded default run
+    where that differs, and its documentation (for ``--help-config``)."""
     import inspect
 
-    lines: list[str] = []
+    lines: list[str] = [
+        "Every key = its default (what a --config file leaves unnamed gets); [default run: X] marks a key",
+        "that `python -m training.run` without --config sets otherwise (training.config.DEFAULT_RUN).",
+        "",
+    ]
+    run = _dotted(DEFAULT_RUN)
 
     def walk(cls: type, prefix: str) -> None:
         source = inspect.getsource(cls).splitlines()
@@ -821,7 +884,9 @@ def describe() -> str:
             if dataclasses.is_dataclass(value):
                 walk(type(value), f"{prefix}{f.name}.")
             else:
-                lines.append(f"{prefix}{f.name} = {value!r}\n    {docs.get(f.name, '')}")
+                key = f"{prefix}{f.name}"
+                mark = f" [default run: {run[key]!r}]" if key in run and run[key] != value else ""
+                lines.append(f"{key} = {value!r}{mark}\n    {docs.get(f.name, '')}")
 
     walk(TrainConfig, "")
     return "\n".join(lines)

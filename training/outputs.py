@@ -373,7 +373,9 @@ def eval_markdown(summary: dict[str, Any]) -> str:
             f"- held-out positions: {_fmt_int(h.get('states'))}; the policy's choice is the teacher's in "
             f"{_fmt(h.get('agreement_with_teacher'))}; sampled value of its choice {_fmt(h.get('q_of_choice'))} "
             f"vs the teacher's choice {_fmt(h.get('q_of_teacher_choice'))}",
-            f"- time: play-outs {_fmt_seconds(pre.get('record_seconds'))}, fitting {_fmt_seconds(pre.get('seconds'))}",
+            f"- time: recording {_fmt_seconds(pre.get('record_seconds'))} (probing "
+            f"{_fmt_seconds(pre.get('probe_seconds'))}, play-outs {_fmt_seconds(pre.get('play_out_seconds'))} on "
+            f"{_fmt_int(pre.get('workers'))} workers), fitting {_fmt_seconds(pre.get('seconds'))}",
             "",
         ]
     elif pre:

@@ -26,12 +26,16 @@ The observation alone feeds the network (the hidden cards only shape the sampled
 the trained agent plays from what its seat sees, like any other.
 
 Cost: a probe state costs one teacher game from there per legal action (~15 in Monkey Fun); the
-rollouts are batched on the core (``chunk`` probe states at a time).
+rollouts are batched on the core (``chunk`` probe states at a time, a batch of ~15,000 rows that
+shrinks as games end). Nearly all of that time is the teacher's ``act()`` on each pass (greedy,
+profiled: ~93%; the core's step ~2%, ``observe`` ~3%, taking the running rows ~1.5%), which
+already runs over the whole batch -- so ``workers`` processes share out the chunks instead.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import os
 import time
 from typing import Any
 
@@ -50,6 +54,7 @@ class ActionValueData:
         games: teacher games played to find the states.
         rollouts: games played out from the probe states (one per sampled action).
         reward_range: ``(lo, hi)`` of the game's rewards (``q = 0`` is ``lo``, ``q = 1`` is ``hi``).
+        seconds: wall time of each recording phase (``{"probe": ..., "play_out": ...}``), when known.
     """
 
     obs: np.ndarray
@@ -59,6 +64,7 @@ class ActionValueData:
     games: int
     rollouts: int
     reward_range: tuple[float, float] = (-1.0, 1.0)
+    seconds: dict[str, float] = dataclasses.field(default_factory=dict)
 
 
 def probe_states(game: Any, agent: Any, games: int, seed: int, probe_prob: float) -> Any:
@@ -112,57 +118,159 @@ def play_out(game: Any, agent: Any, state: Any, seats: np.ndarray) -> np.ndarray
         total += state.rewards[ar, seats]
 
 
+def chunk_seed(seed: int, index: int) -> int:
+    """Seed of the teacher that plays chunk ``index`` of a run seeded ``seed``.
+
+    Derived from ``(seed, index)`` alone (``numpy.random.SeedSequence``), never from which
+    worker plays the chunk or in what order, so the action values do not depend on the number
+    of workers. Returns an ``int`` in ``[0, 2**63)``.
+    """
+    state = np.random.SeedSequence([int(seed), int(index)]).generate_state(1, np.uint64)
+    return int(state[0] >> np.uint64(1))
+
+
+def rollout_chunk(
+    game: Any, agent: Any, states: Any, allowed_actions: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+    """Sample ``Q_teacher(s, a)`` for every legal action of the ``n`` probe states ``states``.
+
+    Every (state, action) pair becomes one row of a single batch (``states.take`` of the state
+    once per action), the action is played and :func:`play_out` finishes all rows together.
+
+    Returns:
+        ``(obs (n, D) float32, mask (n, A) bool, q (n, A) float32, teacher_actions (n,) int64,
+        rollouts)`` as in :class:`ActionValueData`.
+    """
+    lo, hi = (float(x) for x in game.spec.reward_range)
+    seats = states.current_player.astype(np.int64)
+    obs = game.observe(states, seats)
+    mask = states.legal_action_mask.copy()
+    teacher_actions = np.asarray(agent.act(obs, mask), dtype=np.int64)
+    if allowed_actions is not None:
+        restricted = mask & np.asarray(allowed_actions, dtype=bool)
+        mask = np.where(restricted.any(1, keepdims=True), restricted, mask)
+    rows, acts = np.nonzero(mask)
+    big = states.take(rows)
+    first = game.step(big, acts)
+    total = first.rewards[np.arange(rows.size), seats[rows]].astype(np.float64)
+    total += play_out(game, agent, first, seats[rows])
+    q = np.full(mask.shape, np.nan, dtype=np.float32)
+    q[rows, acts] = (total - lo) / (hi - lo)
+    return np.asarray(obs, dtype=np.float32), mask, q, teacher_actions, int(rows.size)
+
+
+def available_cores() -> int:
+    """CPU cores this process may run on (``os.sched_getaffinity``, else ``os.cpu_count()``), at least 1."""
+    try:
+        return max(len(os.sched_getaffinity(0)), 1)
+    except (AttributeError, OSError):  # not on Linux
+        return max(os.cpu_count() or 1, 1)
+
+
+#: What a play-out worker process holds (set once by :func:`_worker_init`).
+_WORKER: dict[str, Any] = {}
+
+
+def _worker_init(imports: list[str], game: Any, agent: Any, seed: int, allowed_actions: np.ndarray | None) -> None:
+    import importlib
+
+    for module in imports:  # plugins that register the teacher's name (the game unpickles by itself)
+        importlib.import_module(module)
+    _WORKER.update(game=game, agent=agent, seed=seed, allowed=allowed_actions)
+
+
+def _worker_chunk(task: tuple[int, Any]) -> tuple[int, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]]:
+    from agents import make_agent
+
+    index, states = task
+    w = _WORKER
+    teacher = make_agent(w["agent"], w["game"], chunk_seed(w["seed"], index))
+    return index, rollout_chunk(w["game"], teacher, states, w["allowed"])
+
+
 def rollout_action_values(
     game: Any,
     agent: Any,
     states: Any,
     chunk: int = 1000,
     allowed_actions: np.ndarray | None = None,
+    workers: int = 1,
+    seed: int = 0,
+    imports: list[str] | tuple[str, ...] = (),
 ) -> ActionValueData:
     """Sample ``Q_teacher(s, a)`` for every legal action ``a`` of every state (see the module doc).
 
+    The states are cut into chunks of ``chunk`` (the last one shorter); each chunk is one batch
+    of ``chunk`` x legal actions rows on the core (:func:`rollout_chunk`) with its own teacher,
+    ``make_agent(agent, game, chunk_seed(seed, index))``. With ``workers > 1`` the chunks are
+    shared out to that many worker processes (``multiprocessing``'s ``spawn`` context: a fresh
+    interpreter each, safe with torch and numba loaded) and gathered back in chunk order. A
+    position's chance events come from its own per-row random stream in the state and its
+    teacher from its chunk's seed, so the result is bit-identical for every number of workers.
+
     Args:
-        game: the game.
-        agent: the teacher (continues every seat after the sampled action).
+        game: the game (picklable for ``workers > 1``, as the shipped games are).
+        agent: the teacher (continues every seat after the sampled action): an agent name (built
+            per chunk, e.g. ``"greedy"``), a factory ``f(game, seed)``, or an agent object (used
+            as is by every chunk; then only an agent that decides each row from that row alone
+            -- like ``greedy`` -- gives the same values for every ``chunk``). With
+            ``workers > 1`` it must be picklable (a name always is).
         states: probe states (:func:`probe_states`).
-        chunk: probe states rolled out together (the batch is ``chunk`` x legal actions).
+        chunk: probe states rolled out together (the batch is ``chunk`` x legal actions). Range: >= 1.
         allowed_actions: ``(A,) bool`` restriction of the learner (``env.learner_actions``); rows
             where it leaves no legal action keep their legal actions.
+        workers: processes playing the chunks (1: this process, no other is started). Range: >= 1;
+            more than the number of chunks starts only one per chunk.
+        seed: the teachers' seeds (:func:`chunk_seed`).
+        imports: modules a worker imports first (plugins registering the teacher's name).
 
     Returns:
         An :class:`ActionValueData` (``games`` left 0 for the caller to fill).
+
+    Raises:
+        ValueError: ``chunk`` or ``workers`` below 1.
     """
+    from agents import make_agent
+
+    if isinstance(chunk, bool) or not isinstance(chunk, (int, np.integer)) or chunk < 1:
+        raise ValueError(f"chunk must be an integer >= 1, got {chunk!r}")
+    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
+        raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
     lo, hi = (float(x) for x in game.spec.reward_range)
     n = states.batch_size
-    obs_l, mask_l, q_l, teach_l = [], [], [], []
-    rollouts = 0
-    for start in range(0, n, chunk):
-        s = states.take(np.arange(start, min(start + chunk, n)))
-        seats = s.current_player.astype(np.int64)
-        obs = game.observe(s, seats)
-        mask = s.legal_action_mask.copy()
-        teach_l.append(np.asarray(agent.act(obs, mask), dtype=np.int64))
-        if allowed_actions is not None:
-            restricted = mask & np.asarray(allowed_actions, dtype=bool)
-            mask = np.where(restricted.any(1, keepdims=True), restricted, mask)
-        rows, acts = np.nonzero(mask)
-        big = s.take(rows)
-        first = game.step(big, acts)
-        total = first.rewards[np.arange(rows.size), seats[rows]].astype(np.float64)
-        total += play_out(game, agent, first, seats[rows])
-        q = np.full(mask.shape, np.nan, dtype=np.float32)
-        q[rows, acts] = (total - lo) / (hi - lo)
-        obs_l.append(obs)
-        mask_l.append(mask)
-        q_l.append(q)
-        rollouts += rows.size
+    starts = list(range(0, n, chunk))
+    workers = min(int(workers), len(starts))
+
+    def tasks() -> Any:
+        for index, start in enumerate(starts):
+            yield index, states.take(np.arange(start, min(start + chunk, n)))
+
+    parts: list[Any] = [None] * len(starts)
+    if workers <= 1:
+        for index, sub in tasks():
+            parts[index] = rollout_chunk(game, make_agent(agent, game, chunk_seed(seed, index)), sub, allowed_actions)
+    else:
+        import multiprocessing
+
+        allowed = None if allowed_actions is None else np.asarray(allowed_actions, dtype=bool)
+        ctx = multiprocessing.get_context("spawn")
+        pool = ctx.Pool(workers, initializer=_worker_init, initargs=(list(imports), game, agent, int(seed), allowed))
+        try:
+            for index, part in pool.imap_unordered(_worker_chunk, tasks()):
+                parts[index] = part
+            pool.close()
+        except BaseException:
+            pool.terminate()
+            raise
+        finally:
+            pool.join()
     return ActionValueData(
-        obs=np.concatenate(obs_l).astype(np.float32),
-        mask=np.concatenate(mask_l),
-        q=np.concatenate(q_l),
-        teacher_actions=np.concatenate(teach_l),
+        obs=np.concatenate([p[0] for p in parts]),
+        mask=np.concatenate([p[1] for p in parts]),
+        q=np.concatenate([p[2] for p in parts]),
+        teacher_actions=np.concatenate([p[3] for p in parts]),
         games=0,
-        rollouts=rollouts,
+        rollouts=sum(p[4] for p in parts),
         reward_range=(lo, hi),
     )
 
@@ -174,14 +282,22 @@ def record_action_values(
     seed: int,
     probe_prob: float,
     allowed_actions: np.ndarray | None = None,
+    workers: int = 1,
+    imports: list[str] | tuple[str, ...] = (),
 ) -> ActionValueData:
-    """:func:`probe_states` then :func:`rollout_action_values` with the named teacher agent."""
+    """:func:`probe_states` then :func:`rollout_action_values` (on ``workers`` processes) with the
+    named teacher agent; ``data.seconds`` holds the time of each phase."""
     from agents import make_agent
 
+    t0 = time.perf_counter()
     agent = make_agent(teacher, game, seed)
     states = probe_states(game, agent, games, seed, probe_prob)
-    data = rollout_action_values(game, agent, states, allowed_actions=allowed_actions)
+    t1 = time.perf_counter()
+    data = rollout_action_values(
+        game, teacher, states, allowed_actions=allowed_actions, workers=workers, seed=seed, imports=imports
+    )
     data.games = games
+    data.seconds = {"probe": round(t1 - t0, 2), "play_out": round(time.perf_counter() - t1, 2)}
     return data
 
 

@@ -7,11 +7,15 @@
     python -m training.run --set total_timesteps=50000 --set ppo.learning_rate=3e-4
     python -m training.run --help-config                     # every key, default and meaning
 
-The default trains sb3-contrib's ``MaskablePPO`` on Monkey Fun (2 players) against the greedy
-heuristic in the native batched SB3 VecEnv (:class:`monkey_envs.core.sb3_vec.MonkeyVecEnv`:
-opponents move inside ``step``, the learner's seat is random per episode), then plays
-seat-balanced evaluation games against random and greedy with
-:func:`agents.evaluate.play_games` and prints win rates with 95% Wilson intervals.
+A run trains sb3-contrib's ``MaskablePPO`` in the native batched SB3 VecEnv
+(:class:`monkey_envs.core.sb3_vec.MonkeyVecEnv`: opponents move inside ``step``, the learner's
+seat is random per episode), then plays seat-balanced evaluation games with
+:func:`agents.evaluate.play_games` and prints win rates with 95% Wilson intervals. The embedded
+default run (:data:`training.config.DEFAULT_RUN`, spelled out in
+``configs/monkey_fun_2p_vs_greedy.yaml``) is the strongest Monkey Fun (2 players) recipe: the
+policy fitted to greedy's sampled action values (``pretrain.objective: rollout_q``, play-outs on
+every CPU core), no PPO phase, evaluated against random and greedy; plain PPO against greedy
+(the base values of every key) is ``configs/monkey_fun_2p_plain_ppo.yaml``.
 
 Opponents: ``env.opponent`` is one agent or a list (a mix: each episode, each opponent seat
 draws one, see :class:`monkey_envs.core.opponents.OpponentPool`); ``selfplay.enabled`` adds
@@ -669,18 +673,27 @@ def pretrain(model: Any, cfg: TrainConfig, game: Any) -> dict[str, Any]:
 
 
 def _pretrain_rollout_q(model: Any, cfg: TrainConfig, game: Any) -> dict[str, Any]:
-    from training.rollout_q import fit_action_values, record_action_values
+    from training.rollout_q import available_cores, fit_action_values, record_action_values
 
     pt = cfg.pretrain
     t0 = time.perf_counter()
     allowed = None if cfg.env.learner_actions is None else game.action_filter(cfg.env.learner_actions)
+    workers = pt.workers or available_cores()
     data = record_action_values(
-        game, pt.teacher, pt.games, seed=cfg.seed + 424_242, probe_prob=pt.probe_prob, allowed_actions=allowed
+        game,
+        pt.teacher,
+        pt.games,
+        seed=cfg.seed + 424_242,
+        probe_prob=pt.probe_prob,
+        allowed_actions=allowed,
+        workers=workers,
+        imports=cfg.imports,
     )
     record_seconds = time.perf_counter() - t0
     print(
         f"pretraining: {data.obs.shape[0]} positions of {pt.games} {pt.teacher!r} games played out once per legal "
-        f"action ({data.rollouts} games, {record_seconds:.1f} s)"
+        f"action ({data.rollouts} games, {record_seconds:.1f} s: probing {data.seconds['probe']:.1f} s, play-outs "
+        f"{data.seconds['play_out']:.1f} s on {workers} worker{'s' if workers > 1 else ''})"
     )
     report = fit_action_values(
         model, data, pt.epochs, pt.batch_size, pt.learning_rate, vf_coef=cfg.ppo.vf_coef, seed=cfg.seed, verbose=True
@@ -692,6 +705,9 @@ def _pretrain_rollout_q(model: Any, cfg: TrainConfig, game: Any) -> dict[str, An
             "games": pt.games,
             "rollouts": data.rollouts,
             "record_seconds": round(record_seconds, 2),
+            "probe_seconds": data.seconds["probe"],
+            "play_out_seconds": data.seconds["play_out"],
+            "workers": workers,
         }
     )
     h = report["holdout"]
