@@ -169,7 +169,7 @@ def test_visible_points_from_an_observation_are_step_2s_points_of_the_true_state
 
 def test_bluffer_bluffs_more_when_behind_than_when_leading():
     game = FourMonkeys(4)
-    title, data, text = decision_report(game, "bluffer", ["honest", "smart", "honest"], 40, seed=1)
+    _title, data, text = decision_report(game, "bluffer", ["honest", "smart", "honest"], 40, seed=1)
     lead, not_lead = data["by_lead"]
     assert lead["grabs"] > 100 and not_lead["grabs"] > 100
     # measured: the intervals do not overlap (leading ~5% by construction, behind far more)
