@@ -204,3 +204,17 @@ def test_smart_beats_honest_and_honest_beats_random():
     assert r.agents[0].win_rate > 0.4, [a.win_rate for a in r.agents]  # chance: 0.25
     r = play_games(game, ["honest", "random", "random", "random"], 40, seed=6)
     assert r.agents[0].win_rate > 0.9, [a.win_rate for a in r.agents]
+
+
+def test_the_honest_mask_lets_a_random_agent_grab_only_correct_combos_and_keeps_a_legal_action():
+    game = FourMonkeys(4)
+    wrapped = H.HonestMask(RandomAgent(game, 8), game)
+    s = game.init(np.arange(12))
+    while not s.terminated.all():
+        cp = np.maximum(s.current_player, 0)
+        obs = game.observe(s, cp)
+        m = H.honest_mask(game, obs, s.legal_action_mask)
+        live = ~s.terminated
+        assert (m <= s.legal_action_mask).all() and m[live, game.a_wait].all()
+        s = game.step(s, wrapped.act(obs, s.legal_action_mask))
+    assert s.stats[:, :, K.ST_BLUFFS].sum() == 0 and s.stats[:, :, K.ST_GRABS].sum() > 0

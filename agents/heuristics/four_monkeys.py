@@ -251,6 +251,43 @@ class SmartAgent(_Base):
         return v.finish(out)
 
 
+def honest_mask(game: Any, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """``(B, A) bool``: ``mask`` without the grabs that would be bluffs (a filter that reads the position).
+
+    A grab of tile ``t`` stays legal only when the acting seat's pending set (its own
+    observation) is a correct combo for ``t``. ``wait`` is always legal, so every decision keeps
+    a legal action. This is the 4 Monkeys honest-only restriction: it cannot be a fixed
+    ``(A,) bool`` action filter (``game.action_filters()``), since the same grab action is honest
+    in one position and a bluff in another.
+    """
+    m = np.asarray(mask).astype(bool).copy()
+    o = game.obs_layout.unflatten(np.asarray(obs, np.float32).reshape(-1, game.obs_dim))
+    pend = A.counts(o["pending"], 8.0)
+    B = pend.shape[0]
+    ok = np.zeros((B, D.NUM_COMBOS), bool)
+    for c in range(D.NUM_COMBOS):
+        ok[:, c] = A.is_correct_batch(np.full(B, c), pend)
+    tile_ok = ok[:, np.arange(game.num_tiles) % D.NUM_COMBOS]
+    lo, hi = game.a_grab, game.a_burn
+    m[:, lo:hi] &= np.repeat(tile_ok, game.grab_variants, axis=1)
+    return m
+
+
+class HonestMask:
+    """Wraps any agent (a trained policy too) so that it can only grab correct combos (:func:`honest_mask`).
+
+    The evaluation-side honest-only ablation: the wrapped agent chooses among the honest legal
+    actions (a masked policy puts its probability on the remaining ones).
+    """
+
+    def __init__(self, inner: Any, game: Any) -> None:
+        self.inner, self.game = inner, game
+        self.name = f"honest-mask({getattr(inner, 'name', 'agent')})"
+
+    def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        return np.asarray(self.inner.act(obs, honest_mask(self.game, obs, mask)), np.int64)
+
+
 AGENT_CLASSES: dict[str, type[_Base]] = {"honest": HonestAgent, "bluffer": BlufferAgent, "smart": SmartAgent}
 
 
