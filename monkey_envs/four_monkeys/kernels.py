@@ -324,31 +324,41 @@ def mask_row(b: int, q: int, mask, cfg, hands, pending, tile_state, tile_owner, 
         if hands[b, q, k] > 0:
             mask[b, k] = True
         npend += pending[b, q, k]
-    bits = owned_bits(b, q, tile_owner)
+    my_area = area[b, q]
+    n0 = cfg[C_SETS0] * NC
+    lo, hi = (0, n0) if my_area == 0 else (n0, NT)
+    s_lo, s_hi = (0, cfg[C_S0]) if my_area == 0 else (cfg[C_S0], S)
+    bits = 0  # combos owned (a seat owns tiles of its own area only)
+    for t in range(lo, hi):
+        if tile_owner[b, t] == q:
+            bits |= 1 << (t % NC)
+            if tile_state[b, t] == TILE_GREEN:
+                mask[b, a_burn + t] = True
     all_owned = True
     skin = cfg[C_SKINS] != 0 and not skin_given[b, q]
-    my_area = area[b, q]
-    for t in range(NT):
-        ts = tile_state[b, t]
-        if tile_area(t, cfg) != my_area:
-            continue
-        if ts == TILE_GREEN and tile_owner[b, t] == q:
-            mask[b, a_burn + t] = True
-        elif is_available(b, t, tile_state, tile_stack, stacks, stack_size):
-            if (bits >> (t % NC)) & 1 == 0:
-                all_owned = False
-            if npend > 0:
-                mask[b, a_grab + t * G] = True
-                if skin:
-                    for j in range(1, P):
-                        if area[b, (q + j) % P] == my_area:
-                            mask[b, a_grab + t * G + j] = True
+    # available tiles: the tops of the area's stacks, then the revealed (loose) ones
+    for i in range(s_hi - s_lo + hi - lo):
+        if i < s_hi - s_lo:
+            n = stack_size[b, s_lo + i]
+            if n == 0:
+                continue
+            t = stacks[b, s_lo + i, n - 1]
+        else:
+            t = lo + i - (s_hi - s_lo)
+            if tile_state[b, t] != TILE_LOOSE:
+                continue
+        if (bits >> (t % NC)) & 1 == 0:
+            all_owned = False
+        if npend > 0:
+            mask[b, a_grab + t * G] = True
+            if skin:
+                for j in range(1, P):
+                    if area[b, (q + j) % P] == my_area:
+                        mask[b, a_grab + t * G + j] = True
     if all_owned:
-        s_lo = 0 if my_area == 0 else cfg[C_S0]
-        s_hi = cfg[C_S0] if my_area == 0 else S
-        for s in range(s_lo, s_hi):
-            if stack_size[b, s] >= 2:
-                mask[b, a_reveal + stacks[b, s, stack_size[b, s] - 1]] = True
+        for k in range(s_lo, s_hi):
+            if stack_size[b, k] >= 2:
+                mask[b, a_reveal + stacks[b, k, stack_size[b, k] - 1]] = True
     if not replenish_used[b, q]:
         mask[b, cfg[C_A_SWAP]] = True
         mask[b, cfg[C_A_DRAW3]] = True
