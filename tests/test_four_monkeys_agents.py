@@ -190,12 +190,14 @@ def test_honest_has_no_bluffs_in_the_summary_and_the_bluffer_gets_caught_sometim
     assert hon["smartest_per_seat"] > 0
 
 
-def test_report_decisions_selects_the_grabs_and_there_is_no_static_honest_filter():
+def test_report_decisions_selects_the_grabs_and_the_only_filter_removes_stop():
     game = FourMonkeys(4)
     a = np.arange(game.num_actions)
     sel = game.report_decisions(a)
     assert sel.sum() == game.num_tiles * game.grab_variants and sel[game.a_grab] and not sel[game.a_wait]
-    assert game.action_filters() == {}
+    assert sorted(game.action_filters()) == ["no_stop"]
+    f = game.action_filter("no_stop")
+    assert not f[game.a_stop] and f[game.a_wait] and f.sum() == game.num_actions - 1
 
 
 def test_smart_beats_honest_and_honest_beats_random():

@@ -539,11 +539,16 @@ class FourMonkeys(Game[FourMonkeysState]):
         return "When does the agent bluff?", ctx, standing_markdown(ctx)
 
     def action_filters(self) -> dict[str, np.ndarray]:
-        """None. An ``honest`` filter cannot be a fixed ``(A,) bool`` set of actions here: whether a
-        grab is a bluff depends on the pending set (a grab of tile ``t`` is honest exactly when the
-        pending cards are a correct combo for ``t``), so the same grab action is honest in one
-        position and a bluff in another. Forbidding every grab would forbid honest play too."""
-        return {}
+        """``{"no_stop": (A,) bool}``: every action except calling Stop (``wait`` stays, so every
+        decision keeps a legal action) -- a learner that cannot throw 10 points away on an invalid
+        Stop. There is no ``honest`` filter: whether a grab is a bluff depends on the pending set
+        (a grab of tile ``t`` is honest exactly when the pending cards are a correct combo for
+        ``t``), so the same grab action is honest in one position and a bluff in another, and no
+        fixed ``(A,) bool`` set can express it (``agents.heuristics.four_monkeys.honest_mask``
+        is the position-dependent version)."""
+        allowed = np.ones(self.num_actions, bool)
+        allowed[self.a_stop] = False
+        return {"no_stop": allowed}
 
     def movers(self, s: FourMonkeysState) -> np.ndarray:
         """``(B, P) bool``: seats that have not committed yet in the current tick (none once over)."""
