@@ -522,20 +522,41 @@ class FourMonkeys(Game[FourMonkeysState]):
         """Per-seat counters (:data:`~monkey_envs.four_monkeys.state.STAT_NAMES`), each ``(B, P) int64``."""
         return {name: state.stats[:, :, i].astype(np.int64) for i, name in enumerate(STAT_NAMES)}
 
+    # ------------------------------------------------------------------ analytics hooks
+    # (one block: :mod:`monkey_envs.four_monkeys.analytics` holds the code)
     def stats_summary(self, totals: dict[str, int], seats: int) -> dict[str, Any] | None:
-        """Per-agent rates: bluffs per grab, set-asides, Smartest Monkey rounds, failed grabs."""
-        if seats <= 0:
-            return None
-        grabs = int(totals.get("grabs", 0))
-        return {
-            "grabs_per_seat": grabs / seats,
-            "bluff_rate": (int(totals.get("bluffs", 0)) / grabs) if grabs else None,
-            "set_asides_per_seat": int(totals.get("set_asides", 0)) / seats,
-            "smartest_per_seat": int(totals.get("smartest", 0)) / seats,
-            "checked_wrong": int(totals.get("checked_wrong", 0)),
-            "failed_grabs": int(totals.get("failed_grabs", 0)),
-            "invalid_stops": int(totals.get("invalid_stops", 0)),
-        }
+        """Bluff analytics of one agent (:func:`~monkey_envs.four_monkeys.analytics.bluff_summary`):
+        bluff rate with its Wilson interval, bluffs caught in Step 3, Smartest Monkey rounds."""
+        from monkey_envs.four_monkeys.analytics import bluff_summary
+
+        return bluff_summary(totals, seats)
+
+    def report_decisions(self, actions: np.ndarray) -> np.ndarray:
+        """The grabs (``a_grab <= action < a_burn``): what the bluff-by-standing report reads."""
+        a = np.asarray(actions)
+        return (a >= self.a_grab) & (a < self.a_burn)
+
+    def decision_report(
+        self, obs: np.ndarray, actions: np.ndarray, about: dict[str, Any] | None = None
+    ) -> tuple[str, dict[str, Any], str]:
+        """The bluff rate of the recorded grabs by the grabber's standing on visible points
+        (:func:`~monkey_envs.four_monkeys.analytics.bluff_by_standing`)."""
+        from monkey_envs.four_monkeys.analytics import bluff_by_standing, standing_markdown
+
+        ctx = {**(about or {}), **bluff_by_standing(self, obs, actions)}
+        return "When does the agent bluff?", ctx, standing_markdown(ctx)
+
+    def action_filters(self) -> dict[str, np.ndarray]:
+        """``{"no_stop": (A,) bool}``: every action except calling Stop (``wait`` stays, so every
+        decision keeps a legal action) -- a learner that cannot throw 10 points away on an invalid
+        Stop. There is no ``honest`` filter: whether a grab is a bluff depends on the pending set
+        (a grab of tile ``t`` is honest exactly when the pending cards are a correct combo for
+        ``t``), so the same grab action is honest in one position and a bluff in another, and no
+        fixed ``(A,) bool`` set can express it (``agents.heuristics.four_monkeys.honest_mask``
+        is the position-dependent version)."""
+        allowed = np.ones(self.num_actions, bool)
+        allowed[self.a_stop] = False
+        return {"no_stop": allowed}
 
     def movers(self, s: FourMonkeysState) -> np.ndarray:
         """``(B, P) bool``: seats that have not committed yet in the current tick (none once over)."""
