@@ -4,7 +4,7 @@ Each batch kernel takes the state's arrays as one tuple ``st`` (order of :data:`
 leading batch axis ``B``, dtypes of :class:`~monkey_envs.four_monkeys.state.FourMonkeysState`) and
 the configuration as ``cfg (len(CFG_FIELDS),) int64``, and runs one compiled loop over the rows.
 Kernels are compiled on first use and cached on disk (``cache=True``); at import a cache built
-from other versions of the files they compile in is dropped (:func:`_drop_stale_cache`).
+from other versions of the files they compile in is dropped (:func:`monkey_envs.core.kernel_cache.drop_stale_cache`).
 
 Action layout (``G = 1 + (P - 1)`` with Banana skins, else 1)::
 
@@ -22,12 +22,10 @@ Notation: ``b`` a row, ``q`` a seat, ``t`` a tile id (``combo = t % 10``), ``k``
 
 from __future__ import annotations
 
-import hashlib
-from pathlib import Path
-
 import numpy as np
 from numba import njit
 
+from monkey_envs.core.kernel_cache import drop_stale_cache
 from monkey_envs.core.rng import next_uniform, seed_row, shuffle_order
 from monkey_envs.four_monkeys import data as D
 from monkey_envs.four_monkeys.state import (
@@ -39,26 +37,7 @@ from monkey_envs.four_monkeys.state import (
     TILE_STACK,
 )
 
-
-def _drop_stale_cache() -> None:
-    """Delete this module's numba cache if a file it compiles in changed since it was built."""
-    here = Path(__file__).resolve()
-    deps = (here, here.with_name("data.py"), here.with_name("state.py"), here.parents[1] / "core" / "rng.py")
-    try:
-        stamp = hashlib.sha256(b"".join(p.read_bytes() for p in deps)).hexdigest()
-        cache = here.parent / "__pycache__"
-        mark = cache / "kernels.deps"
-        if mark.is_file() and mark.read_text() == stamp:
-            return
-        for f in cache.glob("kernels.*.nb[ic]"):
-            f.unlink(missing_ok=True)
-        cache.mkdir(exist_ok=True)
-        mark.write_text(stamp)
-    except OSError:
-        pass
-
-
-_drop_stale_cache()
+drop_stale_cache(__file__)
 
 NK = D.NUM_KINDS
 NC = D.NUM_COMBOS

@@ -6,7 +6,7 @@ dtypes as in :class:`~monkey_envs.funky_monkey.state.FunkyMonkeyState`, order of
 over the rows: no Python code runs per row. Kernels are compiled on first use and cached on disk
 (``cache=True``, in ``__pycache__``); as numba keys that cache on this file only while the kernels
 compile in constants of ``data.py`` / ``state.py`` and functions of :mod:`monkey_envs.core.rng`, a
-cache built from other versions of those files is dropped at import (:func:`_drop_stale_cache`).
+cache built from other versions of those files is dropped at import (:func:`monkey_envs.core.kernel_cache.drop_stale_cache`).
 
 The kernels reproduce the numpy rules of :class:`~monkey_envs.funky_monkey.rules.FunkyMonkey`
 (its ``_step`` stage machine, ``MaskTable.refresh``, ``Observer.observe`` and ``Setup.deal``, kept
@@ -27,41 +27,15 @@ Notation: ``b`` a row, ``P`` seats, ``m`` the mover, ``x`` a track space, ``a`` 
 
 from __future__ import annotations
 
-import hashlib
-from pathlib import Path
-
 import numpy as np
 from numba import njit
 
+from monkey_envs.core.kernel_cache import drop_stale_cache
 from monkey_envs.core.rng import next_uint64, seed_row, shuffle_prefix_row
 from monkey_envs.funky_monkey import data as D
 from monkey_envs.funky_monkey import state as S
 
-
-def _drop_stale_cache() -> None:
-    """Delete this module's numba cache if a file it compiles in changed since it was built.
-
-    The cache index only records this file's timestamp; the hash of the other sources the
-    kernels depend on is kept next to it (``__pycache__/kernels.deps``). Best effort: an
-    unwritable install keeps whatever cache it has.
-    """
-    here = Path(__file__).resolve()
-    deps = (here, here.with_name("data.py"), here.with_name("state.py"), here.parents[1] / "core" / "rng.py")
-    try:
-        stamp = hashlib.sha256(b"".join(p.read_bytes() for p in deps)).hexdigest()
-        cache = here.parent / "__pycache__"
-        mark = cache / "kernels.deps"
-        if mark.is_file() and mark.read_text() == stamp:
-            return
-        for f in cache.glob("kernels.*.nb[ic]"):
-            f.unlink(missing_ok=True)
-        cache.mkdir(exist_ok=True)
-        mark.write_text(stamp)
-    except OSError:
-        pass
-
-
-_drop_stale_cache()
+drop_stale_cache(__file__)
 
 #: Names of the state arrays in the tuple ``st`` the kernels take, in order (the fields of
 #: :class:`~monkey_envs.funky_monkey.state.FunkyMonkeyState`); the constants below index it.

@@ -9,7 +9,7 @@ only through that loop's work. Kernels are compiled on first use and cached on d
 instead of compiling again (about 15-30 s on these machines, once per checkout and change).
 numba keys that cache on this file only, while the kernels also compile in constants of
 ``data.py`` / ``state.py`` and functions of :mod:`monkey_envs.core.rng`; so at import a cache built
-from other versions of those files is dropped (:func:`_drop_stale_cache`).
+from other versions of those files is dropped (:func:`monkey_envs.core.kernel_cache.drop_stale_cache`).
 
 Notation: ``b`` a row, ``cp`` the seat to move, ``f`` a field index (``row * 6 + col``), ``a``
 an action (``a < 15`` plays the hand slots of bitmask ``a + 1``; 15 discards the hand).
@@ -24,12 +24,10 @@ decrement, which inside the row loop cost ``step`` up to 65% at ``B = 4096``. Th
 
 from __future__ import annotations
 
-import hashlib
-from pathlib import Path
-
 import numpy as np
 from numba import njit
 
+from monkey_envs.core.kernel_cache import drop_stale_cache
 from monkey_envs.core.rng import next_uniform, seed_row, shuffle_order
 from monkey_envs.monkey_fun import data as D
 from monkey_envs.monkey_fun.state import (
@@ -40,31 +38,7 @@ from monkey_envs.monkey_fun.state import (
     END_SUPPLIES,
 )
 
-
-def _drop_stale_cache() -> None:
-    """Delete this module's numba cache if a file it compiles in changed since it was built.
-
-    The cache index only records this file's timestamp; the hash of the other sources the
-    kernels depend on is kept next to it (``__pycache__/kernels.deps``). Best effort: an
-    unwritable install keeps whatever cache it has.
-    """
-    here = Path(__file__).resolve()
-    deps = (here, here.with_name("data.py"), here.with_name("state.py"), here.parents[1] / "core" / "rng.py")
-    try:
-        stamp = hashlib.sha256(b"".join(p.read_bytes() for p in deps)).hexdigest()
-        cache = here.parent / "__pycache__"
-        mark = cache / "kernels.deps"
-        if mark.is_file() and mark.read_text() == stamp:
-            return
-        for f in cache.glob("kernels.*.nb[ic]"):
-            f.unlink(missing_ok=True)
-        cache.mkdir(exist_ok=True)
-        mark.write_text(stamp)
-    except OSError:
-        pass
-
-
-_drop_stale_cache()
+drop_stale_cache(__file__)
 
 NUM_SUBSETS = 15
 DISCARD_ACTION = 15
