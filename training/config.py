@@ -792,7 +792,8 @@ def _deepcopy(data: dict[str, Any]) -> dict[str, Any]:
 #: The PPO keys only matter when ``--set total_timesteps=...`` adds a PPO phase after the fit.
 DEFAULT_RUN: dict[str, Any] = {
     "total_timesteps": 0,
-    "env": {"game": "monkey_fun", "game_options": {"num_players": 2}, "opponent": "greedy"},
+    # the default game (the registry's first, Monkey Fun); its agents and features name the recipe
+    "env": {"game": DEFAULT_GAME, "game_options": {"num_players": 2}, "opponent": "greedy"},
     "pretrain": {
         "teacher": "greedy",
         "objective": "rollout_q",

@@ -262,5 +262,5 @@ class GameVectorEnv(VectorEnv):
 
     def close_extras(self, **kwargs: Any) -> None:
         """Close the ``human`` window, if one is open."""
-        if self._human is not None:
+        if getattr(self, "_human", None) is not None:  # also when __init__ failed early
             self._human.close()
