@@ -368,7 +368,7 @@ def replay_records(game: Any, records: GameRecords, labels: Sequence[str]) -> li
     Raises:
         ValueError: the records hold no moves.
     """
-    from monkey_envs.replay import GameRecord
+    from monkey_envs.replay import GameRecord, outcome_record
 
     if records.actions is None:
         raise ValueError("these games were played without record_actions=True: no moves to save")
@@ -379,13 +379,13 @@ def replay_records(game: Any, records: GameRecords, labels: Sequence[str]) -> li
                 seed=int(records.seeds[i]),
                 seats=[str(labels[k]) for k in records.seat_agent[i].tolist()],
                 actions=records.actions[i],
-                outcome={
-                    "winners": [bool(x) for x in records.winners[i]],
-                    "scores": None if records.scores is None else [float(x) for x in records.scores[i]],
-                    "length": int(records.lengths[i]),
-                    "end_reason": str(records.end_reason[i]),
-                    "truncated": bool(records.truncated[i]),
-                },
+                outcome=outcome_record(
+                    records.winners[i],
+                    None if records.scores is None else records.scores[i],
+                    records.lengths[i],
+                    records.end_reason[i],
+                    records.truncated[i],
+                ),
             )
         )
     return out

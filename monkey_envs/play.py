@@ -34,6 +34,7 @@ import numpy as np
 
 from monkey_envs.core.opponents import resolve_agent
 from monkey_envs.games import GAMES, add_import_option, import_plugins, make_game
+from monkey_envs.replay import seat_letter
 
 HUMAN = "human"
 QUIT_WORDS = ("q", "quit", "exit")
@@ -60,9 +61,9 @@ class _RandomAgent:
         return np.array([int(self._rng.choice(legal))], dtype=np.int64)
 
 
-def seat_label(game: Any, seat: int, specs: Sequence[str]) -> str:
+def seat_label(seat: int, specs: Sequence[str]) -> str:
     """``"A (human)"``-style label of a seat: its letter and who plays it."""
-    return f"{chr(ord('A') + seat)} ({specs[seat]})"
+    return f"{seat_letter(seat)} ({specs[seat]})"
 
 
 def choose(
@@ -157,7 +158,7 @@ def play(
     actions: list[int] = []
 
     state = game.init(np.array([seed], dtype=np.int64))
-    write(f"{game.spec.title}: {', '.join(seat_label(game, s, labels) for s in range(P))}; seed {seed}")
+    write(f"{game.spec.title}: {', '.join(seat_label(s, labels) for s in range(P))}; seed {seed}")
     quit_ = False
     steps = 0
     while not (bool(state.terminated[0]) or bool(state.truncated[0])) and steps < max_steps:
@@ -171,7 +172,7 @@ def play(
                 write(game.render(state, 0, viewer=seat))
 
             write("")
-            write(f"== {seat_label(game, seat, labels)} to move")
+            write(f"== {seat_label(seat, labels)} to move")
             for line in news[seat]:
                 write(f"   {line}")
             news[seat] = []
@@ -195,7 +196,7 @@ def play(
             action = int(chosen[0])
         for h in humans:
             if h != seat:
-                news[h].append(f"{seat_label(game, seat, labels)}: {game.action_seen(state, 0, action, h)}")
+                news[h].append(f"{seat_label(seat, labels)}: {game.action_seen(state, 0, action, h)}")
         actions.append(action)
         state = game.step(state, np.array([action], dtype=np.int64))
         steps += 1
@@ -221,11 +222,11 @@ def play(
         write("== game over")
         write(game.render(state, 0, viewer=None))
         if winners:
-            write("winner(s): " + ", ".join(seat_label(game, s, labels) for s in winners))
+            write("winner(s): " + ", ".join(seat_label(s, labels) for s in winners))
         else:
             write("no winner (a draw)")
         if result["scores"] is not None:
-            write("scores: " + ", ".join(f"{chr(ord('A') + s)} {v:g}" for s, v in enumerate(result["scores"])))
+            write("scores: " + ", ".join(f"{seat_letter(s)} {v:g}" for s, v in enumerate(result["scores"])))
         write(f"end: {result['end_reason']} after {steps} moves")
     return result
 

@@ -83,6 +83,18 @@ class Replays:
     games: list[GameRecord]
 
 
+def outcome_record(winners: Any, scores: Any, length: int, end_reason: str, truncated: bool) -> dict[str, Any]:
+    """The JSON outcome of one game: ``winners (P,)`` bools, ``scores (P,)`` floats or ``None``,
+    its length in moves, its end reason and whether it was truncated."""
+    return {
+        "winners": [bool(x) for x in winners],
+        "scores": None if scores is None else [float(x) for x in scores],
+        "length": int(length),
+        "end_reason": str(end_reason),
+        "truncated": bool(truncated),
+    }
+
+
 def outcome_of(game: Any, state: Any, row: int, cut: bool = False) -> dict[str, Any]:
     """The outcome record of ``row`` of a finished ``state``.
 
@@ -90,14 +102,13 @@ def outcome_of(game: Any, state: Any, row: int, cut: bool = False) -> dict[str, 
     the end reason is ``"max_steps"`` and it counts as truncated, as in :mod:`agents.evaluate`).
     """
     scores = game.scores(state)
-    P = int(game.num_players)
-    return {
-        "winners": [False] * P if cut else [bool(x) for x in np.asarray(game.winners(state))[row]],
-        "scores": None if scores is None else [float(x) for x in np.asarray(scores)[row]],
-        "length": int(state.step_count[row]),
-        "end_reason": "max_steps" if cut else str(game.end_reason_names(state)[row]),
-        "truncated": True if cut else bool(state.truncated[row]),
-    }
+    return outcome_record(
+        [False] * int(game.num_players) if cut else np.asarray(game.winners(state))[row],
+        None if scores is None else np.asarray(scores)[row],
+        int(state.step_count[row]),
+        "max_steps" if cut else game.end_reason_names(state)[row],
+        True if cut else bool(state.truncated[row]),
+    )
 
 
 def file_dict(game: Any, games: Sequence[GameRecord]) -> dict[str, Any]:
@@ -270,14 +281,15 @@ def replay(game: Any, record: GameRecord) -> Any:
     return state
 
 
-def _seat(i: int) -> str:
-    return chr(ord("A") + i)
+def seat_letter(seat: int) -> str:
+    """The letter a seat is shown by: ``A`` for seat 0, ``B`` for seat 1, ..."""
+    return chr(ord("A") + seat)
 
 
 def show(game: Any, record: GameRecord, viewer: int | None = None, out: Any = None, pause: bool = False) -> None:
     """Print a recorded game as text, position by position, as ``viewer`` sees it (``None``: a spectator)."""
     stream = out if out is not None else sys.stdout
-    seats = ", ".join(f"{_seat(i)} ({s})" for i, s in enumerate(record.seats))
+    seats = ", ".join(f"{seat_letter(i)} ({s})" for i, s in enumerate(record.seats))
     stream.write(f"{game.spec.title}: {seats}; seed {record.seed}\n")
     for t, (state, action) in enumerate(positions(game, record)):
         stream.write("\n" + game.render(state, 0, viewer=viewer) + "\n")
@@ -285,7 +297,7 @@ def show(game: Any, record: GameRecord, viewer: int | None = None, out: Any = No
             break
         mover = int(state.current_player[0])
         stream.write(
-            f"move {t + 1}: {_seat(mover)} ({record.seats[mover]}): {game.action_seen(state, 0, action, viewer)}\n"
+            f"move {t + 1}: {seat_letter(mover)} ({record.seats[mover]}): {game.action_seen(state, 0, action, viewer)}\n"
         )
         stream.flush()
         if pause:
@@ -294,7 +306,7 @@ def show(game: Any, record: GameRecord, viewer: int | None = None, out: Any = No
             except EOFError:
                 return
     o = record.outcome
-    won = [f"{_seat(i)} ({record.seats[i]})" for i, w in enumerate(o["winners"]) if w]
+    won = [f"{seat_letter(i)} ({record.seats[i]})" for i, w in enumerate(o["winners"]) if w]
     stream.write(
         f"\nresult: {'winner(s) ' + ', '.join(won) if won else 'no winner'}; end: {o['end_reason']} after {o['length']} moves\n"
     )
