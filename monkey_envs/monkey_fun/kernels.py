@@ -322,11 +322,15 @@ def has_line(b: int, cp: int, counts: np.ndarray, owner: np.ndarray, window_bits
     c = counts[b]
     o = owner[b]
     maj = np.uint64(0)
-    if P == 2:  # the common case, without the loop over the other seats
-        other = 1 - cp
-        for f in range(FIELDS):
-            hit = (c[f, cp] > c[f, other]) | (o[f] == cp)
-            maj |= np.uint64(hit) << np.uint64(f)
+    if P == 2:  # the common case: one loop per seat, so both counts are read at fixed offsets
+        if cp == 0:
+            for f in range(FIELDS):
+                hit = (c[f, 0] > c[f, 1]) | (o[f] == 0)
+                maj |= np.uint64(hit) << np.uint64(f)
+        else:
+            for f in range(FIELDS):
+                hit = (c[f, 1] > c[f, 0]) | (o[f] == 1)
+                maj |= np.uint64(hit) << np.uint64(f)
     else:
         for f in range(FIELDS):
             best = 0
@@ -653,7 +657,6 @@ def observe(
     scratch = np.empty(NUM_SUBSETS, np.intp)
     counts_flat = counts.reshape(counts.shape[0], FIELDS * P)
     rot = np.empty(P, np.intp)  # absolute seat of each observer-first slot
-    rel = np.empty(P, np.intp)  # observer-first slot of each absolute seat
     dim = obs.shape[1]
     for b in range(obs.shape[0]):
         row = obs[b]
@@ -663,7 +666,6 @@ def observe(
             if seat >= P:
                 seat -= P
             rot[r] = seat
-            rel[seat] = r
         hand = hands[b, p]
         hv = row[o_hand : o_hand + HAND]
         for j in range(HAND):
@@ -673,8 +675,8 @@ def observe(
         subset_fields(hand, field_of_sum, scratch)
         for a in range(NUM_SUBSETS):
             f = scratch[a]
-            if f >= 0:
-                af[a * FIELDS + f] = _ONE_F
+            # no branch: a subset on no field (-1) writes 0 over its own first cell, which holds 0
+            af[a * FIELDS + max(f, 0)] = np.float32(f >= 0)
         c = counts[b]
         if P == 2:
             cf = counts_flat[b]
@@ -691,13 +693,20 @@ def observe(
                 seat = rot[r]
                 for f in range(FIELDS):
                     row[o_counts + f * P + r] = np.float32(c[f, seat]) * _F025
-        ow = row[o_owner:o_fv]
-        ow[:] = 0.0
+        ow = row[o_owner:o_fv]  # every cell written (no branch on the owner): 1 where slot r owns f
         ob = owner[b]
-        for f in range(FIELDS):
-            o = ob[f]
-            if o >= 0:
-                ow[f * P + rel[o]] = _ONE_F
+        if P == 2:
+            s0 = rot[0]
+            s1 = rot[1]
+            for f in range(FIELDS):
+                o = ob[f]
+                ow[2 * f] = np.float32(o == s0)
+                ow[2 * f + 1] = np.float32(o == s1)
+        else:
+            for f in range(FIELDS):
+                o = ob[f]
+                for r in range(P):
+                    ow[f * P + r] = np.float32(o == rot[r])
         fv = row[o_fv : o_fv + FIELDS]
         for f in range(FIELDS):
             fv[f] = field_value[f]
@@ -714,8 +723,9 @@ def observe(
             mv[r] = _ONE_F if cp == seat else np.float32(0.0)
         dd = row[o_disc : o_disc + MAX_CARD]
         db = discard[b]
+        db1 = db[1:]  # values 1..19
         for v in range(MAX_CARD):
-            dd[v] = np.float32(db[v + 1]) * _F025
+            dd[v] = np.float32(db1[v]) * _F025
         row[o_draw] = np.float32(draw_size[b]) * _F_PILE
         row[o_solo:dim] = 0.0
         if solo:
