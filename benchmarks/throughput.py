@@ -12,8 +12,8 @@ Every row's step is the same work: a uniformly random legal action per row from 
 the step, the new legal mask and the observation of the player to move; finished games restart.
 
 - **core, batch B** (every registered game, its spec's player counts): ``game.step`` on a batch
-  of ``B`` games with the random actions drawn vectorised from ``state.legal_action_mask``,
-  ``game.observe`` of the player to move, finished rows reset in place with new seeds. Reference:
+  of ``B`` games with the random actions drawn from ``state.legal_action_mask`` by one compiled
+  (numba) pass, ``game.observe`` of the player to move, finished rows reset in place with new seeds. Reference:
   **Pgx** ``connect_four`` on the CPU at the same ``B`` -- one ``jax.jit``-compiled function that
   draws the actions (``jax.random.categorical`` over the masked logits), steps ``jax.vmap`` of
   ``pgx.experimental.auto_reset(env.step, env.init)`` (Pgx computes ``legal_action_mask`` and
@@ -79,6 +79,7 @@ from collections.abc import Callable, Sequence  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Protocol  # noqa: E402
 
+import numba  # noqa: E402
 import numpy as np  # noqa: E402
 
 #: Batch sizes of the comparison table and of the scaling figure.
@@ -113,21 +114,18 @@ class CoreStepper:
         self.rng = np.random.default_rng(seed)
         self.state = self.game.init(np.arange(batch_size))
         self.next_seed = batch_size
-        self.row_start = np.arange(batch_size) * self.game.num_actions
         self.obs: np.ndarray = self.game.observe(self.state, self.state.current_player)
 
     def random_legal(self, mask: np.ndarray) -> np.ndarray:
-        """``(B,) int64`` a uniformly random legal action of each row of ``mask`` ``(B, A) bool`` (0 if none)."""
-        # the k-th of a row's n legal actions, k = floor(u * n): one uniform per row and the list of
-        # legal (row, action) pairs, instead of a uniform per action and an argmax
-        n = np.count_nonzero(mask, axis=1)
-        legal = np.flatnonzero(mask)  # row-major: each row's legal actions, in order
-        if not legal.size:
-            return np.zeros(self.batch_size, np.int64)
-        k = (self.rng.random(self.batch_size) * n).astype(np.intp)
-        np.clip(k, 0, np.maximum(n - 1, 0), out=k)
-        at = np.minimum(np.cumsum(n) - n + k, legal.size - 1)
-        return np.where(n > 0, legal[at] - self.row_start, 0)
+        """``(B,) int64`` a uniformly random legal action of each row of ``mask`` ``(B, A) bool`` (0 if none).
+
+        One uniform per row from numpy's generator, then one compiled pass over the mask takes the
+        ``floor(u * n)``-th of the row's ``n`` legal actions: the draw is compiled, as Pgx's
+        ``jax.random.categorical`` is compiled into its step.
+        """
+        out = np.empty(self.batch_size, np.int64)
+        _kth_legal(mask, self.rng.random(self.batch_size), out)
+        return out
 
     def __call__(self) -> int:
         state = self.game.step(self.state, self.random_legal(self.state.legal_action_mask))
@@ -143,6 +141,25 @@ class CoreStepper:
         """``(state bytes, observation bytes)`` per env: the arrays' ``nbytes`` over ``B``."""
         state = sum(a.nbytes for a in self.state.arrays().values())
         return state / self.batch_size, self.obs.nbytes / self.batch_size
+
+
+@numba.njit(cache=True)
+def _kth_legal(mask: np.ndarray, u: np.ndarray, out: np.ndarray) -> None:
+    """``out[b]`` = the ``floor(u[b] * n_b)``-th legal action of row ``b`` of ``mask`` (0 if it has none)."""
+    for b in range(mask.shape[0]):
+        n = 0
+        for a in range(mask.shape[1]):
+            n += mask[b, a]
+        out[b] = 0
+        if n == 0:
+            continue
+        k = min(int(u[b] * n), n - 1)
+        for a in range(mask.shape[1]):
+            if mask[b, a]:
+                if k == 0:
+                    out[b] = a
+                    break
+                k -= 1
 
 
 def core_stepper(game_name: str, batch_size: int, num_players: int, seed: int = 0) -> CoreStepper:
