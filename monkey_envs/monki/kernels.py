@@ -591,17 +591,15 @@ def step(actions: np.ndarray, st: StateArrays, rules: RulesTables) -> bool:
         todo, mask, current_player, terminated, truncated, phase, pos, stacks, face_up, statue, owner, rubies,
         is_board, place_ok, cell_board, cell_stack, stack_cell, rays,
     )  # fmt: skip
+    # then per row: a stuck move ends the turn; wins (checked after every collection); the turn ends
     for b in range(B):
         if todo[b] and phase[b] == PHASE_COLLECT:
             stuck = True
-            for i in range(A):
+            for i in range(a_flip, A):  # only flips and rubies can be legal in this phase
                 if mask[b, i]:
                     stuck = False
                     break
             ended_rows[b] = stuck
-
-    # wins (checked after every collection), then the turn ends
-    for b in range(B):
         todo[b] = False
         if live[b] and ended_rows[b]:
             cp = mover[b]
