@@ -24,6 +24,8 @@ the laws may ask for the rules' mask of a state that breaks the other laws.
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 from numba import njit
 
@@ -589,17 +591,15 @@ def step(actions: np.ndarray, st: StateArrays, rules: RulesTables) -> bool:
         todo, mask, current_player, terminated, truncated, phase, pos, stacks, face_up, statue, owner, rubies,
         is_board, place_ok, cell_board, cell_stack, stack_cell, rays,
     )  # fmt: skip
+    # then per row: a stuck move ends the turn; wins (checked after every collection); the turn ends
     for b in range(B):
         if todo[b] and phase[b] == PHASE_COLLECT:
             stuck = True
-            for i in range(A):
+            for i in range(a_flip, A):  # only flips and rubies can be legal in this phase
                 if mask[b, i]:
                     stuck = False
                     break
             ended_rows[b] = stuck
-
-    # wins (checked after every collection), then the turn ends
-    for b in range(B):
         todo[b] = False
         if live[b] and ended_rows[b]:
             cp = mover[b]
@@ -636,13 +636,79 @@ def step(actions: np.ndarray, st: StateArrays, rules: RulesTables) -> bool:
     return True
 
 
+# SWAR ("SIMD within a register") helpers of observe: a 64-bit word holds 8 tokens' bytes of
+# ``owner`` / ``statue`` (a uint64 view of the row, little-endian: token 8w + i in byte i of word w)
+_LO7 = np.uint64(0x7F7F7F7F7F7F7F7F)
+_HI1 = np.uint64(0x8080808080808080)
+#: ``v * _BYTES`` repeats byte value ``v`` in all 8 bytes.
+_BYTES = np.uint64(0x0101010101010101)
+_BYTE0 = np.uint64(0xFF)
+_BYTE1 = np.uint64(0xFF00)
+_BYTE2 = np.uint64(0xFF0000)
+_BYTE3 = np.uint64(0xFF000000)
+_U7, _U8, _U16, _U24, _U32 = (np.uint64(k) for k in (7, 8, 16, 24, 32))
+if sys.byteorder != "little":  # numba runs on little-endian machines only; the byte order is relied on
+    raise ImportError("monkey_envs.monki.kernels needs a little-endian machine")
+
+
+@njit(cache=True, inline="always")
+def eq_bytes(w: np.uint64, v: np.uint64) -> np.uint64:
+    """Byte ``i`` of the result is 1 where byte ``i`` of ``w`` equals that of ``v``, else 0 (exact, any bytes)."""
+    x = w ^ v
+    nonzero = ((x & _LO7) + _LO7) | x  # high bit of a byte set iff the byte is not 0 (no carry across bytes)
+    return (~nonzero & _HI1) >> _U7
+
+
+@njit(cache=True, inline="always")
+def sum4_bytes(e: np.uint64) -> np.uint64:
+    """Byte 0 of the result: the sum of bytes 0-3 of ``e``; byte 4: of bytes 4-7 (each sum < 256)."""
+    h = e + (e >> _U16)
+    return h + (h >> _U8)
+
+
+@njit(cache=True, inline="always")
+def kind_counts(
+    w0: np.uint64, w1: np.uint64, w2: np.uint64, w3: np.uint64, w4: np.uint64, v: np.uint64
+) -> tuple[np.uint64, np.uint64]:
+    """Tokens of each kind whose byte (in the 5 words of a row) is ``v``'s: two words of 8 count bytes.
+
+    Byte ``k`` of the first word counts kind ``k`` (green: 4 regular fruits, then 4 golden), of
+    the second kind ``8 + k`` (blue). Token ids by word: ``w0`` green banana, fig (4 each), ``w1``
+    green pineapple, grapes, ``w2`` the 4 green golden then blue banana, ``w3`` blue fig,
+    pineapple, ``w4`` blue grapes then the 4 blue golden (the id order of ``data.py``).
+    """
+    e2 = eq_bytes(w2, v)
+    e4 = eq_bytes(w4, v)
+    h0 = sum4_bytes(eq_bytes(w0, v))
+    h1 = sum4_bytes(eq_bytes(w1, v))
+    h2 = sum4_bytes(e2)
+    h3 = sum4_bytes(eq_bytes(w3, v))
+    h4 = sum4_bytes(e4)
+    green = (h0 & _BYTE0) | ((h0 >> _U24) & _BYTE1) | ((h1 & _BYTE0) << _U16) | ((h1 >> _U8) & _BYTE3) | (e2 << _U32)
+    blue = (
+        ((h2 >> _U32) & _BYTE0)
+        | ((h3 & _BYTE0) << _U8)
+        | ((h3 >> _U16) & _BYTE2)
+        | ((h4 & _BYTE0) << _U24)
+        | ((e4 >> _U32) << _U32)
+    )
+    return green, blue
+
+
 @njit(cache=True)
 def observe(player: np.ndarray, obs: np.ndarray, seen: StateArrays, rules: RulesTables) -> None:
     """Write every row's observation for seat ``player[b]`` into ``obs (B, D) float32`` (all of it).
 
-    ``seen`` holds the state arrays it reads (order of :data:`OBSERVED_FIELDS`); the pieces are
-    those of :data:`OBS_PIECES` back to back (the layout of :class:`~monkey_envs.monki.rules.Monki`),
-    seats observer-first; ``player (B,) int64`` in ``{0, 1}``.
+    ``seen`` holds the state arrays it reads (order of :data:`OBSERVED_FIELDS`; ``owner`` and
+    ``statue`` with their last axis contiguous); the pieces are those of :data:`OBS_PIECES` back
+    to back (the layout of :class:`~monkey_envs.monki.rules.Monki`), seats observer-first;
+    ``player (B,) int64`` in ``{0, 1}``.
+
+    The token counts per kind (``boards``, ``statues``) are counted 8 tokens at a time in 64-bit
+    words (:func:`kind_counts`) into count bytes laid out as the two pieces are, then converted
+    in two loops that LLVM vectorises; so is the copy of the static ``cells`` piece (loops with
+    a trip count known only at run time, indexed by unsigned ints: no unrolling, no
+    negative-index wraparound in the way).
     """
     current_player, stacks, face_up, statue, owner, rubies, pos, phase, turns = seen
     cells_obs, turn_cap = rules[CELLS_OBS], rules[TURN_CAP]
@@ -656,49 +722,32 @@ def observe(player: np.ndarray, obs: np.ndarray, seen: StateArrays, rules: Rules
     o_move = o_phase + NUM_PHASES
     o_turn = o_move + 2
     o_cells = o_turn + 1
+    owner_w = owner.view(np.uint64)  # (B, 5)
+    statue_w = statue.view(np.uint64)
+    # count words: observer's board, other board (2 each: green, blue kinds), then the 4 statues
+    counts_w = np.empty(2 * (2 + BOARDS), np.uint64)
+    counts = counts_w.view(np.uint8)  # kind counts in the order of the boards and statues pieces
+    n_boards = counts.size // 3  # 2 * KINDS, at run time (see above)
+    n_statues = counts.size - n_boards
+    n_cells = cells_obs.size
+    at_statues = np.uintp(o_statues)
+    at_cells = np.uintp(o_cells)
     for b in range(obs.shape[0]):
         p = player[b]
-        for i in range(o_cells):
+        w0, w1, w2, w3, w4 = owner_w[b, 0], owner_w[b, 1], owner_w[b, 2], owner_w[b, 3], owner_w[b, 4]
+        counts_w[0], counts_w[1] = kind_counts(w0, w1, w2, w3, w4, np.uint64(p) * _BYTES)
+        counts_w[2], counts_w[3] = kind_counts(w0, w1, w2, w3, w4, np.uint64(1 - p) * _BYTES)
+        w0, w1, w2, w3, w4 = statue_w[b, 0], statue_w[b, 1], statue_w[b, 2], statue_w[b, 3], statue_w[b, 4]
+        for k in range(BOARDS):
+            counts_w[4 + 2 * k], counts_w[5 + 2 * k] = kind_counts(w0, w1, w2, w3, w4, np.uint64(k) * _BYTES)
+        for i in range(n_boards):
+            obs[b, np.uintp(i)] = np.float32(counts[i])
+        for i in range(n_statues):
+            obs[b, at_statues + np.uintp(i)] = np.float32(counts[n_boards + i]) * _F_QUARTER
+        for i in range(o_rubies, o_statues):
             obs[b, i] = _ZERO_F
-        # tokens of each kind per holder, branch-free (owners vary from row to row), in the id
-        # order of data.py: per colour 4 regular tokens of each fruit, then its 4 golden ones
-        p8 = np.int8(p)
-        q8 = np.int8(1 - p)
-        for c in range(2):
-            for f in range(FRUITS):
-                t0 = c * 20 + 4 * f
-                k = c * 8 + f
-                mine = 0
-                theirs = 0
-                s0 = 0
-                s1 = 0
-                s2 = 0
-                s3 = 0
-                for j in range(4):
-                    o = owner[b, t0 + j]
-                    st_ = statue[b, t0 + j]
-                    mine += o == p8
-                    theirs += o == q8
-                    s0 += st_ == 0
-                    s1 += st_ == 1
-                    s2 += st_ == 2
-                    s3 += st_ == 3
-                obs[b, k] = np.float32(mine)
-                obs[b, KINDS + k] = np.float32(theirs)
-                obs[b, o_statues + k] = np.float32(s0) * _F_QUARTER
-                obs[b, o_statues + KINDS + k] = np.float32(s1) * _F_QUARTER
-                obs[b, o_statues + 2 * KINDS + k] = np.float32(s2) * _F_QUARTER
-                obs[b, o_statues + 3 * KINDS + k] = np.float32(s3) * _F_QUARTER
-                t = c * 20 + 16 + f  # the golden token of that colour and fruit
-                k += 4
-                o = owner[b, t]
-                st_ = statue[b, t]
-                obs[b, k] = np.float32(o == p8)
-                obs[b, KINDS + k] = np.float32(o == q8)
-                obs[b, o_statues + k] = np.float32(st_ == 0) * _F_QUARTER
-                obs[b, o_statues + KINDS + k] = np.float32(st_ == 1) * _F_QUARTER
-                obs[b, o_statues + 2 * KINDS + k] = np.float32(st_ == 2) * _F_QUARTER
-                obs[b, o_statues + 3 * KINDS + k] = np.float32(st_ == 3) * _F_QUARTER
+        for i in range(o_flipped, o_cells):
+            obs[b, i] = _ZERO_F
         for r in range(2):
             seat = p if r == 0 else 1 - p
             for f in range(FRUITS):
@@ -727,8 +776,8 @@ def observe(player: np.ndarray, obs: np.ndarray, seen: StateArrays, rules: Rules
         if cp >= 0:  # -1: the game is over, nobody is to move
             obs[b, o_move + (0 if cp == p else 1)] = _ONE_F
         obs[b, o_turn] = np.float32(min(turns[b] / turn_cap, 1.0))
-        for i in range(2 * N):
-            obs[b, o_cells + i] = cells_obs[i]
+        for i in range(n_cells):
+            obs[b, at_cells + np.uintp(i)] = cells_obs[i]
 
 
 @njit(cache=True)

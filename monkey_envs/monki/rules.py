@@ -277,7 +277,10 @@ class Monki(Game[MonkiState]):
     # ================================================================== observe
     def _observe(self, s: MonkiState, player: np.ndarray) -> np.ndarray:
         obs = np.empty((s.batch_size, self.obs_layout.size), np.float32)
-        K.observe(player, obs, _observed_arrays(s), self._rules)
+        seen = _observed_arrays(s)
+        if s.owner.strides[-1] != 1 or s.statue.strides[-1] != 1:  # the kernel reads them 8 bytes at a time
+            seen = tuple(np.ascontiguousarray(a) for a in seen)
+        K.observe(player, obs, seen, self._rules)
         return obs
 
     def _winners(self, s: MonkiState) -> np.ndarray:
