@@ -328,9 +328,18 @@ class SingleAgentDriver:
 
     def _opponent_actions(self, sub: BatchState, rows: np.ndarray) -> np.ndarray:
         """Actions of the opponents to move in ``sub`` (the batch rows ``rows``), ``(n,) int64``."""
-        n = rows.size
         cps = sub.current_player.astype(np.int64)
-        mask = sub.legal_action_mask
+        return self._actions_of(cps, sub.legal_action_mask, rows, lambda: self.game.observe(sub, cps))
+
+    def _actions_of(self, cps: np.ndarray, mask: np.ndarray, rows: np.ndarray, observe: Any) -> np.ndarray:
+        """Actions of the opponents to move in batch rows ``rows``, ``(n,) int64``.
+
+        Args:
+            cps: ``(n,) int64`` the seat to move in each of those rows; mask: ``(n, A) bool``
+                their legal actions; observe: ``observe() -> (n, D) float32`` their
+                observations from those seats (called once, only if an agent needs them).
+        """
+        n = rows.size
         acts = np.zeros(n, dtype=np.int64)
         if len(self._members) == 1:
             groups: list[tuple[int, Any]] = [(0, slice(None))]
@@ -344,9 +353,9 @@ class SingleAgentDriver:
                 acts[sel] = agent.act_rows(mask[sel], rows[sel])
                 continue
             if obs is None:
-                obs = self.game.observe(sub, cps)
+                obs = observe()
             acts[sel] = self._agent_actions(agent, obs[sel], mask[sel])
-        legal = mask[np.arange(n), np.clip(acts, 0, self.num_actions - 1)] & (acts >= 0) & (acts < self.num_actions)
+        legal = mask[np.arange(n), acts]  # acts are in [0, A): _agent_actions and act_rows see to it
         if not legal.all():
             bad = np.flatnonzero(~legal)
             raise ValueError(
@@ -383,9 +392,18 @@ class SingleAgentDriver:
     def _play_opponents(self, state: BatchState) -> np.ndarray:
         """Let opponents move (in place on ``state``) until each row awaits the learner or is over.
 
+        Each pass asks the opponents of every row where one is to move (grouped by member, rows
+        in batch order) and applies their moves. A game with a fused in-place step
+        (:attr:`Game.fused_step <monkey_envs.core.game.Game.fused_step>`) steps the whole batch
+        in place with the other running rows frozen (marked finished for that one call, which
+        the step leaves alone); other games step the rows taken out (``take`` / ``put``). Both
+        give the same moves, states and rewards (``tests/test_driver_frozen_passes.py``).
+
         Returns:
             ``(B,) float32`` learner's rewards collected during these moves.
         """
+        if self.game.fused_step and self._frozen_passes:
+            return self._play_opponents_frozen(state)
         reward = np.zeros(self.num_envs, dtype=np.float32)
         for _ in range(MAX_OPPONENT_MOVES):
             cp = state.current_player
@@ -396,6 +414,52 @@ class SingleAgentDriver:
             sub = self.game.step(sub, self._opponent_actions(sub, rows))
             state.put(rows, sub)
             reward[rows] += sub.rewards[np.arange(rows.size), self.seat[rows]]
+        raise RuntimeError(f"opponents made {MAX_OPPONENT_MOVES} moves in a row without the learner's turn coming back")
+
+    #: Step opponents' passes on the whole batch with the other rows frozen (fused-step games);
+    #: ``False`` takes the rows out instead (the reference the equivalence tests compare with).
+    _frozen_passes = True
+
+    def _play_opponents_frozen(self, state: BatchState) -> np.ndarray:
+        """:meth:`_play_opponents` for fused-step games: whole-batch in-place passes, no row copies.
+
+        The rows where the learner is to move are marked truncated for the duration of each
+        step call (a fused step advances running rows only and ignores the others' actions) and
+        unmarked after it. The step zeroes every row's rewards; each row gets back the rewards
+        of the last move applied to it, as the take / put passes leave them.
+        """
+        B = self.num_envs
+        reward = np.zeros(B, dtype=np.float32)
+        cp = state.current_player
+        opp = (cp >= 0) & (cp != self.seat)
+        if not opp.any():
+            return reward
+        last_rewards = state.rewards.copy()
+        acts = np.zeros(B, dtype=np.int64)
+        truncated = state.truncated
+        for _ in range(MAX_OPPONENT_MOVES):
+            rows = np.flatnonzero(opp)
+            if rows.size == 0:
+                state.rewards[...] = last_rewards
+                return reward
+            cps = cp[rows].astype(np.int64)
+            acts[:] = 0
+            acts[rows] = self._actions_of(
+                cps,
+                state.legal_action_mask[rows],
+                rows,
+                lambda opp=opp, cp=cp, rows=rows: self.game.observe(state, np.where(opp, cp, 0).astype(np.int64))[rows],
+            )
+            frozen = np.flatnonzero((cp >= 0) & ~opp)  # running rows where the learner is to move
+            truncated[frozen] = True
+            try:
+                self.game._step_inplace(state, acts)
+            finally:
+                truncated[frozen] = False
+            last_rewards[rows] = state.rewards[rows]
+            reward[rows] += state.rewards[rows, self.seat[rows]]
+            cp = state.current_player
+            opp = (cp >= 0) & (cp != self.seat)
         raise RuntimeError(f"opponents made {MAX_OPPONENT_MOVES} moves in a row without the learner's turn coming back")
 
     # ================================================================== episodes
