@@ -34,6 +34,7 @@ the most. They differ in how they bluff and whom they believe:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -172,16 +173,63 @@ class FunkyHeuristic:
         """``(B,) int64`` legal actions for observations ``(B, obs_dim) float32`` and masks ``(B, A)``.
 
         The highest score of :meth:`scores` among the legal actions, ties broken by the agent's
-        generator (:func:`agents.base.argmax_legal`; the compiled heuristics pick in the same
-        compiled code, from the same draws).
+        generator (:func:`agents.base.argmax_legal`; the compiled heuristics pick in compiled
+        code, from the same draws).
+
+        Raises:
+            ValueError: ``obs`` is not ``(B, obs_dim)`` or ``mask`` not ``(B, A)``.
         """
-        obs = np.asarray(obs)
-        mask = np.asarray(mask).astype(bool)
-        kind = self._check(obs, mask)
-        if kind < 0:
-            return argmax_legal(self.scores_numpy(obs, mask), mask, self.rng)
-        scores = self._scores_compiled(obs, kind)
-        return K.choose(scores, np.ascontiguousarray(mask), self.rng.random(mask.shape))
+        return FunkyHeuristic.act_jointly([(self, obs, mask)])[0]
+
+    @staticmethod
+    def act_jointly(parts: Sequence[tuple[FunkyHeuristic, np.ndarray, np.ndarray]]) -> list[np.ndarray]:
+        """``[agent.act(obs, mask) for agent, obs, mask in parts]``, the compiled heuristics in one call.
+
+        Every agent draws from its own generator in the same amounts and order as those
+        separate calls (the believer's random plays, then the tie-breaking noise), so the
+        actions are the same; the rows of all parts are scored by one compiled loop. The
+        batched driver calls this once per pass for opponents of one family
+        (``monkey_envs.core.driver``: agents whose classes share ``act_jointly``).
+
+        Raises:
+            ValueError: a part's ``obs`` is not ``(n, obs_dim)`` or its ``mask`` not ``(n, A)``.
+        """
+        out: list[Any] = [None] * len(parts)
+        todo: list[tuple[int, int, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+        for i, (agent, obs, mask) in enumerate(parts):
+            obs = np.asarray(obs)
+            mask = np.asarray(mask)
+            if mask.dtype != np.bool_:
+                mask = mask.astype(bool)
+            kind = agent._check(obs, mask)
+            if kind < 0:
+                out[i] = argmax_legal(agent.scores_numpy(obs, mask), mask, agent.rng)
+                continue
+            obs = np.ascontiguousarray(obs, dtype=np.float32)
+            rand = agent._believer_draws(obs, kind)
+            todo.append((i, kind, obs, mask, rand, agent._weights(), agent.rng.random(mask.shape)))
+        if not todo:
+            return out
+        g = parts[todo[0][0]][0].game
+        if len(todo) == 1:
+            i, kind, obs, mask, rand, tf, noise = todo[0]
+            scores = _compiled_scores(g, obs, np.zeros(obs.shape[0], dtype=np.int64), [kind], tf[None], rand)
+            out[i] = K.choose(scores, np.ascontiguousarray(mask), noise)
+            return out
+        sizes = [t[2].shape[0] for t in todo]
+        grp = np.repeat(np.arange(len(todo), dtype=np.int64), sizes)
+        scores = _compiled_scores(
+            g,
+            np.concatenate([t[2] for t in todo]),
+            grp,
+            [t[1] for t in todo],
+            np.stack([t[5] for t in todo]),
+            np.concatenate([t[4] for t in todo]),
+        )
+        acts = K.choose(scores, np.concatenate([t[3] for t in todo]), np.concatenate([t[6] for t in todo]))
+        for (i, *_), a in zip(todo, np.split(acts, np.cumsum(sizes)[:-1]), strict=True):
+            out[i] = a
+        return out
 
     def scores(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """``(B, A) float64`` action scores for observations ``obs (B, obs_dim)`` and masks ``mask (B, A)``.
@@ -200,7 +248,11 @@ class FunkyHeuristic:
         kind = self._check(obs, mask)
         if kind < 0:
             return self.scores_numpy(obs, mask)
-        return self._scores_compiled(obs, kind)
+        obs = np.ascontiguousarray(obs, dtype=np.float32)
+        rand = self._believer_draws(obs, kind)
+        return _compiled_scores(
+            self.game, obs, np.zeros(obs.shape[0], dtype=np.int64), [kind], self._weights()[None], rand
+        )
 
     def _check(self, obs: np.ndarray, mask: np.ndarray) -> int:
         """Check the shapes; the kernel code of this agent (-1: score in numpy)."""
@@ -211,41 +263,32 @@ class FunkyHeuristic:
             raise ValueError(f"mask must have shape ({obs.shape[0]}, {g.num_actions}), got {mask.shape}")
         return _kernel_kind(self)
 
-    def _scores_compiled(self, obs: np.ndarray, kind: int) -> np.ndarray:
-        g = self.game
-        obs = np.ascontiguousarray(obs, dtype=np.float32)
-        t = _tables(g)
-        rand = _NO_RAND
-        if kind == K.BELIEVER:
-            ph = obs[:, t["phase"]]
-            n_active = int((np.where(ph.any(1), ph.argmax(1), -1) == PH_ACTIVE).sum())
-            if n_active:
-                rand = self.rng.random((n_active, R.NUM_PLAY_ACTIONS))
-        ti = t["ti"]
-        if bool(ti[K.I_USES_TELESCOPE]) != bool(self.uses_telescope):
-            ti = ti.copy()
-            ti[K.I_USES_TELESCOPE] = bool(self.uses_telescope)
-        tf = np.array(
-            [WIN, DEATH, PROGRESS, DANGER, CHEST, PYRAMID, GOLDEN_EXTRA]
-            + [float(getattr(self, a, 0.0)) for a in ("p_truth", "prior_weight", "bonus", "p_believer")]
+    def _believer_draws(self, obs: np.ndarray, kind: int) -> np.ndarray:
+        """The believer's random play scores for its rows in the active phase (as ``active_scores`` draws them)."""
+        if kind != K.BELIEVER:
+            return _NO_RAND
+        ph = obs[:, _tables(self.game)["phase"]]
+        n_active = int((np.where(ph.any(1), ph.argmax(1), -1) == PH_ACTIVE).sum())
+        return self.rng.random((n_active, R.NUM_PLAY_ACTIONS)) if n_active else _NO_RAND
+
+    def _weights(self) -> np.ndarray:
+        """``(NUM_TF,) float64`` this agent's weights for the kernel (``F_*`` positions)."""
+        key = (
+            WIN,
+            DEATH,
+            PROGRESS,
+            DANGER,
+            CHEST,
+            PYRAMID,
+            GOLDEN_EXTRA,
+            *(float(getattr(self, a, 0.0)) for a in ("p_truth", "prior_weight", "bonus", "p_believer")),
+            1.0 if self.uses_telescope else 0.0,
         )
-        return K.heuristic_scores(
-            obs,
-            kind,
-            g.num_players,
-            ti,
-            tf,
-            rand,
-            t["slots"],
-            t["slot_row"],
-            t["slot_back"],
-            t["back_comp"],
-            t["fixed"],
-            t["fixed_effect"],
-            t["bowl_of"],
-            t["bowl_spaces"],
-            g.num_actions,
-        )
+        cached = self.__dict__.get("_tf")
+        if cached is None or cached[0] != key:
+            cached = (key, np.array(key))
+            self.__dict__["_tf"] = cached
+        return cached[1]
 
     def scores_numpy(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """``(B, A) float64`` action scores in numpy over the whole batch (the reference of :meth:`scores`)."""
@@ -468,6 +511,31 @@ _TABLES: dict[tuple[int, int], dict[str, Any]] = {}
 _KIND_OF: dict[type, int] = {}
 
 
+def _compiled_scores(
+    game: Any, obs: np.ndarray, grp: np.ndarray, kinds: list[int], tfs: np.ndarray, rand: np.ndarray
+) -> np.ndarray:
+    """:func:`~agents.heuristics.funky_monkey_kernels.heuristic_scores` with the game's tables."""
+    t = _tables(game)
+    return K.heuristic_scores(
+        obs,
+        grp,
+        np.asarray(kinds, dtype=np.int64),
+        tfs,
+        game.num_players,
+        t["ti"],
+        rand,
+        t["slots"],
+        t["slot_row"],
+        t["slot_back"],
+        t["back_comp"],
+        t["fixed"],
+        t["fixed_effect"],
+        t["bowl_of"],
+        t["bowl_spaces"],
+        game.num_actions,
+    )
+
+
 def _kernel_kind(agent: FunkyHeuristic) -> int:
     """The heuristic code of :func:`~agents.heuristics.funky_monkey_kernels.heuristic_scores` that
     scores like ``agent``, or -1 when its class changes how one of the four scores (cached per class)."""
@@ -551,7 +619,6 @@ def _tables(game: Any) -> dict[str, np.ndarray]:
         K.I_E_MINUS2: D.E_MINUS2,
         K.I_E_BOWL: D.E_BOWL,
         K.I_CROWN_BONUS: int(bool(game.crown_bonus)),
-        K.I_USES_TELESCOPE: 1,
     }
     for i, v in codes.items():
         ti[i] = int(v)

@@ -77,10 +77,9 @@ HONEST, BELIEVER, SKEPTIC, TRACK = 0, 1, 2, 3
     I_E_MINUS1,
     I_E_MINUS2,
     I_E_BOWL,
-    I_USES_TELESCOPE,  # the agent and the game
-    I_CROWN_BONUS,
+    I_CROWN_BONUS,  # the game
     NUM_TI,
-) = range(53)
+) = range(52)
 
 # Positions in the float64 table ``tf``.
 (
@@ -95,8 +94,9 @@ HONEST, BELIEVER, SKEPTIC, TRACK = 0, 1, 2, 3
     F_PRIOR_WEIGHT,
     F_BONUS,
     F_P_BELIEVER,
+    F_TELESCOPE,
     NUM_TF,
-) = range(12)
+) = range(13)
 
 
 @njit(cache=True)
@@ -140,10 +140,11 @@ def _loss(tc, d, death):
 @njit(cache=True)
 def heuristic_scores(
     obs,
-    kind,
+    grp,
+    kinds,
+    tfs,
     P,
     ti,
-    tf,
     rand,
     slots,
     slot_row,
@@ -155,14 +156,18 @@ def heuristic_scores(
     bowl_spaces,
     num_actions,
 ):
-    """``(n, A) float64`` action scores of heuristic ``kind`` for observations ``obs (n, D) float32``.
+    """``(n, A) float64`` action scores of the heuristics ``kinds[grp]`` for observations ``obs (n, D) float32``.
 
     Args:
         obs: observer-first Funky Monkey observations.
-        kind: :data:`HONEST`, :data:`BELIEVER`, :data:`SKEPTIC` or :data:`TRACK`.
-        P: seats. ti / tf: the int64 / float64 tables (``I_*`` / ``F_*`` positions).
-        rand: ``(m, NUM_PLAY) float64`` the believer's random play scores, one row per row of
-            ``obs`` in the active phase, in order (``(0, NUM_PLAY)`` for the others).
+        grp: ``(n,) int64`` the agent scoring each row (an index into ``kinds`` / ``tfs``).
+        kinds: ``(G,) int64`` each agent's heuristic: :data:`HONEST`, :data:`BELIEVER`,
+            :data:`SKEPTIC` or :data:`TRACK`.
+        tfs: ``(G, NUM_TF) float64`` each agent's weights (``F_*`` positions; ``F_TELESCOPE``
+            1.0 for an agent that looks through a Telescope).
+        P: seats. ti: the int64 table (``I_*`` positions).
+        rand: ``(m, NUM_PLAY) float64`` the believers' random play scores, one row per row of
+            ``obs`` that a believer scores in the active phase, in order.
         slots: ``(S,) int64`` tile-slot spaces; slot_row / slot_back: ``(S,) int64`` their
             track row and tile back; back_comp: ``(backs, 7) int64`` tiles of each kind per back;
             fixed: ``(F,) int64`` the other spaces; fixed_effect: ``(19,) int64`` effect of each
@@ -175,8 +180,6 @@ def heuristic_scores(
     S = slots.shape[0]
     NT = back_comp.shape[1]
     K = 5
-    win, death, progress, danger = tf[F_WIN], tf[F_DEATH], tf[F_PROGRESS], tf[F_DANGER]
-    golden_extra = tf[F_GOLDEN_EXTRA]
     out = np.zeros((n, num_actions))
     alive = np.zeros(P, dtype=np.bool_)
     pos = np.zeros(P, dtype=np.int64)
@@ -195,6 +198,10 @@ def heuristic_scores(
     for b in range(n):
         row = obs[b]
         s = out[b]
+        kind = kinds[grp[b]]
+        tf = tfs[grp[b]]
+        win, death, progress, danger = tf[F_WIN], tf[F_DEATH], tf[F_PROGRESS], tf[F_DANGER]
+        golden_extra = tf[F_GOLDEN_EXTRA]
         # ---------------------------------------------------------- Reading
         phase = _onehot(row, ti[I_PHASE], ti[I_NUM_PHASES])
         for p in range(P):
@@ -361,7 +368,7 @@ def heuristic_scores(
                 margin = 0.0
             s[ti[I_A_ACCEPT]] = ev - margin
             s[ti[I_A_PASS]] = 0.0
-            s[ti[I_A_TELESCOPE]] = 1e6 if ti[I_USES_TELESCOPE] else -1e9
+            s[ti[I_A_TELESCOPE]] = 1e6 if tf[F_TELESCOPE] > 0 else -1e9
             if kind == TRACK:
                 lo = co[0, 0]
                 hi = co[0, 0]

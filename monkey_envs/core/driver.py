@@ -347,14 +347,25 @@ class SingleAgentDriver:
             mid = self._choice[rows, (cps - self.seat[rows] - 1) % self.num_players]
             groups = [(int(m), np.flatnonzero(mid == m)) for m in np.unique(mid)]
         obs = None
+        asked: list[tuple[Any, Any]] = []
         for m, sel in groups:
             agent = self._agent(m)
             if agent is self._random:
                 acts[sel] = agent.act_rows(mask[sel], rows[sel])
-                continue
-            if obs is None:
-                obs = observe()
-            acts[sel] = self._agent_actions(agent, obs[sel], mask[sel])
+            else:
+                asked.append((agent, sel))
+        if asked:
+            obs = observe()
+            joint = {getattr(type(agent), "act_jointly", None) for agent, _ in asked}
+            if self._joint_acts and len(asked) > 1 and len(joint) == 1 and None not in joint:
+                # one family of agents acting for all its members at once (same actions as one
+                # act() per member, in this order: see the agent's act_jointly)
+                raw = joint.pop()([(agent, obs[sel], mask[sel]) for agent, sel in asked])
+                for (agent, sel), r in zip(asked, raw, strict=True):
+                    acts[sel] = self._checked_agent_actions(agent, r, mask[sel].shape[0])
+            else:
+                for agent, sel in asked:
+                    acts[sel] = self._agent_actions(agent, obs[sel], mask[sel])
         legal = mask[np.arange(n), acts]  # acts are in [0, A): _agent_actions and act_rows see to it
         if not legal.all():
             bad = np.flatnonzero(~legal)
@@ -371,8 +382,10 @@ class SingleAgentDriver:
             ValueError: naming the opponent: floats (``0.5`` is not truncated to 0), bools, another
                 shape, or values out of range (reported as returned).
         """
-        n = mask.shape[0]
-        raw = agent.act(obs, mask)
+        return self._checked_agent_actions(agent, agent.act(obs, mask), mask.shape[0])
+
+    def _checked_agent_actions(self, agent: Any, raw: Any, n: int) -> np.ndarray:
+        """``raw``, what ``agent`` returned for ``n`` rows, checked as :meth:`_agent_actions` says."""
         a = np.asarray(raw)
         if a.shape == () and n == 1:
             a = a.reshape(1)
@@ -381,8 +394,8 @@ class SingleAgentDriver:
                 f"opponent {member_name(agent)!r} returned {raw!r:.80} ({a.dtype}, shape {a.shape}); "
                 f"act() must return ({n},) integer actions"
             )
-        out = (a < 0) | (a >= self.num_actions)
-        if out.any():
+        if a.size and (a.min() < 0 or a.max() >= self.num_actions):
+            out = (a < 0) | (a >= self.num_actions)
             raise ValueError(
                 f"opponent {member_name(agent)!r} returned actions out of range [0, {self.num_actions}): "
                 f"{a[out][:5].tolist()}"
@@ -416,6 +429,9 @@ class SingleAgentDriver:
             reward[rows] += sub.rewards[np.arange(rows.size), self.seat[rows]]
         raise RuntimeError(f"opponents made {MAX_OPPONENT_MOVES} moves in a row without the learner's turn coming back")
 
+    #: Let one family of agents act for all its members of a pass in one call (``act_jointly``);
+    #: ``False`` asks each member on its own (the reference the equivalence tests compare with).
+    _joint_acts = True
     #: Step opponents' passes on the whole batch with the other rows frozen (fused-step games);
     #: ``False`` takes the rows out instead (the reference the equivalence tests compare with).
     _frozen_passes = True
