@@ -218,17 +218,15 @@ class FunkyHeuristic:
             return out
         sizes = [t[2].shape[0] for t in todo]
         grp = np.repeat(np.arange(len(todo), dtype=np.int64), sizes)
+        cols = list(zip(*todo, strict=True))
         scores = _compiled_scores(
-            g,
-            np.concatenate([t[2] for t in todo]),
-            grp,
-            [t[1] for t in todo],
-            np.stack([t[5] for t in todo]),
-            np.concatenate([t[4] for t in todo]),
+            g, np.concatenate(cols[2]), grp, list(cols[1]), np.array(cols[5]), np.concatenate(cols[4])
         )
-        acts = K.choose(scores, np.concatenate([t[3] for t in todo]), np.concatenate([t[6] for t in todo]))
-        for (i, *_), a in zip(todo, np.split(acts, np.cumsum(sizes)[:-1]), strict=True):
-            out[i] = a
+        acts = K.choose(scores, np.concatenate(cols[3]), np.concatenate(cols[6]))
+        start = 0
+        for i, size in zip(cols[0], sizes, strict=True):
+            out[i] = acts[start : start + size]
+            start += size
         return out
 
     def scores(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -271,24 +269,27 @@ class FunkyHeuristic:
         n_active = int((np.where(ph.any(1), ph.argmax(1), -1) == PH_ACTIVE).sum())
         return self.rng.random((n_active, R.NUM_PLAY_ACTIONS)) if n_active else _NO_RAND
 
+    #: The agent's weights the kernel reads (besides the module constants), see :meth:`_weights`.
+    _WEIGHT_NAMES = ("p_truth", "prior_weight", "bonus", "p_believer", "uses_telescope")
+
     def _weights(self) -> np.ndarray:
-        """``(NUM_TF,) float64`` this agent's weights for the kernel (``F_*`` positions)."""
-        key = (
-            WIN,
-            DEATH,
-            PROGRESS,
-            DANGER,
-            CHEST,
-            PYRAMID,
-            GOLDEN_EXTRA,
-            *(float(getattr(self, a, 0.0)) for a in ("p_truth", "prior_weight", "bonus", "p_believer")),
-            1.0 if self.uses_telescope else 0.0,
+        """``(NUM_TF,) float64`` this agent's weights for the kernel (``F_*`` positions); built once
+        per class, and per call for an agent whose own attributes set one of them."""
+        d = self.__dict__
+        if any(a in d for a in self._WEIGHT_NAMES):
+            return self._weights_now()
+        t = type(self)
+        w = _CLASS_WEIGHTS.get(t)
+        if w is None:
+            w = _CLASS_WEIGHTS[t] = self._weights_now()
+        return w
+
+    def _weights_now(self) -> np.ndarray:
+        return np.array(
+            [WIN, DEATH, PROGRESS, DANGER, CHEST, PYRAMID, GOLDEN_EXTRA]
+            + [float(getattr(self, a, 0.0)) for a in ("p_truth", "prior_weight", "bonus", "p_believer")]
+            + [1.0 if self.uses_telescope else 0.0]
         )
-        cached = self.__dict__.get("_tf")
-        if cached is None or cached[0] != key:
-            cached = (key, np.array(key))
-            self.__dict__["_tf"] = cached
-        return cached[1]
 
     def scores_numpy(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """``(B, A) float64`` action scores in numpy over the whole batch (the reference of :meth:`scores`)."""
@@ -509,6 +510,7 @@ _NO_RAND = np.zeros((0, R.NUM_PLAY_ACTIONS))
 _KERNEL_METHODS = ("active_scores", "respond_scores", "_small_decisions", "_respond_by_ev", "_posterior_ev")
 _TABLES: dict[tuple[int, int], dict[str, Any]] = {}
 _KIND_OF: dict[type, int] = {}
+_CLASS_WEIGHTS: dict[type, np.ndarray] = {}
 
 
 def _compiled_scores(
