@@ -189,8 +189,9 @@ def heuristic_scores(
     unseen = np.zeros(K, dtype=np.int64)
     kv = np.zeros((ti[I_E_BOWL] + 1, P))  # value of each space-independent effect, per seat
     bowl_val = np.zeros((2, P))
-    weights = np.zeros((S, NT))
-    left = np.zeros(NT)
+    seen = np.zeros((back_comp.shape[0], NT), dtype=np.int64)
+    left = np.zeros((back_comp.shape[0], NT))
+    wt = np.zeros((back_comp.shape[0], NT))  # weight of each tile kind face down, per back
     sv = np.zeros((P, L))
     co = np.zeros((P, K))
     lure = np.zeros(K)
@@ -237,20 +238,18 @@ def heuristic_scores(
             kv[ti[I_E_PYRAMID], p] = tf[F_PYRAMID]
             kv[ti[I_E_MINUS1], p] = _loss(tc, 1, death)
             kv[ti[I_E_MINUS2], p] = _loss(tc, 2, death)
+        seen[:] = 0  # face-up tiles of each kind, per back
+        for j in range(S):
+            if face[j] > 0:
+                seen[slot_back[j], face[j] - 1] += 1
         for i in range(back_comp.shape[0]):  # the tile kinds still possible face down, per back
             lsum = 0.0
             for t in range(NT):
-                seen = 0
-                for j in range(S):
-                    if slot_back[j] == i and face[j] == t + 1:
-                        seen += 1
-                left[t] = float(max(back_comp[i, t] - seen, 0))
-                lsum = left[t] if t == 0 else lsum + left[t]
+                left[i, t] = float(max(back_comp[i, t] - seen[i, t], 0))
+                lsum = left[i, t] if t == 0 else lsum + left[i, t]
             denom = max(lsum, 1.0)
-            for j in range(S):
-                if slot_back[j] == i:
-                    for t in range(NT):
-                        weights[j, t] = left[t] / denom
+            for t in range(NT):
+                wt[i, t] = left[i, t] / denom
         for p in range(P):
             for j in range(S):
                 x = slots[j]
@@ -263,10 +262,11 @@ def heuristic_scores(
                 else:
                     nearest = max(j0, j1)
                 acc = 0.0
+                i = slot_back[j]
                 for t in range(NT):
                     e = t + 1
                     eff = nearest if e == ti[I_E_NEAREST_BOWL] else kv[e, p]
-                    acc = acc + weights[j, t] * eff
+                    acc = acc + wt[i, t] * eff
                 if face[j] > 0:
                     acc = nearest if face[j] == ti[I_E_NEAREST_BOWL] else kv[face[j], p]
                 sv[p, x] = acc
