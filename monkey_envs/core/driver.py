@@ -5,7 +5,11 @@ is the *learner* (random per episode, or fixed); every other seat is played by a
 agent **inside** :meth:`SingleAgentDriver.step`, on the whole batch at once: after the
 learner's action the driver loops "rows where an opponent is to move -> ask the opponents ->
 step those rows" until every row is back at a learner decision or over. The loop runs over
-*moves*, never over rows, and each pass costs array work on the rows still resolving.
+*moves*, never over rows. A game with a fused in-place step has each pass step the whole batch
+in place, the rows awaiting the learner frozen (no row copies); agents of one family (a class
+with ``act_jointly(parts)``, e.g. compiled heuristics) answer all their members of a pass in
+one call. Both give exactly the moves of the plain take / step / put pass with one ``act`` per
+member (``tests/test_driver_frozen_passes.py``).
 
 Reward of a step = the learner's reward for its own action plus for all opponent replies up to
 its next decision (rewards before an episode's first learner decision are added to the first
