@@ -41,3 +41,21 @@ def test_bad_sizes_are_rejected():
     bench = load_benchmark("training_speed")
     with pytest.raises(SystemExit):
         bench.main(["--timesteps", "0"])
+
+
+def test_opponent_mode_trains_against_random_and_the_named_mix_and_reports_their_ratio(capsys):
+    bench = load_benchmark("training_speed")
+    args = ["--timesteps", "64", "--num-envs", "4", "--n-steps", "16", "--batch-size", "32", "--n-epochs", "1"]
+    assert bench.main([*args, "--game", "funky_monkey", "--num-players", "4", "--opponent", "honest", "track"]) == 0
+    out = capsys.readouterr().out
+    assert "fps vs random" in out and "honest / track" in out and "DummyVecEnv" not in out
+    res = bench.run_opponents("monkey_fun", ["greedy"], 3, 48, 16, 24, 1, rounds=2)
+    assert len(res["rounds_random"]) == len(res["rounds_opponent"]) == 2 and res["timesteps"] == 48
+    assert res["fps_random"] == max(res["rounds_random"]) and res["fps_opponent"] == max(res["rounds_opponent"])
+    assert res["ratio"] == pytest.approx(res["fps_opponent"] / res["fps_random"])
+
+
+def test_opponent_mode_rejects_zero_rounds():
+    bench = load_benchmark("training_speed")
+    with pytest.raises(SystemExit):
+        bench.main(["--opponent", "greedy", "--rounds", "0"])

@@ -34,11 +34,13 @@ the most. They differ in how they bluff and whom they believe:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from agents.base import argmax_legal
+from agents.heuristics import funky_monkey_kernels as K
 from monkey_envs.funky_monkey import data as D
 from monkey_envs.funky_monkey import rules as R
 from monkey_envs.funky_monkey.reading import Reading
@@ -168,9 +170,129 @@ class FunkyHeuristic:
 
     # ------------------------------------------------------------------ the protocol
     def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """``(B,) int64`` legal actions for observations ``(B, obs_dim)`` and masks ``(B, A)``."""
+        """``(B,) int64`` legal actions for observations ``(B, obs_dim) float32`` and masks ``(B, A)``.
+
+        The highest score of :meth:`scores` among the legal actions, ties broken by the agent's
+        generator (:func:`agents.base.argmax_legal`; the compiled heuristics pick in compiled
+        code, from the same draws).
+
+        Raises:
+            ValueError: ``obs`` is not ``(B, obs_dim)`` or ``mask`` not ``(B, A)``.
+        """
+        return FunkyHeuristic.act_jointly([(self, obs, mask)])[0]
+
+    @staticmethod
+    def act_jointly(parts: Sequence[tuple[FunkyHeuristic, np.ndarray, np.ndarray]]) -> list[np.ndarray]:
+        """``[agent.act(obs, mask) for agent, obs, mask in parts]``, the compiled heuristics in one call.
+
+        Every agent draws from its own generator in the same amounts and order as those
+        separate calls (the believer's random plays, then the tie-breaking noise), so the
+        actions are the same; the rows of all parts are scored by one compiled loop. The
+        batched driver calls this once per pass for opponents of one family
+        (``monkey_envs.core.driver``: agents whose classes share ``act_jointly``).
+
+        Raises:
+            ValueError: a part's ``obs`` is not ``(n, obs_dim)`` or its ``mask`` not ``(n, A)``.
+        """
+        out: list[Any] = [None] * len(parts)
+        todo: list[tuple[int, int, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+        for i, (agent, obs, mask) in enumerate(parts):
+            obs = np.asarray(obs)
+            mask = np.asarray(mask)
+            if mask.dtype != np.bool_:
+                mask = mask.astype(bool)
+            kind = agent._check(obs, mask)
+            if kind < 0:
+                out[i] = argmax_legal(agent.scores_numpy(obs, mask), mask, agent.rng)
+                continue
+            obs = np.ascontiguousarray(obs, dtype=np.float32)
+            rand = agent._believer_draws(obs, kind)
+            todo.append((i, kind, obs, mask, rand, agent._weights(), agent.rng.random(mask.shape)))
+        if not todo:
+            return out
+        g = parts[todo[0][0]][0].game
+        if len(todo) == 1:
+            i, kind, obs, mask, rand, tf, noise = todo[0]
+            scores = _compiled_scores(g, obs, np.zeros(obs.shape[0], dtype=np.int64), [kind], tf[None], rand)
+            out[i] = K.choose(scores, np.ascontiguousarray(mask), noise)
+            return out
+        sizes = [t[2].shape[0] for t in todo]
+        grp = np.repeat(np.arange(len(todo), dtype=np.int64), sizes)
+        cols = list(zip(*todo, strict=True))
+        scores = _compiled_scores(
+            g, np.concatenate(cols[2]), grp, list(cols[1]), np.array(cols[5]), np.concatenate(cols[4])
+        )
+        acts = K.choose(scores, np.concatenate(cols[3]), np.concatenate(cols[6]))
+        start = 0
+        for i, size in zip(cols[0], sizes, strict=True):
+            out[i] = acts[start : start + size]
+            start += size
+        return out
+
+    def scores(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """``(B, A) float64`` action scores for observations ``obs (B, obs_dim)`` and masks ``mask (B, A)``.
+
+        The four heuristics of this module (unless a subclass overrides how they score) run the
+        compiled loop of :mod:`agents.heuristics.funky_monkey_kernels`, which returns exactly
+        :meth:`scores_numpy` (the reference) at a small fraction of its cost; other subclasses
+        run :meth:`scores_numpy`. The believer's random plays come from the agent's generator
+        either way, drawn in the same amounts.
+
+        Raises:
+            ValueError: ``obs`` is not ``(B, obs_dim)`` or ``mask`` not ``(B, A)``.
+        """
         obs = np.asarray(obs)
         mask = np.asarray(mask).astype(bool)
+        kind = self._check(obs, mask)
+        if kind < 0:
+            return self.scores_numpy(obs, mask)
+        obs = np.ascontiguousarray(obs, dtype=np.float32)
+        rand = self._believer_draws(obs, kind)
+        return _compiled_scores(
+            self.game, obs, np.zeros(obs.shape[0], dtype=np.int64), [kind], self._weights()[None], rand
+        )
+
+    def _check(self, obs: np.ndarray, mask: np.ndarray) -> int:
+        """Check the shapes; the kernel code of this agent (-1: score in numpy)."""
+        g = self.game
+        if obs.ndim != 2 or obs.shape[1] != g.obs_dim:
+            raise ValueError(f"obs must have shape (B, {g.obs_dim}), got {obs.shape}")
+        if mask.shape != (obs.shape[0], g.num_actions):
+            raise ValueError(f"mask must have shape ({obs.shape[0]}, {g.num_actions}), got {mask.shape}")
+        return _kernel_kind(self)
+
+    def _believer_draws(self, obs: np.ndarray, kind: int) -> np.ndarray:
+        """The believer's random play scores for its rows in the active phase (as ``active_scores`` draws them)."""
+        if kind != K.BELIEVER:
+            return _NO_RAND
+        ph = obs[:, _tables(self.game)["phase"]]
+        n_active = int((np.where(ph.any(1), ph.argmax(1), -1) == PH_ACTIVE).sum())
+        return self.rng.random((n_active, R.NUM_PLAY_ACTIONS)) if n_active else _NO_RAND
+
+    #: The agent's weights the kernel reads (besides the module constants), see :meth:`_weights`.
+    _WEIGHT_NAMES = ("p_truth", "prior_weight", "bonus", "p_believer", "uses_telescope")
+
+    def _weights(self) -> np.ndarray:
+        """``(NUM_TF,) float64`` this agent's weights for the kernel (``F_*`` positions); built once
+        per class, and per call for an agent whose own attributes set one of them."""
+        d = self.__dict__
+        if any(a in d for a in self._WEIGHT_NAMES):
+            return self._weights_now()
+        t = type(self)
+        w = _CLASS_WEIGHTS.get(t)
+        if w is None:
+            w = _CLASS_WEIGHTS[t] = self._weights_now()
+        return w
+
+    def _weights_now(self) -> np.ndarray:
+        return np.array(
+            [WIN, DEATH, PROGRESS, DANGER, CHEST, PYRAMID, GOLDEN_EXTRA]
+            + [float(getattr(self, a, 0.0)) for a in ("p_truth", "prior_weight", "bonus", "p_believer")]
+            + [1.0 if self.uses_telescope else 0.0]
+        )
+
+    def scores_numpy(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """``(B, A) float64`` action scores in numpy over the whole batch (the reference of :meth:`scores`)."""
         r = Reading(self.game, obs)
         sv = space_values(r)
         co = card_outcomes(r, sv)
@@ -186,7 +308,7 @@ class FunkyHeuristic:
             if rows.size:
                 scores[rows] = fn(r, co, rows, mask[rows])
         self._small_decisions(r, sv, scores, mask)
-        return argmax_legal(scores, mask, self.rng)
+        return scores
 
     # ------------------------------------------------------------------ to specialise
     def active_scores(self, r: Reading, co: np.ndarray, rows: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -381,6 +503,144 @@ class TrackAgent(FunkyHeuristic):
         close = (np.abs(ev) < 0.5 * spread) & (r.known[rows] < 0)
         s[:, R.A_TELESCOPE] = np.where(close, np.abs(ev) + 1.0, -1e9)
         return s
+
+
+_NO_RAND = np.zeros((0, R.NUM_PLAY_ACTIONS))
+#: What the compiled scores reproduce; a subclass that overrides any of these scores in numpy.
+_KERNEL_METHODS = ("active_scores", "respond_scores", "_small_decisions", "_respond_by_ev", "_posterior_ev")
+_TABLES: dict[tuple[int, int], dict[str, Any]] = {}
+_KIND_OF: dict[type, int] = {}
+_CLASS_WEIGHTS: dict[type, np.ndarray] = {}
+
+
+def _compiled_scores(
+    game: Any, obs: np.ndarray, grp: np.ndarray, kinds: list[int], tfs: np.ndarray, rand: np.ndarray
+) -> np.ndarray:
+    """:func:`~agents.heuristics.funky_monkey_kernels.heuristic_scores` with the game's tables."""
+    t = _tables(game)
+    return K.heuristic_scores(
+        obs,
+        grp,
+        np.asarray(kinds, dtype=np.int64),
+        tfs,
+        game.num_players,
+        t["ti"],
+        rand,
+        t["slots"],
+        t["slot_row"],
+        t["slot_back"],
+        t["back_comp"],
+        t["fixed"],
+        t["fixed_effect"],
+        t["bowl_of"],
+        t["bowl_spaces"],
+        game.num_actions,
+    )
+
+
+def _kernel_kind(agent: FunkyHeuristic) -> int:
+    """The heuristic code of :func:`~agents.heuristics.funky_monkey_kernels.heuristic_scores` that
+    scores like ``agent``, or -1 when its class changes how one of the four scores (cached per class)."""
+    t = type(agent)
+    code = _KIND_OF.get(t)
+    if code is None:
+        code = -1
+        for c, cls in (
+            (K.HONEST, HonestAgent),
+            (K.BELIEVER, BelieverAgent),
+            (K.SKEPTIC, SkepticAgent),
+            (K.TRACK, TrackAgent),
+        ):
+            if issubclass(t, cls):
+                code = c if all(getattr(t, m) is getattr(cls, m) for m in _KERNEL_METHODS) else -1
+                break
+        _KIND_OF[t] = code
+    return code
+
+
+def _tables(game: Any) -> dict[str, np.ndarray]:
+    """The kernel's int64 table ``ti`` (layout columns, phase / action / effect codes) and track tables."""
+    key = (game.num_players, int(bool(game.crown_bonus)))
+    t = _TABLES.get(key)
+    if t is not None:
+        return t
+    sl = game.obs_layout.slices
+    ti = np.zeros(K.NUM_TI, dtype=np.int64)
+    for i, piece in (
+        (K.I_PHASE, "phase"),
+        (K.I_ACTIVE, "active"),
+        (K.I_ANNOUNCE, "announcement"),
+        (K.I_KNOWN, "known_card"),
+        (K.I_PYRAMID, "pyramid_card"),
+        (K.I_GOLDEN, "golden"),
+        (K.I_TIGER, "tiger"),
+        (K.I_POSITION, "position"),
+        (K.I_TILES, "tiles"),
+        (K.I_ALIVE, "alive"),
+        (K.I_COCONUTS, "coconuts"),
+        (K.I_TRUTHS, "truths_shown"),
+        (K.I_BLUFFS, "bluffs_shown"),
+        (K.I_BOWLS, "bowls"),
+        (K.I_UNSEEN, "unseen_cards"),
+    ):
+        ti[i] = sl[piece].start
+    ti[K.I_NUM_PHASES] = sl["phase"].stop - sl["phase"].start
+    ti[K.I_TILE_COLS] = D.NUM_TILE_KINDS + 1
+    codes = {
+        K.I_PH_ACTIVE: PH_ACTIVE,
+        K.I_PH_RESPOND: PH_RESPOND,
+        K.I_PH_RESPOND_SEEN: PH_RESPOND_SEEN,
+        K.I_PH_PAY: PH_PAY,
+        K.I_PH_BOWL: PH_BOWL,
+        K.I_PH_PYRAMID: PH_PYRAMID,
+        K.I_PH_BONUS: PH_BONUS,
+        K.I_PH_SCALES: PH_SCALES,
+        K.I_A_CROWN: R.A_CROWN,
+        K.I_A_ACCEPT: R.A_ACCEPT,
+        K.I_A_PASS: R.A_PASS,
+        K.I_A_TELESCOPE: R.A_TELESCOPE,
+        K.I_A_BONUS_MONKEY: R.A_BONUS_MONKEY,
+        K.I_A_BONUS_TIGER: R.A_BONUS_TIGER,
+        K.I_A_BONUS_DECLINE: R.A_BONUS_DECLINE,
+        K.I_A_PYRAMID_FORWARD: R.A_PYRAMID_FORWARD,
+        K.I_A_PYRAMID_BACKWARD: R.A_PYRAMID_BACKWARD,
+        K.I_A_BOWL_1: R.A_BOWL_1,
+        K.I_A_BOWL_2: R.A_BOWL_2,
+        K.I_A_PAY_NORMAL: R.A_PAY_NORMAL,
+        K.I_A_SCALES_SKIP: R.A_SCALES_SKIP,
+        K.I_A_SCALES_TARGET: R.A_SCALES_TARGET,
+        K.I_NUM_PLAY: R.NUM_PLAY_ACTIONS,
+        K.I_CARD_MINUSS: D.CARD_MINUSS,
+        K.I_E_NONE: D.E_NONE,
+        K.I_E_COCONUT: D.E_COCONUT,
+        K.I_E_GOLDEN: D.E_GOLDEN,
+        K.I_E_CHEST: D.E_CHEST,
+        K.I_E_PYRAMID: D.E_PYRAMID,
+        K.I_E_NEAREST_BOWL: D.E_NEAREST_BOWL,
+        K.I_E_MINUS1: D.E_MINUS1,
+        K.I_E_MINUS2: D.E_MINUS2,
+        K.I_E_BOWL: D.E_BOWL,
+        K.I_CROWN_BONUS: int(bool(game.crown_bonus)),
+    }
+    for i, v in codes.items():
+        ti[i] = int(v)
+    bowl_of = np.full(D.TRACK_LENGTH, -1, dtype=np.int64)
+    for b, x in enumerate(D.BOWL_SPACES):
+        bowl_of[x] = b
+    t = {
+        "phase": sl["phase"],
+        "ti": ti,
+        "slots": _SLOTS.astype(np.int64),
+        "slot_row": _SLOT_ROW.astype(np.int64),
+        "slot_back": _SLOT_BACK,
+        "back_comp": np.ascontiguousarray(D.BACK_COMPOSITION, dtype=np.int64),
+        "fixed": _FIXED.astype(np.int64),
+        "fixed_effect": D.FIXED_EFFECT.astype(np.int64),
+        "bowl_of": bowl_of,
+        "bowl_spaces": np.array(D.BOWL_SPACES, dtype=np.int64),
+    }
+    _TABLES[key] = t
+    return t
 
 
 def _factory(cls: type[FunkyHeuristic]):

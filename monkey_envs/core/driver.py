@@ -5,7 +5,11 @@ is the *learner* (random per episode, or fixed); every other seat is played by a
 agent **inside** :meth:`SingleAgentDriver.step`, on the whole batch at once: after the
 learner's action the driver loops "rows where an opponent is to move -> ask the opponents ->
 step those rows" until every row is back at a learner decision or over. The loop runs over
-*moves*, never over rows, and each pass costs array work on the rows still resolving.
+*moves*, never over rows. A game with a fused in-place step has each pass step the whole batch
+in place, the rows awaiting the learner frozen (no row copies); agents of one family (a class
+with ``act_jointly(parts)``, e.g. compiled heuristics) answer all their members of a pass in
+one call. Both give exactly the moves of the plain take / step / put pass with one ``act`` per
+member (``tests/test_driver_frozen_passes.py``).
 
 Reward of a step = the learner's reward for its own action plus for all opponent replies up to
 its next decision (rewards before an episode's first learner decision are added to the first
@@ -328,9 +332,18 @@ class SingleAgentDriver:
 
     def _opponent_actions(self, sub: BatchState, rows: np.ndarray) -> np.ndarray:
         """Actions of the opponents to move in ``sub`` (the batch rows ``rows``), ``(n,) int64``."""
-        n = rows.size
         cps = sub.current_player.astype(np.int64)
-        mask = sub.legal_action_mask
+        return self._actions_of(cps, sub.legal_action_mask, rows, lambda: self.game.observe(sub, cps))
+
+    def _actions_of(self, cps: np.ndarray, mask: np.ndarray, rows: np.ndarray, observe: Any) -> np.ndarray:
+        """Actions of the opponents to move in batch rows ``rows``, ``(n,) int64``.
+
+        Args:
+            cps: ``(n,) int64`` the seat to move in each of those rows; mask: ``(n, A) bool``
+                their legal actions; observe: ``observe() -> (n, D) float32`` their
+                observations from those seats (called once, only if an agent needs them).
+        """
+        n = rows.size
         acts = np.zeros(n, dtype=np.int64)
         if len(self._members) == 1:
             groups: list[tuple[int, Any]] = [(0, slice(None))]
@@ -338,15 +351,26 @@ class SingleAgentDriver:
             mid = self._choice[rows, (cps - self.seat[rows] - 1) % self.num_players]
             groups = [(int(m), np.flatnonzero(mid == m)) for m in np.unique(mid)]
         obs = None
+        asked: list[tuple[Any, Any]] = []
         for m, sel in groups:
             agent = self._agent(m)
             if agent is self._random:
                 acts[sel] = agent.act_rows(mask[sel], rows[sel])
-                continue
-            if obs is None:
-                obs = self.game.observe(sub, cps)
-            acts[sel] = self._agent_actions(agent, obs[sel], mask[sel])
-        legal = mask[np.arange(n), np.clip(acts, 0, self.num_actions - 1)] & (acts >= 0) & (acts < self.num_actions)
+            else:
+                asked.append((agent, sel))
+        if asked:
+            obs = observe()
+            joint = {getattr(type(agent), "act_jointly", None) for agent, _ in asked}
+            if self._joint_acts and len(asked) > 1 and len(joint) == 1 and None not in joint:
+                # one family of agents acting for all its members at once (same actions as one
+                # act() per member, in this order: see the agent's act_jointly)
+                raw = joint.pop()([(agent, obs[sel], mask[sel]) for agent, sel in asked])
+                for (agent, sel), r in zip(asked, raw, strict=True):
+                    acts[sel] = self._checked_agent_actions(agent, r, mask[sel].shape[0])
+            else:
+                for agent, sel in asked:
+                    acts[sel] = self._agent_actions(agent, obs[sel], mask[sel])
+        legal = mask[np.arange(n), acts]  # acts are in [0, A): _agent_actions and act_rows see to it
         if not legal.all():
             bad = np.flatnonzero(~legal)
             raise ValueError(
@@ -362,8 +386,10 @@ class SingleAgentDriver:
             ValueError: naming the opponent: floats (``0.5`` is not truncated to 0), bools, another
                 shape, or values out of range (reported as returned).
         """
-        n = mask.shape[0]
-        raw = agent.act(obs, mask)
+        return self._checked_agent_actions(agent, agent.act(obs, mask), mask.shape[0])
+
+    def _checked_agent_actions(self, agent: Any, raw: Any, n: int) -> np.ndarray:
+        """``raw``, what ``agent`` returned for ``n`` rows, checked as :meth:`_agent_actions` says."""
         a = np.asarray(raw)
         if a.shape == () and n == 1:
             a = a.reshape(1)
@@ -372,8 +398,8 @@ class SingleAgentDriver:
                 f"opponent {member_name(agent)!r} returned {raw!r:.80} ({a.dtype}, shape {a.shape}); "
                 f"act() must return ({n},) integer actions"
             )
-        out = (a < 0) | (a >= self.num_actions)
-        if out.any():
+        if a.size and (a.min() < 0 or a.max() >= self.num_actions):
+            out = (a < 0) | (a >= self.num_actions)
             raise ValueError(
                 f"opponent {member_name(agent)!r} returned actions out of range [0, {self.num_actions}): "
                 f"{a[out][:5].tolist()}"
@@ -383,9 +409,18 @@ class SingleAgentDriver:
     def _play_opponents(self, state: BatchState) -> np.ndarray:
         """Let opponents move (in place on ``state``) until each row awaits the learner or is over.
 
+        Each pass asks the opponents of every row where one is to move (grouped by member, rows
+        in batch order) and applies their moves. A game with a fused in-place step
+        (:attr:`Game.fused_step <monkey_envs.core.game.Game.fused_step>`) steps the whole batch
+        in place with the other running rows frozen (marked finished for that one call, which
+        the step leaves alone); other games step the rows taken out (``take`` / ``put``). Both
+        give the same moves, states and rewards (``tests/test_driver_frozen_passes.py``).
+
         Returns:
             ``(B,) float32`` learner's rewards collected during these moves.
         """
+        if self.game.fused_step and self._frozen_passes:
+            return self._play_opponents_frozen(state)
         reward = np.zeros(self.num_envs, dtype=np.float32)
         for _ in range(MAX_OPPONENT_MOVES):
             cp = state.current_player
@@ -396,6 +431,55 @@ class SingleAgentDriver:
             sub = self.game.step(sub, self._opponent_actions(sub, rows))
             state.put(rows, sub)
             reward[rows] += sub.rewards[np.arange(rows.size), self.seat[rows]]
+        raise RuntimeError(f"opponents made {MAX_OPPONENT_MOVES} moves in a row without the learner's turn coming back")
+
+    #: Let one family of agents act for all its members of a pass in one call (``act_jointly``);
+    #: ``False`` asks each member on its own (the reference the equivalence tests compare with).
+    _joint_acts = True
+    #: Step opponents' passes on the whole batch with the other rows frozen (fused-step games);
+    #: ``False`` takes the rows out instead (the reference the equivalence tests compare with).
+    _frozen_passes = True
+
+    def _play_opponents_frozen(self, state: BatchState) -> np.ndarray:
+        """:meth:`_play_opponents` for fused-step games: whole-batch in-place passes, no row copies.
+
+        The rows where the learner is to move are marked truncated for the duration of each
+        step call (a fused step advances running rows only and ignores the others' actions) and
+        unmarked after it. The step zeroes every row's rewards; each row gets back the rewards
+        of the last move applied to it, as the take / put passes leave them.
+        """
+        B = self.num_envs
+        reward = np.zeros(B, dtype=np.float32)
+        cp = state.current_player
+        opp = (cp >= 0) & (cp != self.seat)
+        if not opp.any():
+            return reward
+        last_rewards = state.rewards.copy()
+        acts = np.zeros(B, dtype=np.int64)
+        truncated = state.truncated
+        for _ in range(MAX_OPPONENT_MOVES):
+            rows = np.flatnonzero(opp)
+            if rows.size == 0:
+                state.rewards[...] = last_rewards
+                return reward
+            cps = cp[rows].astype(np.int64)
+            acts[:] = 0
+            acts[rows] = self._actions_of(
+                cps,
+                state.legal_action_mask[rows],
+                rows,
+                lambda opp=opp, cp=cp, rows=rows: self.game.observe(state, np.where(opp, cp, 0).astype(np.int64))[rows],
+            )
+            frozen = np.flatnonzero((cp >= 0) & ~opp)  # running rows where the learner is to move
+            truncated[frozen] = True
+            try:
+                self.game._step_inplace(state, acts)
+            finally:
+                truncated[frozen] = False
+            last_rewards[rows] = state.rewards[rows]
+            reward[rows] += state.rewards[rows, self.seat[rows]]
+            cp = state.current_player
+            opp = (cp >= 0) & (cp != self.seat)
         raise RuntimeError(f"opponents made {MAX_OPPONENT_MOVES} moves in a row without the learner's turn coming back")
 
     # ================================================================== episodes
