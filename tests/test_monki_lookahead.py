@@ -132,3 +132,23 @@ def test_it_plays_only_legal_moves_and_decides_each_row_alone(config):
         act[~live] = 0
         s = g.step(s, act)
     assert (s.terminated | s.truncated).all()
+
+
+@pytest.mark.parametrize("config", Monki.test_configs, ids=lambda c: str(c) or "default")
+def test_the_legal_actions_rebuilt_from_the_observation_match_the_rules_mask(config):
+    g = Monki(**config)
+    agent = make_agent("lookahead", g, 0)
+    rnd = make_agent("random", g, 2)
+    s = g.init(np.arange(32) + 7)
+    for _ in range(300):
+        live = ~(s.terminated | s.truncated)
+        if not live.any():
+            break
+        cp = np.maximum(s.current_player.astype(np.int64), 0)
+        obs = g.observe(s, cp)
+        rows = np.flatnonzero(live)
+        rebuilt = agent.legal_from_obs(obs[rows])
+        assert (rebuilt == s.legal_action_mask[rows]).all()
+        a = rnd.act(obs, s.legal_action_mask)
+        a[~live] = 0
+        s = g.step(s, a)

@@ -32,7 +32,7 @@ import numpy as np
 from numba import njit
 
 from agents.base import argmax_legal
-from agents.registry import register_agent
+from agents.registry import register_agent, register_features
 from monkey_envs.monki import data as D
 from monkey_envs.monki.rules import Monki
 
@@ -322,7 +322,7 @@ class LookaheadMonki(_MonkiAgent):
         self,
         game: Monki,
         seed: int = 0,
-        golden_weight: float = 1.5,
+        golden_weight: float = 0.7,
         golden_bonus: float = 0.3,
         skip_below: float = 0.5,
     ) -> None:
@@ -388,7 +388,45 @@ class LookaheadMonki(_MonkiAgent):
         out[rows, cells] = np.maximum(temple, np.where(board >= 0, ruby[rows, np.maximum(board, 0)], -np.inf))
         return out
 
+    def legal_from_obs(self, obs: np.ndarray) -> np.ndarray:
+        """``(B, A) bool`` the legal actions, rebuilt from observations ``(B, D)`` alone.
+
+        The rules' mask is a function of what the seat sees: the phase, both Monkis, the stack
+        heights and face-up tops, the rubies and the statues (``tests/test_monki_lookahead.py``
+        checks it against the game's mask). Rows of finished games come out as their phase says.
+        """
+        g = self.game
+        o = g.obs_layout.unflatten(np.asarray(obs, np.float32))
+        v = _MonkiView(g, obs)
+        B, N = v.B, g.num_cells
+        phase = o["phase"].argmax(1)
+        live = o["phase"].max(1) > 0.5
+        m = np.zeros((B, g.num_actions), bool)
+        pos = v.pos.astype(np.int64)
+        free = g.free_cells(v.height, pos)
+        own = np.maximum(pos[:, 0], 0)
+        place = live & (phase == 0)
+        taken = np.zeros((B, N), bool)
+        taken[np.arange(B), np.maximum(pos[:, 1], 0)] = pos[:, 1] >= 0
+        m[:, :N] = place[:, None] & g._place_ok[None] & ~taken
+        start = live & (phase == 1)
+        m[:, g.A_MOVE : g.A_SKIP] = start[:, None] & g.move_targets(np.where(start, pos[:, 0], -1), free)
+        m[:, g.A_SKIP] = start
+        temple = live & ((phase == 2) | (phase == 3))
+        sight = g.line_stacks(np.where(temple, pos[:, 0], -1), free, v.height)
+        m[:, g.A_FLIP : g.A_PASS] = temple[:, None] & sight & ~v.face_up
+        m[:, g.A_PASS] = live & (phase == 3)
+        board = np.where(pos[:, 0] >= 0, g.layout.cell_board[own], -1)
+        ruby = np.isfinite(self._ruby_best(v, board))
+        m[:, g.A_RUBY :] = (live & (phase == 2))[:, None] & ruby
+        return m
+
     def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        return argmax_legal(self.scores(obs, mask), np.asarray(mask).astype(bool))
+
+    def scores(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """``(B, A) float64`` the agent's value of each action (``-1e18``: not considered); it plays the
+        best legal one. Skip: ``1e9`` when it recharges, ``-1e17`` when not."""
         g = self.game
         m = np.asarray(mask).astype(bool)
         N = g.num_cells
@@ -424,7 +462,7 @@ class LookaheadMonki(_MonkiAgent):
             scores[idx, g.A_FLIP : g.A_PASS + 1] = fv
             board = np.where(v.pos[:, 0] >= 0, g.layout.cell_board[np.maximum(v.pos[:, 0], 0)], -1)
             scores[idx, g.A_RUBY :] = self._ruby_best(v, board)[idx]
-        return argmax_legal(scores, m)
+        return scores
 
 
 def make_lookahead(game: Any, seed: int = 0) -> LookaheadMonki:
@@ -445,5 +483,6 @@ def make_greedy(game: Any, seed: int = 0) -> GreedyMonki:
 register_agent("cautious", make_cautious, game="monki")
 register_agent("greedy", make_greedy, game="monki")
 register_agent("lookahead", make_lookahead, game="monki")
+register_features("lookahead", "agents.heuristics.monki_features:LookaheadFeatures", game="monki")
 
 __all__ = ["CautiousMonki", "GreedyMonki", "LookaheadMonki"]
