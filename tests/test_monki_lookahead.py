@@ -13,6 +13,7 @@ import pytest
 
 from agents.heuristics.monki import WIN_VALUE, _flip_kernel
 from agents.registry import make_agent
+from monkey_envs.games import make_game
 from monkey_envs.monki import Monki
 
 SEVEN = [
@@ -152,3 +153,30 @@ def test_the_legal_actions_rebuilt_from_the_observation_match_the_rules_mask(con
         a = rnd.act(obs, s.legal_action_mask)
         a[~live] = 0
         s = g.step(s, a)
+
+
+def test_the_lookahead_features_carry_the_agents_choice_and_values():
+    from gymnasium import spaces
+
+    from agents.heuristics.monki_features import LookaheadFeatures
+    from agents.registry import features_class
+
+    g = Monki()
+    assert features_class("lookahead", g) is LookaheadFeatures
+    fe = LookaheadFeatures(spaces.Box(0.0, 1.0, (g.obs_layout.size,), np.float32), "monki")
+    agent = make_agent("lookahead", g, 0)
+    rnd = make_agent("random", g, 3)
+    s = g.init(np.arange(16))
+    for _ in range(40):
+        s = g.step(s, rnd.act(g.observe(s, s.current_player.astype(np.int64)), s.legal_action_mask))
+    live = ~(s.terminated | s.truncated)
+    obs = g.observe(s, np.maximum(s.current_player.astype(np.int64), 0))[live]
+    terms = fe.terms(obs)
+    A = g.num_actions
+    assert terms.shape == (obs.shape[0], 2 * A)
+    choice = terms[:, A:]
+    assert (choice.sum(1) == 1).all()
+    assert (choice.argmax(1) == agent.act(obs, s.legal_action_mask[live])).all()
+    assert (terms[:, :A] >= -0.25).all() and (terms[:, :A] <= 2.5).all()
+    with pytest.raises(ValueError, match="Monki"):
+        LookaheadFeatures.check_game(make_game("monkey_fun"))
