@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.registry import register_agent
+from agents.registry import register_agent, register_features
 from monkey_envs.four_monkeys import analytics as A
 from monkey_envs.four_monkeys import data as D
 from monkey_envs.four_monkeys import kernels as K
@@ -301,3 +301,5 @@ def _factory(cls: type[_Base]) -> Any:
 
 for _name, _cls in AGENT_CLASSES.items():
     register_agent(_name, _factory(_cls), game="four_monkeys")
+
+register_features("plan", "agents.heuristics.four_monkeys_features:PlanExtractor", game="four_monkeys")
