@@ -22,7 +22,7 @@ from monkey_envs.four_monkeys import data as D
 from monkey_envs.four_monkeys import kernels as K
 from monkey_envs.four_monkeys.state import TILE_ORANGE
 
-NAMES = ("honest", "bluffer", "smart")
+NAMES = ("honest", "bluffer", "smart", "smart_honest")
 
 
 def test_heuristics_are_registered_for_four_monkeys_only():
@@ -220,3 +220,30 @@ def test_the_honest_mask_lets_a_random_agent_grab_only_correct_combos_and_keeps_
         assert (m <= s.legal_action_mask).all() and m[live, game.a_wait].all()
         s = game.step(s, wrapped.act(obs, s.legal_action_mask))
     assert s.stats[:, :, K.ST_BLUFFS].sum() == 0 and s.stats[:, :, K.ST_GRABS].sum() > 0
+
+
+def test_smart_honest_is_smart_without_its_bluffs():
+    # the honest-only ablation of smart: never a bluff, and smart's move wherever smart does not bluff
+    game = FourMonkeys(4)
+    r = play_games(game, ["smart_honest", "smart", "bluffer", "honest"], 24, seed=3)
+    by = {a.name: game.stats_summary(a.stats, a.seats) for a in r.agents}
+    assert by["smart_honest"]["bluffs"] == 0 and by["smart_honest"]["grabs_per_seat"] > 10
+    assert by["smart"]["bluffs"] > 0
+    smart, ablation = H.SmartAgent(game, seed=9), H.SmartHonestAgent(game, seed=9)
+    s = game.init(np.arange(16))
+    same = differ = 0
+    while not s.terminated.all():
+        cp = np.maximum(s.current_player, 0)
+        obs = game.observe(s, cp)
+        act = smart.act(obs, s.legal_action_mask)
+        alt = ablation.act(obs, s.legal_action_mask)
+        live = ~s.terminated
+        grab = A.grab_tiles(game, act) >= 0
+        bluff_grab = np.zeros_like(grab)
+        bluff_grab[grab] = ~A.grab_is_correct(game, obs[grab], act[grab])
+        plain = live & ~bluff_grab & (act >= D.NUM_KINDS)  # puts may start a bluff: not compared
+        np.testing.assert_array_equal(alt[plain], act[plain])
+        same += int(plain.sum())
+        differ += int((live & bluff_grab & (alt != act)).sum())
+        s = game.step(s, act)
+    assert same > 1000 and differ > 10

@@ -13,6 +13,9 @@ decisions, then fit the fresh ``MaskablePPO`` policy to them, then train with PP
    cross-entropy of the policy's *masked* action distribution against the teacher's action plus
    ``vf_coef`` times the squared error of the value head against the target -- so PPO starts
    with a policy that plays like the teacher and a critic that already knows the game.
+   A features extractor without trainable parameters (a fixed function of the observation,
+   such as a game's heuristic features) is computed once for all decisions instead of once per
+   epoch (:func:`fixed_features`); the fit is the same, only faster.
 
 The random state of the recording (teacher seeds and game seeds) comes from the run's seed,
 so a pretrained run repeats like any other.
@@ -120,6 +123,37 @@ def record_teacher_games(
     )
 
 
+def fixed_features(policy: Any, obs: Any, chunk: int = 8192) -> Any:
+    """``(N, F) float32`` tensor of ``policy``'s features of ``obs (N, D)``, or ``None``.
+
+    Only for a shared features extractor with no trainable parameters that is not SB3's plain
+    flatten: its output does not change while the policy trains, so behaviour cloning can
+    compute it once. ``None`` otherwise (the features must then be recomputed every step).
+    """
+    import torch
+    from stable_baselines3.common.torch_layers import FlattenExtractor
+
+    fe = getattr(policy, "features_extractor", None)
+    if fe is None or not getattr(policy, "share_features_extractor", True) or isinstance(fe, FlattenExtractor):
+        return None
+    if any(p.requires_grad for p in fe.parameters()):
+        return None
+    with torch.no_grad():
+        parts = [policy.extract_features(obs[s : s + chunk]) for s in range(0, obs.shape[0], chunk)]
+    return torch.cat(parts) if parts else None
+
+
+def _heads(policy: Any, obs: Any, feats: Any, idx: Any, mask: Any) -> tuple[Any, Any]:
+    """``(masked distribution, values (n,))`` of decisions ``idx``, from cached features when given."""
+    if feats is None:
+        dist = policy.get_distribution(obs[idx], action_masks=mask)
+        return dist, policy.predict_values(obs[idx]).flatten()
+    f = feats[idx]
+    dist = policy._get_action_dist_from_latent(policy.mlp_extractor.forward_actor(f))
+    dist.apply_masking(mask)
+    return dist, policy.value_net(policy.mlp_extractor.forward_critic(f)).flatten()
+
+
 def behaviour_clone(
     model: Any,
     data: TeacherData,
@@ -152,14 +186,15 @@ def behaviour_clone(
     ret = torch.as_tensor(data.returns, device=device)
     history = []
     t0 = time.perf_counter()
+    feats = fixed_features(policy, obs)
     for epoch in range(epochs):
         perm = torch.as_tensor(rng.permutation(n), device=device)
         ce_sum = vf_sum = 0.0
         for start in range(0, n, batch_size):
             idx = perm[start : start + batch_size]
-            dist = policy.get_distribution(obs[idx], action_masks=mask[idx])
+            dist, values = _heads(policy, obs, feats, idx, mask[idx])
             ce = -dist.log_prob(act[idx]).mean()
-            vf = torch.nn.functional.mse_loss(policy.predict_values(obs[idx]).flatten(), ret[idx])
+            vf = torch.nn.functional.mse_loss(values, ret[idx])
             loss = ce + vf_coef * vf
             opt.zero_grad()
             loss.backward()
@@ -178,8 +213,8 @@ def behaviour_clone(
     with torch.no_grad():
         agree = 0
         for start in range(0, n, 8192):
-            sl = slice(start, start + 8192)
-            dist = policy.get_distribution(obs[sl], action_masks=mask[sl])
+            sl = torch.arange(start, min(start + 8192, n), device=device)
+            dist, _ = _heads(policy, obs, feats, sl, mask[sl])
             agree += int((dist.distribution.probs.argmax(1) == act[sl]).sum())
     return {
         "decisions": int(n),

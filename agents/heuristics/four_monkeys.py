@@ -26,6 +26,8 @@ them, so two seats aiming at the same combo do not always collide).
   cheapest green tile (-1 point, 3 cards) while at least a quarter of the round is left; it
   reveals a tile when the rules allow (it holds every available combo), and calls Stop only when
   it is valid (10 different combos).
+* **smart_honest** -- ``smart`` with its bluffs switched off (everything else the same): the
+  honest-only ablation of ``smart`` (what bluffing adds to it).
 
 Every chosen action is checked against the mask; an illegal one becomes ``wait`` (always legal).
 Seeded ``numpy`` generators: the same seed gives the same actions.
@@ -37,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.registry import register_agent
+from agents.registry import register_agent, register_features
 from monkey_envs.four_monkeys import analytics as A
 from monkey_envs.four_monkeys import data as D
 from monkey_envs.four_monkeys import kernels as K
@@ -209,9 +211,9 @@ class SmartAgent(_Base):
 
     name = "smart"
 
-    def __init__(self, game: Any, seed: int = 0, safety: int = 3, burn_until: float = 0.75):
+    def __init__(self, game: Any, seed: int = 0, safety: int = 3, burn_until: float = 0.75, bluffs: bool = True):
         super().__init__(game, seed)
-        self.safety, self.burn_until = int(safety), float(burn_until)
+        self.safety, self.burn_until, self.bluffs = int(safety), float(burn_until), bool(bluffs)
 
     def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         v = self.view(obs, mask)
@@ -232,7 +234,7 @@ class SmartAgent(_Base):
         room = v.credible_other - v.points - self.safety
         bc = v.best_bluff_combo(max_value=room)
         bluff_rate = np.where(bc >= 0, D.COMBO_GREEN[np.maximum(bc, 0)] / np.where(v.npend > 0, 1.0, 2.0), 0.0)
-        take_bluff = (out < 0) & (bc >= 0) & (bluff_rate > v.target_rate)
+        take_bluff = (out < 0) & (bc >= 0) & (bluff_rate > v.target_rate) & self.bluffs
         bluff = v.bluff_actions(np.where(take_bluff, bc, -1))
         use = (out < 0) & take_bluff & (bluff >= 0)
         out[use] = bluff[use]
@@ -288,7 +290,21 @@ class HonestMask:
         return np.asarray(self.inner.act(obs, honest_mask(self.game, obs, mask)), np.int64)
 
 
-AGENT_CLASSES: dict[str, type[_Base]] = {"honest": HonestAgent, "bluffer": BlufferAgent, "smart": SmartAgent}
+class SmartHonestAgent(SmartAgent):
+    """:class:`SmartAgent` that never bluffs (the honest-only ablation of smart)."""
+
+    name = "smart_honest"
+
+    def __init__(self, game: Any, seed: int = 0, safety: int = 3, burn_until: float = 0.75):
+        super().__init__(game, seed, safety=safety, burn_until=burn_until, bluffs=False)
+
+
+AGENT_CLASSES: dict[str, type[_Base]] = {
+    "honest": HonestAgent,
+    "bluffer": BlufferAgent,
+    "smart": SmartAgent,
+    "smart_honest": SmartHonestAgent,
+}
 
 
 def _factory(cls: type[_Base]) -> Any:
@@ -301,3 +317,5 @@ def _factory(cls: type[_Base]) -> Any:
 
 for _name, _cls in AGENT_CLASSES.items():
     register_agent(_name, _factory(_cls), game="four_monkeys")
+
+register_features("plan", "agents.heuristics.four_monkeys_features:PlanExtractor", game="four_monkeys")
