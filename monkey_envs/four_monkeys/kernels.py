@@ -23,7 +23,7 @@ Notation: ``b`` a row, ``q`` a seat, ``t`` a tile id (``combo = t % 10``), ``k``
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import literal_unroll, literally, njit
 
 from monkey_envs.core.kernel_cache import drop_stale_cache
 from monkey_envs.core.rng import next_uniform, seed_row, shuffle_order
@@ -816,14 +816,31 @@ def _clip(x: float) -> np.float32:
     return np.float32(min(1.0, max(-1.0, x)))
 
 
+#: Player counts, and the tiles and stacks of each (index = players), for the specialised observation.
+PLAYER_COUNTS = tuple(range(D.MIN_PLAYERS, D.MAX_PLAYERS + 1))
+TILES_BY_PLAYERS = tuple(D.num_sets(p) * NC if p >= D.MIN_PLAYERS else 0 for p in range(D.MAX_PLAYERS + 1))
+STACKS_BY_PLAYERS = tuple(D.num_stacks(p) if p >= D.MIN_PLAYERS else 0 for p in range(D.MAX_PLAYERS + 1))
+
+
 @njit(cache=True)
 def observe(player: np.ndarray, obs: np.ndarray, st, cfg) -> None:
     """Write each row's observation for seat ``player[b]`` into ``obs (B, D) float32`` (values in [-1, 1]).
 
     Pieces in order: own hand, own pending set, own discards (10 kinds each); per seat
     (observer first) :data:`SEAT_FEATURES`; per tile :data:`TILE_FEATURES` then the owner one-hot
-    (observer first); stack sizes; the clock (tick, round, replays).
+    (observer first); stack sizes; the clock (tick, round, replays). The work is done by
+    :func:`observe_players`, compiled once per player count so that every offset is a constant.
     """
+    P = cfg[C_P]
+    for p in literal_unroll(PLAYER_COUNTS):
+        if P == p:
+            observe_players(player, obs, st, cfg, p)
+
+
+@njit(cache=True, error_model="numpy")
+def observe_players(player: np.ndarray, obs: np.ndarray, st, cfg, num_players: int) -> None:
+    """:func:`observe` for ``num_players == cfg[C_P]`` seats, compiled for that number as a constant."""
+    P = literally(num_players)
     tick = st[10]
     rnd = st[11]
     replays = st[12]
@@ -844,73 +861,92 @@ def observe(player: np.ndarray, obs: np.ndarray, st, cfg) -> None:
     round_scores = st[28]
     area = st[31]
     tile_ok = st[30]
-    P, NT, S, depth = cfg[C_P], cfg[C_NT], cfg[C_S], cfg[C_DEPTH]
+    NT = TILES_BY_PLAYERS[P]
+    S = STACKS_BY_PLAYERS[P]
+    depth = cfg[C_DEPTH]
     R = cfg[C_ROUNDS]
-    bits = np.zeros(P, np.int64)
+    W = TILE_FEATURES + P
+    I_SEAT = 3 * NK
+    I_TILE = I_SEAT + P * SEAT_FEATURES
+    I_STACK = I_TILE + NT * W
+    bits = np.zeros(P, np.int64)  # combos owned per seat (observer first)
     for b in range(player.size):
-        o = player[b]
-        i = 0
+        o = np.int64(player[b])
+        ob = obs[b]
+        h = hands[b, o]
+        pd = pending[b, o]
+        dc = discard[b, o]
         for k in range(NK):
-            obs[b, i] = _clip(hands[b, o, k] / 8.0)
-            obs[b, i + NK] = _clip(pending[b, o, k] / 8.0)
-            obs[b, i + 2 * NK] = _clip(discard[b, o, k] / 16.0)
-            i += 1
+            ob[k] = _clip(h[k] / 8.0)
+            ob[k + NK] = _clip(pd[k] / 8.0)
+            ob[k + 2 * NK] = _clip(dc[k] / 16.0)
         for r in range(P):
             bits[r] = 0
-        i = 3 * NK + P * SEAT_FEATURES
-        W = TILE_FEATURES + P
-        obs[b, i : i + NT * W] = 0.0
+        ob[I_TILE:I_STACK] = 0.0
+        tst = tile_state[b]
+        tow = tile_owner[b]
+        tsk = tile_stack[b]
+        stk = stacks[b]
+        ssz = stack_size[b]
+        und = under[b]
+        tok = tile_ok[b]
         for t in range(NT):
-            ts = tile_state[b, t]
-            j = i + t * W
-            if ts == TILE_STACK:
-                sk = tile_stack[b, t]
-                if stacks[b, sk, stack_size[b, sk] - 1] == t:
-                    obs[b, j] = 1.0
-                else:
-                    obs[b, j + 1] = 1.0
-            elif ts == TILE_LOOSE:
-                obs[b, j] = 1.0
-            else:
-                w = tile_owner[b, t]
-                r = (w - o) % P
+            ts = tst[t]
+            j = I_TILE + t * W
+            ob[j] = np.float32(ts == TILE_LOOSE)  # available (stack tops are set below)
+            ob[j + 1] = np.float32(ts == TILE_STACK)  # hidden in a stack
+            if ts != TILE_STACK and ts != TILE_LOOSE:
+                w = np.int64(tow[t])
+                r = w - o  # the owner, observer first: (w - o) % P without a division
+                if r < 0:
+                    r += P
+                if r >= P or r < 0:
+                    r = (w - o) % P
                 bits[r] |= 1 << (t % NC)
-                if ts == TILE_ORANGE:
-                    obs[b, j + 2] = 1.0
+                ob[j + 2] = np.float32(ts == TILE_ORANGE)
                 n = 0
+                u = und[t]
                 for k in range(NK):
-                    n += under[b, t, k]
-                obs[b, j + 3] = _clip(n / 10.0)
-                if r == 0 and tile_ok[b, t]:
-                    obs[b, j + 4] = 1.0
-                obs[b, j + TILE_FEATURES + r] = 1.0
-        i = 3 * NK
+                    n += u[k]
+                ob[j + 3] = _clip(n / 10.0)
+                ob[j + 4] = np.float32(r == 0 and tok[t])
+                ob[j + TILE_FEATURES + r] = 1.0
+        # a tile in a stack is available when it is the top of its stack (tile_stack says which)
+        for s in range(S):
+            t = stk[s, ssz[s] - 1]
+            if t >= 0 and t < NT and tst[t] == TILE_STACK and tsk[t] == s:
+                ob[I_TILE + t * W] = 1.0
+                ob[I_TILE + t * W + 1] = 0.0
         last = rnd[b] - 1
+        my_area = area[b, o]
         for r in range(P):
-            q = (o + r) % P
+            q = o + r
+            if q >= P:
+                q -= P
+            i = I_SEAT + r * SEAT_FEATURES
             nh = 0
             npd = 0
+            hq = hands[b, q]
+            pq = pending[b, q]
             for k in range(NK):
-                nh += hands[b, q, k]
-                npd += pending[b, q, k]
-            obs[b, i] = _clip(nh / 20.0)
-            obs[b, i + 1] = _clip(npd / 20.0)
-            obs[b, i + 2] = deck_size[b, q] / np.float32(DECK)
-            obs[b, i + 3] = np.float32(replenish_used[b, q])
-            obs[b, i + 4] = np.float32(skin_given[b, q])
-            obs[b, i + 5] = _clip(skins[b, q] / 8.0)
-            obs[b, i + 6] = popcount10(bits[r]) / np.float32(NC)
-            obs[b, i + 7] = _clip(totals[b, q] / 50.0)
-            obs[b, i + 8] = _clip(round_scores[b, last, q] / 20.0) if last >= 0 else np.float32(0.0)
-            obs[b, i + 9] = np.float32(area[b, q] == area[b, o])
-            i += SEAT_FEATURES
-        i += NT * W
+                nh += hq[k]
+                npd += pq[k]
+            ob[i] = _clip(nh / 20.0)
+            ob[i + 1] = _clip(npd / 20.0)
+            ob[i + 2] = deck_size[b, q] / np.float32(DECK)
+            ob[i + 3] = np.float32(replenish_used[b, q])
+            ob[i + 4] = np.float32(skin_given[b, q])
+            ob[i + 5] = _clip(skins[b, q] / 8.0)
+            ob[i + 6] = popcount10(bits[r]) / np.float32(NC)
+            ob[i + 7] = _clip(totals[b, q] / 50.0)
+            ob[i + 8] = _clip(round_scores[b, last, q] / 20.0) if last >= 0 else np.float32(0.0)
+            ob[i + 9] = np.float32(area[b, q] == my_area)
         for s in range(S):
-            obs[b, i] = stack_size[b, s] / np.float32(depth)
-            i += 1
-        obs[b, i] = _clip(tick[b] / cfg[C_TICKS])
-        obs[b, i + 1] = _clip(rnd[b] / R)
-        obs[b, i + 2] = _clip(replays[b] / max(1, cfg[C_MAX_REPLAYS]))
+            ob[I_STACK + s] = ssz[s] / np.float32(depth)
+        i = I_STACK + S
+        ob[i] = _clip(tick[b] / cfg[C_TICKS])
+        ob[i + 1] = _clip(rnd[b] / R)
+        ob[i + 2] = _clip(replays[b] / max(1, cfg[C_MAX_REPLAYS]))
 
 
 @njit(cache=True)
