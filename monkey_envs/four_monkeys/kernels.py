@@ -540,39 +540,29 @@ def score_tiles(P: int, tile_owner, tile_state, under, replenish_used, skins, to
                 points[p] += 1
 
 
+@njit(cache=True, inline="always")
+def start_round(b: int, st, cfg) -> None:
+    """:func:`setup_round` of row ``b`` on the state tuple ``st``."""
+    setup_round(b, cfg, st[6], st[9], st[10], st[13], st[14], st[15], st[16], st[17], st[18], st[19], st[20], st[21],
+                st[22], st[23], st[24], st[25], st[26], st[30], st[31])  # fmt: skip
+
+
+@njit(cache=True, inline="always")
+def ask(b: int, q: int, st, cfg) -> None:
+    """Make seat ``q`` the mover of row ``b`` and write its legal actions (:func:`mask_row` on ``st``)."""
+    st[0][b] = q
+    mask_row(b, q, st[4], cfg, st[15], st[16], st[19], st[20], st[21], st[22], st[23], st[24], st[25], st[12], st[31])
+
+
 # ====================================================================== batch kernels
 @njit(cache=True)
 def init(seeds: np.ndarray, st, cfg) -> None:
     """Seed every row's RNG, set up round 1 and compute seat 0's mask."""
-    current_player = st[0]
-    mask = st[4]
     rng = st[6]
-    commits = st[9]
-    tick = st[10]
-    replays = st[12]
-    decks = st[13]
-    deck_size = st[14]
-    hands = st[15]
-    pending = st[16]
-    discard = st[17]
-    under = st[18]
-    tile_state = st[19]
-    tile_owner = st[20]
-    tile_stack = st[21]
-    stacks = st[22]
-    stack_size = st[23]
-    replenish_used = st[24]
-    skin_given = st[25]
-    skins = st[26]
-    area = st[31]
-    tile_ok = st[30]
     for b in range(seeds.size):
         seed_row(rng, b, seeds[b])
-        setup_round(b, cfg, rng, commits, tick, decks, deck_size, hands, pending, discard, under, tile_state,
-                    tile_owner, tile_stack, stacks, stack_size, replenish_used, skin_given, skins, tile_ok, area)  # fmt: skip
-        current_player[b] = 0
-        mask_row(b, 0, mask, cfg, hands, pending, tile_state, tile_owner, tile_stack, stacks, stack_size,
-                 replenish_used, skin_given, replays, area)  # fmt: skip
+        start_round(b, st, cfg)
+        ask(b, 0, st, cfg)
 
 
 @njit(cache=True)
@@ -580,21 +570,9 @@ def refresh(st, cfg) -> None:
     """Recompute the mask of every running row for its current player."""
     current_player = st[0]
     mask = st[4]
-    replays = st[12]
-    hands = st[15]
-    pending = st[16]
-    tile_state = st[19]
-    tile_owner = st[20]
-    tile_stack = st[21]
-    stacks = st[22]
-    stack_size = st[23]
-    replenish_used = st[24]
-    skin_given = st[25]
-    area = st[31]
     for b in range(current_player.size):
         if current_player[b] >= 0:
-            mask_row(b, current_player[b], mask, cfg, hands, pending, tile_state, tile_owner, tile_stack, stacks,
-                     stack_size, replenish_used, skin_given, replays, area)  # fmt: skip
+            ask(b, current_player[b], st, cfg)
         else:
             mask[b, :] = False
 
@@ -664,149 +642,148 @@ def step(actions: np.ndarray, st, cfg) -> bool:
         step_count[b] += 1
         cp = np.int64(current_player[b])
         commits[b, cp] = actions[b]
-        if cp + 1 < P:
-            current_player[b] = cp + 1
-            mask_row(b, cp + 1, mask, cfg, hands, pending, tile_state, tile_owner, tile_stack, stacks, stack_size,
-                     replenish_used, skin_given, replays, area)  # fmt: skip
-            continue
-        # ---- resolve the tick in a random priority order ----------------------------------
-        shuffle_order(rng, b, P, P, keys, order)
-        caller = -1
-        for i in range(P):
-            q = order[i]
-            a = np.int64(commits[b, q])
-            if a < NK:  # put a card into the pending set
-                if hands[b, q, a] > 0:
-                    hands[b, q, a] -= 1
-                    pending[b, q, a] += 1
-            elif a < a_burn:  # grab
-                t = (a - a_grab) // G
-                j = (a - a_grab) % G
-                npend = 0
-                for k in range(NK):
-                    npend += pending[b, q, k]
-                if npend > 0 and is_available(b, t, tile_state, tile_stack, stacks, stack_size):
+        nxt = cp + 1  # the next seat commits; after the last one the tick resolves
+        if nxt == P:
+            nxt = 0
+            # ---- resolve the tick in a random priority order ------------------------------
+            shuffle_order(rng, b, P, P, keys, order)
+            caller = -1
+            for i in range(P):
+                q = order[i]
+                a = np.int64(commits[b, q])
+                if a < NK:  # put a card into the pending set
+                    if hands[b, q, a] > 0:
+                        hands[b, q, a] -= 1
+                        pending[b, q, a] += 1
+                elif a < a_burn:  # grab
+                    t = (a - a_grab) // G
+                    j = (a - a_grab) % G
+                    npend = 0
+                    for k in range(NK):
+                        npend += pending[b, q, k]
+                    if npend > 0 and is_available(b, t, tile_state, tile_stack, stacks, stack_size):
+                        if tile_state[b, t] == TILE_STACK:
+                            s = tile_stack[b, t]
+                            stack_size[b, s] -= 1
+                            stacks[b, s, stack_size[b, s]] = -1
+                        tile_stack[b, t] = -1
+                        tile_state[b, t] = TILE_GREEN
+                        tile_owner[b, t] = q
+                        for k in range(NK):
+                            under[b, t, k] = pending[b, q, k]
+                            pending[b, q, k] = 0
+                        stats[b, q, ST_GRABS] += 1
+                        ok = correct(t % NC, under[b, t])
+                        tile_ok[b, t] = ok
+                        if not ok:
+                            stats[b, q, ST_BLUFFS] += 1
+                        nh = 0
+                        for k in range(NK):
+                            nh += hands[b, q, k]
+                        if nh < HAND:
+                            draw_cards(b, q, HAND - nh, decks, deck_size, hands, area)
+                        if j > 0 and not skin_given[b, q] and area[b, (q + j) % P] == area[b, q]:
+                            skin_given[b, q] = True
+                            skins[b, (q + j) % P] += 1
+                            stats[b, q, ST_SKINS] += 1
+                    else:
+                        stats[b, q, ST_FAILED] += 1
+                elif a < a_swap:  # burn
+                    t = a - a_burn
+                    if tile_owner[b, t] == q and tile_state[b, t] == TILE_GREEN:
+                        tile_state[b, t] = TILE_ORANGE
+                        stats[b, q, ST_BURNS] += 1
+                        draw_cards(b, q, BURN_DRAW, decks, deck_size, hands, area)
+                elif a == a_swap or a == a_draw3:  # Hand replenish
+                    if not replenish_used[b, q]:
+                        replenish_used[b, q] = True
+                        stats[b, q, ST_REPLENISH] += 1
+                        if a == a_swap:
+                            for k in range(NK):
+                                discard[b, q, k] += hands[b, q, k]
+                                hands[b, q, k] = 0
+                            draw_cards(b, q, HAND, decks, deck_size, hands, area)
+                        else:
+                            draw_cards(b, q, BURN_DRAW, decks, deck_size, hands, area)
+                elif a < a_stop:  # reveal
+                    t = a - a_reveal
                     if tile_state[b, t] == TILE_STACK:
                         s = tile_stack[b, t]
-                        stack_size[b, s] -= 1
-                        stacks[b, s, stack_size[b, s]] = -1
-                    tile_stack[b, t] = -1
-                    tile_state[b, t] = TILE_GREEN
-                    tile_owner[b, t] = q
-                    for k in range(NK):
-                        under[b, t, k] = pending[b, q, k]
-                        pending[b, q, k] = 0
-                    stats[b, q, ST_GRABS] += 1
-                    ok = correct(t % NC, under[b, t])
-                    tile_ok[b, t] = ok
-                    if not ok:
-                        stats[b, q, ST_BLUFFS] += 1
-                    nh = 0
-                    for k in range(NK):
-                        nh += hands[b, q, k]
-                    if nh < HAND:
-                        draw_cards(b, q, HAND - nh, decks, deck_size, hands, area)
-                    if j > 0 and not skin_given[b, q] and area[b, (q + j) % P] == area[b, q]:
-                        skin_given[b, q] = True
-                        skins[b, (q + j) % P] += 1
-                        stats[b, q, ST_SKINS] += 1
-                else:
-                    stats[b, q, ST_FAILED] += 1
-            elif a < a_swap:  # burn
-                t = a - a_burn
-                if tile_owner[b, t] == q and tile_state[b, t] == TILE_GREEN:
-                    tile_state[b, t] = TILE_ORANGE
-                    stats[b, q, ST_BURNS] += 1
-                    draw_cards(b, q, BURN_DRAW, decks, deck_size, hands, area)
-            elif a == a_swap or a == a_draw3:  # Hand replenish
-                if not replenish_used[b, q]:
-                    replenish_used[b, q] = True
-                    stats[b, q, ST_REPLENISH] += 1
-                    if a == a_swap:
-                        for k in range(NK):
-                            discard[b, q, k] += hands[b, q, k]
-                            hands[b, q, k] = 0
-                        draw_cards(b, q, HAND, decks, deck_size, hands, area)
-                    else:
-                        draw_cards(b, q, BURN_DRAW, decks, deck_size, hands, area)
-            elif a < a_stop:  # reveal
-                t = a - a_reveal
-                if tile_state[b, t] == TILE_STACK:
-                    s = tile_stack[b, t]
-                    if (
-                        stack_size[b, s] >= 2
-                        and stacks[b, s, stack_size[b, s] - 1] == t
-                        and owns_all_available(b, q, tile_state, tile_owner, tile_stack, stacks, stack_size, area, cfg)
-                    ):
-                        stack_size[b, s] -= 1
-                        stacks[b, s, stack_size[b, s]] = -1
-                        tile_stack[b, t] = -1
-                        tile_state[b, t] = TILE_LOOSE
-                        stats[b, q, ST_REVEALS] += 1
-            elif a == a_stop:
-                caller = q
-                break
-            # else: wait
-        commits[b, :] = -1
-        tick[b] += 1
-        over = False
-        if caller >= 0 or tick[b] >= cfg[C_TICKS]:
-            valid = True
-            if caller >= 0:
-                valid = popcount10(owned_bits(b, caller, tile_owner)) >= D.STOP_COMBOS
-            if not valid:
-                totals[b, caller] -= D.INVALID_STOP_PENALTY
-                stats[b, caller, ST_INVALID] += 1
-                replays[b] += 1
-            else:
+                        if (
+                            stack_size[b, s] >= 2
+                            and stacks[b, s, stack_size[b, s] - 1] == t
+                            and owns_all_available(
+                                b, q, tile_state, tile_owner, tile_stack, stacks, stack_size, area, cfg
+                            )
+                        ):
+                            stack_size[b, s] -= 1
+                            stacks[b, s, stack_size[b, s]] = -1
+                            tile_stack[b, t] = -1
+                            tile_state[b, t] = TILE_LOOSE
+                            stats[b, q, ST_REVEALS] += 1
+                elif a == a_stop:
+                    caller = q
+                    break
+                # else: wait
+            commits[b, :] = -1
+            tick[b] += 1
+            over = False
+            if caller >= 0 or tick[b] >= cfg[C_TICKS]:
+                valid = True
                 if caller >= 0:
-                    stats[b, caller, ST_STOPS] += 1
-                score_tiles(P, tile_owner[b], tile_state[b], under[b], replenish_used[b], skins[b], totals[b],
-                            cfg[C_FAMILY] != 0, points, aside, checked, smartest)  # fmt: skip
-                for p in range(P):
-                    totals[b, p] += points[p]
-                    round_scores[b, rnd[b], p] = points[p]
-                    if smartest[p]:
-                        stats[b, p, ST_SMARTEST] += 1
-                for t in range(NT):
-                    if aside[t]:
-                        stats[b, tile_owner[b, t], ST_ASIDE] += 1
-                    if checked[t] == 2:
-                        stats[b, tile_owner[b, t], ST_WRONG] += 1
-                rnd[b] += 1
-                replays[b] = 0
-                if cfg[C_AREA0] < P:  # two areas: the best totals play in area 0 (ties: lower seat)
+                    valid = popcount10(owned_bits(b, caller, tile_owner)) >= D.STOP_COMBOS
+                if not valid:
+                    totals[b, caller] -= D.INVALID_STOP_PENALTY
+                    stats[b, caller, ST_INVALID] += 1
+                    replays[b] += 1
+                else:
+                    if caller >= 0:
+                        stats[b, caller, ST_STOPS] += 1
+                    score_tiles(P, tile_owner[b], tile_state[b], under[b], replenish_used[b], skins[b], totals[b],
+                                cfg[C_FAMILY] != 0, points, aside, checked, smartest)  # fmt: skip
                     for p in range(P):
-                        better = 0
-                        for q2 in range(P):
-                            if totals[b, q2] > totals[b, p] or (totals[b, q2] == totals[b, p] and q2 < p):
-                                better += 1
-                        area[b, p] = 0 if better < cfg[C_AREA0] else 1
-                if rnd[b] >= cfg[C_ROUNDS]:
-                    over = True
-            if over:
-                last = rnd[b] - 1
-                best = totals[b].max()
-                bl = -(1 << 30)
-                for p in range(P):
-                    if totals[b, p] == best and round_scores[b, last, p] > bl:
-                        bl = round_scores[b, last, p]
-                everyone = P > 1
-                for p in range(P):
-                    winners[p] = totals[b, p] == best and round_scores[b, last, p] == bl
-                    everyone &= winners[p]
-                for p in range(P):
-                    rewards[b, p] = REWARD_DRAW if everyone else (REWARD_WIN if winners[p] else REWARD_LOSS)
-                    winners_mask[b, p] = winners[p]
-                terminated[b] = True
-                end_reason[b] = END_ROUNDS
-                mask[b, :] = False
-                current_player[b] = -1
-                continue
-            setup_round(b, cfg, rng, commits, tick, decks, deck_size, hands, pending, discard, under, tile_state,
-                        tile_owner, tile_stack, stacks, stack_size, replenish_used, skin_given, skins, tile_ok, area)  # fmt: skip
-        current_player[b] = 0
-        mask_row(b, 0, mask, cfg, hands, pending, tile_state, tile_owner, tile_stack, stacks, stack_size,
+                        totals[b, p] += points[p]
+                        round_scores[b, rnd[b], p] = points[p]
+                        if smartest[p]:
+                            stats[b, p, ST_SMARTEST] += 1
+                    for t in range(NT):
+                        if aside[t]:
+                            stats[b, tile_owner[b, t], ST_ASIDE] += 1
+                        if checked[t] == 2:
+                            stats[b, tile_owner[b, t], ST_WRONG] += 1
+                    rnd[b] += 1
+                    replays[b] = 0
+                    if cfg[C_AREA0] < P:  # two areas: the best totals play in area 0 (ties: lower seat)
+                        for p in range(P):
+                            better = 0
+                            for q2 in range(P):
+                                if totals[b, q2] > totals[b, p] or (totals[b, q2] == totals[b, p] and q2 < p):
+                                    better += 1
+                            area[b, p] = 0 if better < cfg[C_AREA0] else 1
+                    if rnd[b] >= cfg[C_ROUNDS]:
+                        over = True
+                if over:
+                    last = rnd[b] - 1
+                    best = totals[b].max()
+                    bl = -(1 << 30)
+                    for p in range(P):
+                        if totals[b, p] == best and round_scores[b, last, p] > bl:
+                            bl = round_scores[b, last, p]
+                    everyone = P > 1
+                    for p in range(P):
+                        winners[p] = totals[b, p] == best and round_scores[b, last, p] == bl
+                        everyone &= winners[p]
+                    for p in range(P):
+                        rewards[b, p] = REWARD_DRAW if everyone else (REWARD_WIN if winners[p] else REWARD_LOSS)
+                        winners_mask[b, p] = winners[p]
+                    terminated[b] = True
+                    end_reason[b] = END_ROUNDS
+                    mask[b, :] = False
+                    current_player[b] = -1
+                    continue
+                start_round(b, st, cfg)
+        current_player[b] = nxt
+        mask_row(b, nxt, mask, cfg, hands, pending, tile_state, tile_owner, tile_stack, stacks, stack_size,
                  replenish_used, skin_given, replays, area)  # fmt: skip
     return True
 
