@@ -549,7 +549,11 @@ def start_round(b: int, st, cfg) -> None:
 
 @njit(cache=True, inline="always")
 def ask(b: int, q: int, st, cfg) -> None:
-    """Make seat ``q`` the mover of row ``b`` and write its legal actions (:func:`mask_row` on ``st``)."""
+    """Make seat ``q`` the mover of row ``b`` and write its legal actions (:func:`mask_row` on ``st``).
+
+    For the cold paths (:func:`init`); the per-row loops of :func:`step` and :func:`refresh` call
+    :func:`mask_row` on arrays unpacked once, which measured faster than passing ``st`` per row.
+    """
     st[0][b] = q
     mask_row(b, q, st[4], cfg, st[15], st[16], st[19], st[20], st[21], st[22], st[23], st[24], st[25], st[12], st[31])
 
@@ -570,9 +574,21 @@ def refresh(st, cfg) -> None:
     """Recompute the mask of every running row for its current player."""
     current_player = st[0]
     mask = st[4]
+    replays = st[12]
+    hands = st[15]
+    pending = st[16]
+    tile_state = st[19]
+    tile_owner = st[20]
+    tile_stack = st[21]
+    stacks = st[22]
+    stack_size = st[23]
+    replenish_used = st[24]
+    skin_given = st[25]
+    area = st[31]
     for b in range(current_player.size):
         if current_player[b] >= 0:
-            ask(b, current_player[b], st, cfg)
+            mask_row(b, current_player[b], mask, cfg, hands, pending, tile_state, tile_owner, tile_stack, stacks,
+                     stack_size, replenish_used, skin_given, replays, area)  # fmt: skip
         else:
             mask[b, :] = False
 
