@@ -23,7 +23,7 @@ Notation: ``b`` a row, ``q`` a seat, ``t`` a tile id (``combo = t % 10``), ``k``
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import literal_unroll, literally, njit
 
 from monkey_envs.core.kernel_cache import drop_stale_cache
 from monkey_envs.core.rng import next_uniform, seed_row, shuffle_order
@@ -540,39 +540,33 @@ def score_tiles(P: int, tile_owner, tile_state, under, replenish_used, skins, to
                 points[p] += 1
 
 
+@njit(cache=True, inline="always")
+def start_round(b: int, st, cfg) -> None:
+    """:func:`setup_round` of row ``b`` on the state tuple ``st``."""
+    setup_round(b, cfg, st[6], st[9], st[10], st[13], st[14], st[15], st[16], st[17], st[18], st[19], st[20], st[21],
+                st[22], st[23], st[24], st[25], st[26], st[30], st[31])  # fmt: skip
+
+
+@njit(cache=True, inline="always")
+def ask(b: int, q: int, st, cfg) -> None:
+    """Make seat ``q`` the mover of row ``b`` and write its legal actions (:func:`mask_row` on ``st``).
+
+    For the cold paths (:func:`init`); the per-row loops of :func:`step` and :func:`refresh` call
+    :func:`mask_row` on arrays unpacked once, which measured faster than passing ``st`` per row.
+    """
+    st[0][b] = q
+    mask_row(b, q, st[4], cfg, st[15], st[16], st[19], st[20], st[21], st[22], st[23], st[24], st[25], st[12], st[31])
+
+
 # ====================================================================== batch kernels
 @njit(cache=True)
 def init(seeds: np.ndarray, st, cfg) -> None:
     """Seed every row's RNG, set up round 1 and compute seat 0's mask."""
-    current_player = st[0]
-    mask = st[4]
     rng = st[6]
-    commits = st[9]
-    tick = st[10]
-    replays = st[12]
-    decks = st[13]
-    deck_size = st[14]
-    hands = st[15]
-    pending = st[16]
-    discard = st[17]
-    under = st[18]
-    tile_state = st[19]
-    tile_owner = st[20]
-    tile_stack = st[21]
-    stacks = st[22]
-    stack_size = st[23]
-    replenish_used = st[24]
-    skin_given = st[25]
-    skins = st[26]
-    area = st[31]
-    tile_ok = st[30]
     for b in range(seeds.size):
         seed_row(rng, b, seeds[b])
-        setup_round(b, cfg, rng, commits, tick, decks, deck_size, hands, pending, discard, under, tile_state,
-                    tile_owner, tile_stack, stacks, stack_size, replenish_used, skin_given, skins, tile_ok, area)  # fmt: skip
-        current_player[b] = 0
-        mask_row(b, 0, mask, cfg, hands, pending, tile_state, tile_owner, tile_stack, stacks, stack_size,
-                 replenish_used, skin_given, replays, area)  # fmt: skip
+        start_round(b, st, cfg)
+        ask(b, 0, st, cfg)
 
 
 @njit(cache=True)
@@ -664,149 +658,148 @@ def step(actions: np.ndarray, st, cfg) -> bool:
         step_count[b] += 1
         cp = np.int64(current_player[b])
         commits[b, cp] = actions[b]
-        if cp + 1 < P:
-            current_player[b] = cp + 1
-            mask_row(b, cp + 1, mask, cfg, hands, pending, tile_state, tile_owner, tile_stack, stacks, stack_size,
-                     replenish_used, skin_given, replays, area)  # fmt: skip
-            continue
-        # ---- resolve the tick in a random priority order ----------------------------------
-        shuffle_order(rng, b, P, P, keys, order)
-        caller = -1
-        for i in range(P):
-            q = order[i]
-            a = np.int64(commits[b, q])
-            if a < NK:  # put a card into the pending set
-                if hands[b, q, a] > 0:
-                    hands[b, q, a] -= 1
-                    pending[b, q, a] += 1
-            elif a < a_burn:  # grab
-                t = (a - a_grab) // G
-                j = (a - a_grab) % G
-                npend = 0
-                for k in range(NK):
-                    npend += pending[b, q, k]
-                if npend > 0 and is_available(b, t, tile_state, tile_stack, stacks, stack_size):
+        nxt = cp + 1  # the next seat commits; after the last one the tick resolves
+        if nxt == P:
+            nxt = 0
+            # ---- resolve the tick in a random priority order ------------------------------
+            shuffle_order(rng, b, P, P, keys, order)
+            caller = -1
+            for i in range(P):
+                q = order[i]
+                a = np.int64(commits[b, q])
+                if a < NK:  # put a card into the pending set
+                    if hands[b, q, a] > 0:
+                        hands[b, q, a] -= 1
+                        pending[b, q, a] += 1
+                elif a < a_burn:  # grab
+                    t = (a - a_grab) // G
+                    j = (a - a_grab) % G
+                    npend = 0
+                    for k in range(NK):
+                        npend += pending[b, q, k]
+                    if npend > 0 and is_available(b, t, tile_state, tile_stack, stacks, stack_size):
+                        if tile_state[b, t] == TILE_STACK:
+                            s = tile_stack[b, t]
+                            stack_size[b, s] -= 1
+                            stacks[b, s, stack_size[b, s]] = -1
+                        tile_stack[b, t] = -1
+                        tile_state[b, t] = TILE_GREEN
+                        tile_owner[b, t] = q
+                        for k in range(NK):
+                            under[b, t, k] = pending[b, q, k]
+                            pending[b, q, k] = 0
+                        stats[b, q, ST_GRABS] += 1
+                        ok = correct(t % NC, under[b, t])
+                        tile_ok[b, t] = ok
+                        if not ok:
+                            stats[b, q, ST_BLUFFS] += 1
+                        nh = 0
+                        for k in range(NK):
+                            nh += hands[b, q, k]
+                        if nh < HAND:
+                            draw_cards(b, q, HAND - nh, decks, deck_size, hands, area)
+                        if j > 0 and not skin_given[b, q] and area[b, (q + j) % P] == area[b, q]:
+                            skin_given[b, q] = True
+                            skins[b, (q + j) % P] += 1
+                            stats[b, q, ST_SKINS] += 1
+                    else:
+                        stats[b, q, ST_FAILED] += 1
+                elif a < a_swap:  # burn
+                    t = a - a_burn
+                    if tile_owner[b, t] == q and tile_state[b, t] == TILE_GREEN:
+                        tile_state[b, t] = TILE_ORANGE
+                        stats[b, q, ST_BURNS] += 1
+                        draw_cards(b, q, BURN_DRAW, decks, deck_size, hands, area)
+                elif a == a_swap or a == a_draw3:  # Hand replenish
+                    if not replenish_used[b, q]:
+                        replenish_used[b, q] = True
+                        stats[b, q, ST_REPLENISH] += 1
+                        if a == a_swap:
+                            for k in range(NK):
+                                discard[b, q, k] += hands[b, q, k]
+                                hands[b, q, k] = 0
+                            draw_cards(b, q, HAND, decks, deck_size, hands, area)
+                        else:
+                            draw_cards(b, q, BURN_DRAW, decks, deck_size, hands, area)
+                elif a < a_stop:  # reveal
+                    t = a - a_reveal
                     if tile_state[b, t] == TILE_STACK:
                         s = tile_stack[b, t]
-                        stack_size[b, s] -= 1
-                        stacks[b, s, stack_size[b, s]] = -1
-                    tile_stack[b, t] = -1
-                    tile_state[b, t] = TILE_GREEN
-                    tile_owner[b, t] = q
-                    for k in range(NK):
-                        under[b, t, k] = pending[b, q, k]
-                        pending[b, q, k] = 0
-                    stats[b, q, ST_GRABS] += 1
-                    ok = correct(t % NC, under[b, t])
-                    tile_ok[b, t] = ok
-                    if not ok:
-                        stats[b, q, ST_BLUFFS] += 1
-                    nh = 0
-                    for k in range(NK):
-                        nh += hands[b, q, k]
-                    if nh < HAND:
-                        draw_cards(b, q, HAND - nh, decks, deck_size, hands, area)
-                    if j > 0 and not skin_given[b, q] and area[b, (q + j) % P] == area[b, q]:
-                        skin_given[b, q] = True
-                        skins[b, (q + j) % P] += 1
-                        stats[b, q, ST_SKINS] += 1
-                else:
-                    stats[b, q, ST_FAILED] += 1
-            elif a < a_swap:  # burn
-                t = a - a_burn
-                if tile_owner[b, t] == q and tile_state[b, t] == TILE_GREEN:
-                    tile_state[b, t] = TILE_ORANGE
-                    stats[b, q, ST_BURNS] += 1
-                    draw_cards(b, q, BURN_DRAW, decks, deck_size, hands, area)
-            elif a == a_swap or a == a_draw3:  # Hand replenish
-                if not replenish_used[b, q]:
-                    replenish_used[b, q] = True
-                    stats[b, q, ST_REPLENISH] += 1
-                    if a == a_swap:
-                        for k in range(NK):
-                            discard[b, q, k] += hands[b, q, k]
-                            hands[b, q, k] = 0
-                        draw_cards(b, q, HAND, decks, deck_size, hands, area)
-                    else:
-                        draw_cards(b, q, BURN_DRAW, decks, deck_size, hands, area)
-            elif a < a_stop:  # reveal
-                t = a - a_reveal
-                if tile_state[b, t] == TILE_STACK:
-                    s = tile_stack[b, t]
-                    if (
-                        stack_size[b, s] >= 2
-                        and stacks[b, s, stack_size[b, s] - 1] == t
-                        and owns_all_available(b, q, tile_state, tile_owner, tile_stack, stacks, stack_size, area, cfg)
-                    ):
-                        stack_size[b, s] -= 1
-                        stacks[b, s, stack_size[b, s]] = -1
-                        tile_stack[b, t] = -1
-                        tile_state[b, t] = TILE_LOOSE
-                        stats[b, q, ST_REVEALS] += 1
-            elif a == a_stop:
-                caller = q
-                break
-            # else: wait
-        commits[b, :] = -1
-        tick[b] += 1
-        over = False
-        if caller >= 0 or tick[b] >= cfg[C_TICKS]:
-            valid = True
-            if caller >= 0:
-                valid = popcount10(owned_bits(b, caller, tile_owner)) >= D.STOP_COMBOS
-            if not valid:
-                totals[b, caller] -= D.INVALID_STOP_PENALTY
-                stats[b, caller, ST_INVALID] += 1
-                replays[b] += 1
-            else:
+                        if (
+                            stack_size[b, s] >= 2
+                            and stacks[b, s, stack_size[b, s] - 1] == t
+                            and owns_all_available(
+                                b, q, tile_state, tile_owner, tile_stack, stacks, stack_size, area, cfg
+                            )
+                        ):
+                            stack_size[b, s] -= 1
+                            stacks[b, s, stack_size[b, s]] = -1
+                            tile_stack[b, t] = -1
+                            tile_state[b, t] = TILE_LOOSE
+                            stats[b, q, ST_REVEALS] += 1
+                elif a == a_stop:
+                    caller = q
+                    break
+                # else: wait
+            commits[b, :] = -1
+            tick[b] += 1
+            over = False
+            if caller >= 0 or tick[b] >= cfg[C_TICKS]:
+                valid = True
                 if caller >= 0:
-                    stats[b, caller, ST_STOPS] += 1
-                score_tiles(P, tile_owner[b], tile_state[b], under[b], replenish_used[b], skins[b], totals[b],
-                            cfg[C_FAMILY] != 0, points, aside, checked, smartest)  # fmt: skip
-                for p in range(P):
-                    totals[b, p] += points[p]
-                    round_scores[b, rnd[b], p] = points[p]
-                    if smartest[p]:
-                        stats[b, p, ST_SMARTEST] += 1
-                for t in range(NT):
-                    if aside[t]:
-                        stats[b, tile_owner[b, t], ST_ASIDE] += 1
-                    if checked[t] == 2:
-                        stats[b, tile_owner[b, t], ST_WRONG] += 1
-                rnd[b] += 1
-                replays[b] = 0
-                if cfg[C_AREA0] < P:  # two areas: the best totals play in area 0 (ties: lower seat)
+                    valid = popcount10(owned_bits(b, caller, tile_owner)) >= D.STOP_COMBOS
+                if not valid:
+                    totals[b, caller] -= D.INVALID_STOP_PENALTY
+                    stats[b, caller, ST_INVALID] += 1
+                    replays[b] += 1
+                else:
+                    if caller >= 0:
+                        stats[b, caller, ST_STOPS] += 1
+                    score_tiles(P, tile_owner[b], tile_state[b], under[b], replenish_used[b], skins[b], totals[b],
+                                cfg[C_FAMILY] != 0, points, aside, checked, smartest)  # fmt: skip
                     for p in range(P):
-                        better = 0
-                        for q2 in range(P):
-                            if totals[b, q2] > totals[b, p] or (totals[b, q2] == totals[b, p] and q2 < p):
-                                better += 1
-                        area[b, p] = 0 if better < cfg[C_AREA0] else 1
-                if rnd[b] >= cfg[C_ROUNDS]:
-                    over = True
-            if over:
-                last = rnd[b] - 1
-                best = totals[b].max()
-                bl = -(1 << 30)
-                for p in range(P):
-                    if totals[b, p] == best and round_scores[b, last, p] > bl:
-                        bl = round_scores[b, last, p]
-                everyone = P > 1
-                for p in range(P):
-                    winners[p] = totals[b, p] == best and round_scores[b, last, p] == bl
-                    everyone &= winners[p]
-                for p in range(P):
-                    rewards[b, p] = REWARD_DRAW if everyone else (REWARD_WIN if winners[p] else REWARD_LOSS)
-                    winners_mask[b, p] = winners[p]
-                terminated[b] = True
-                end_reason[b] = END_ROUNDS
-                mask[b, :] = False
-                current_player[b] = -1
-                continue
-            setup_round(b, cfg, rng, commits, tick, decks, deck_size, hands, pending, discard, under, tile_state,
-                        tile_owner, tile_stack, stacks, stack_size, replenish_used, skin_given, skins, tile_ok, area)  # fmt: skip
-        current_player[b] = 0
-        mask_row(b, 0, mask, cfg, hands, pending, tile_state, tile_owner, tile_stack, stacks, stack_size,
+                        totals[b, p] += points[p]
+                        round_scores[b, rnd[b], p] = points[p]
+                        if smartest[p]:
+                            stats[b, p, ST_SMARTEST] += 1
+                    for t in range(NT):
+                        if aside[t]:
+                            stats[b, tile_owner[b, t], ST_ASIDE] += 1
+                        if checked[t] == 2:
+                            stats[b, tile_owner[b, t], ST_WRONG] += 1
+                    rnd[b] += 1
+                    replays[b] = 0
+                    if cfg[C_AREA0] < P:  # two areas: the best totals play in area 0 (ties: lower seat)
+                        for p in range(P):
+                            better = 0
+                            for q2 in range(P):
+                                if totals[b, q2] > totals[b, p] or (totals[b, q2] == totals[b, p] and q2 < p):
+                                    better += 1
+                            area[b, p] = 0 if better < cfg[C_AREA0] else 1
+                    if rnd[b] >= cfg[C_ROUNDS]:
+                        over = True
+                if over:
+                    last = rnd[b] - 1
+                    best = totals[b].max()
+                    bl = -(1 << 30)
+                    for p in range(P):
+                        if totals[b, p] == best and round_scores[b, last, p] > bl:
+                            bl = round_scores[b, last, p]
+                    everyone = P > 1
+                    for p in range(P):
+                        winners[p] = totals[b, p] == best and round_scores[b, last, p] == bl
+                        everyone &= winners[p]
+                    for p in range(P):
+                        rewards[b, p] = REWARD_DRAW if everyone else (REWARD_WIN if winners[p] else REWARD_LOSS)
+                        winners_mask[b, p] = winners[p]
+                    terminated[b] = True
+                    end_reason[b] = END_ROUNDS
+                    mask[b, :] = False
+                    current_player[b] = -1
+                    continue
+                start_round(b, st, cfg)
+        current_player[b] = nxt
+        mask_row(b, nxt, mask, cfg, hands, pending, tile_state, tile_owner, tile_stack, stacks, stack_size,
                  replenish_used, skin_given, replays, area)  # fmt: skip
     return True
 
@@ -816,14 +809,31 @@ def _clip(x: float) -> np.float32:
     return np.float32(min(1.0, max(-1.0, x)))
 
 
+#: Player counts, and the tiles and stacks of each (index = players), for the specialised observation.
+PLAYER_COUNTS = tuple(range(D.MIN_PLAYERS, D.MAX_PLAYERS + 1))
+TILES_BY_PLAYERS = tuple(D.num_sets(p) * NC if p >= D.MIN_PLAYERS else 0 for p in range(D.MAX_PLAYERS + 1))
+STACKS_BY_PLAYERS = tuple(D.num_stacks(p) if p >= D.MIN_PLAYERS else 0 for p in range(D.MAX_PLAYERS + 1))
+
+
 @njit(cache=True)
 def observe(player: np.ndarray, obs: np.ndarray, st, cfg) -> None:
     """Write each row's observation for seat ``player[b]`` into ``obs (B, D) float32`` (values in [-1, 1]).
 
     Pieces in order: own hand, own pending set, own discards (10 kinds each); per seat
     (observer first) :data:`SEAT_FEATURES`; per tile :data:`TILE_FEATURES` then the owner one-hot
-    (observer first); stack sizes; the clock (tick, round, replays).
+    (observer first); stack sizes; the clock (tick, round, replays). The work is done by
+    :func:`observe_players`, compiled once per player count so that every offset is a constant.
     """
+    P = cfg[C_P]
+    for p in literal_unroll(PLAYER_COUNTS):
+        if P == p:
+            observe_players(player, obs, st, cfg, p)
+
+
+@njit(cache=True, error_model="numpy")
+def observe_players(player: np.ndarray, obs: np.ndarray, st, cfg, num_players: int) -> None:
+    """:func:`observe` for ``num_players == cfg[C_P]`` seats, compiled for that number as a constant."""
+    P = literally(num_players)
     tick = st[10]
     rnd = st[11]
     replays = st[12]
@@ -844,73 +854,92 @@ def observe(player: np.ndarray, obs: np.ndarray, st, cfg) -> None:
     round_scores = st[28]
     area = st[31]
     tile_ok = st[30]
-    P, NT, S, depth = cfg[C_P], cfg[C_NT], cfg[C_S], cfg[C_DEPTH]
+    NT = TILES_BY_PLAYERS[P]
+    S = STACKS_BY_PLAYERS[P]
+    depth = cfg[C_DEPTH]
     R = cfg[C_ROUNDS]
-    bits = np.zeros(P, np.int64)
+    W = TILE_FEATURES + P
+    I_SEAT = 3 * NK
+    I_TILE = I_SEAT + P * SEAT_FEATURES
+    I_STACK = I_TILE + NT * W
+    bits = np.zeros(P, np.int64)  # combos owned per seat (observer first)
     for b in range(player.size):
-        o = player[b]
-        i = 0
+        o = np.int64(player[b])
+        ob = obs[b]
+        h = hands[b, o]
+        pd = pending[b, o]
+        dc = discard[b, o]
         for k in range(NK):
-            obs[b, i] = _clip(hands[b, o, k] / 8.0)
-            obs[b, i + NK] = _clip(pending[b, o, k] / 8.0)
-            obs[b, i + 2 * NK] = _clip(discard[b, o, k] / 16.0)
-            i += 1
+            ob[k] = _clip(h[k] / 8.0)
+            ob[k + NK] = _clip(pd[k] / 8.0)
+            ob[k + 2 * NK] = _clip(dc[k] / 16.0)
         for r in range(P):
             bits[r] = 0
-        i = 3 * NK + P * SEAT_FEATURES
-        W = TILE_FEATURES + P
-        obs[b, i : i + NT * W] = 0.0
+        ob[I_TILE:I_STACK] = 0.0
+        tst = tile_state[b]
+        tow = tile_owner[b]
+        tsk = tile_stack[b]
+        stk = stacks[b]
+        ssz = stack_size[b]
+        und = under[b]
+        tok = tile_ok[b]
         for t in range(NT):
-            ts = tile_state[b, t]
-            j = i + t * W
-            if ts == TILE_STACK:
-                sk = tile_stack[b, t]
-                if stacks[b, sk, stack_size[b, sk] - 1] == t:
-                    obs[b, j] = 1.0
-                else:
-                    obs[b, j + 1] = 1.0
-            elif ts == TILE_LOOSE:
-                obs[b, j] = 1.0
-            else:
-                w = tile_owner[b, t]
-                r = (w - o) % P
+            ts = tst[t]
+            j = I_TILE + t * W
+            ob[j] = np.float32(ts == TILE_LOOSE)  # available (stack tops are set below)
+            ob[j + 1] = np.float32(ts == TILE_STACK)  # hidden in a stack
+            if ts != TILE_STACK and ts != TILE_LOOSE:
+                w = np.int64(tow[t])
+                r = w - o  # the owner, observer first: (w - o) % P without a division
+                if r < 0:
+                    r += P
+                if r >= P or r < 0:
+                    r = (w - o) % P
                 bits[r] |= 1 << (t % NC)
-                if ts == TILE_ORANGE:
-                    obs[b, j + 2] = 1.0
+                ob[j + 2] = np.float32(ts == TILE_ORANGE)
                 n = 0
+                u = und[t]
                 for k in range(NK):
-                    n += under[b, t, k]
-                obs[b, j + 3] = _clip(n / 10.0)
-                if r == 0 and tile_ok[b, t]:
-                    obs[b, j + 4] = 1.0
-                obs[b, j + TILE_FEATURES + r] = 1.0
-        i = 3 * NK
+                    n += u[k]
+                ob[j + 3] = _clip(n / 10.0)
+                ob[j + 4] = np.float32(r == 0 and tok[t])
+                ob[j + TILE_FEATURES + r] = 1.0
+        # a tile in a stack is available when it is the top of its stack (tile_stack says which)
+        for s in range(S):
+            t = stk[s, ssz[s] - 1]
+            if t >= 0 and t < NT and tst[t] == TILE_STACK and tsk[t] == s:
+                ob[I_TILE + t * W] = 1.0
+                ob[I_TILE + t * W + 1] = 0.0
         last = rnd[b] - 1
+        my_area = area[b, o]
         for r in range(P):
-            q = (o + r) % P
+            q = o + r
+            if q >= P:
+                q -= P
+            i = I_SEAT + r * SEAT_FEATURES
             nh = 0
             npd = 0
+            hq = hands[b, q]
+            pq = pending[b, q]
             for k in range(NK):
-                nh += hands[b, q, k]
-                npd += pending[b, q, k]
-            obs[b, i] = _clip(nh / 20.0)
-            obs[b, i + 1] = _clip(npd / 20.0)
-            obs[b, i + 2] = deck_size[b, q] / np.float32(DECK)
-            obs[b, i + 3] = np.float32(replenish_used[b, q])
-            obs[b, i + 4] = np.float32(skin_given[b, q])
-            obs[b, i + 5] = _clip(skins[b, q] / 8.0)
-            obs[b, i + 6] = popcount10(bits[r]) / np.float32(NC)
-            obs[b, i + 7] = _clip(totals[b, q] / 50.0)
-            obs[b, i + 8] = _clip(round_scores[b, last, q] / 20.0) if last >= 0 else np.float32(0.0)
-            obs[b, i + 9] = np.float32(area[b, q] == area[b, o])
-            i += SEAT_FEATURES
-        i += NT * W
+                nh += hq[k]
+                npd += pq[k]
+            ob[i] = _clip(nh / 20.0)
+            ob[i + 1] = _clip(npd / 20.0)
+            ob[i + 2] = deck_size[b, q] / np.float32(DECK)
+            ob[i + 3] = np.float32(replenish_used[b, q])
+            ob[i + 4] = np.float32(skin_given[b, q])
+            ob[i + 5] = _clip(skins[b, q] / 8.0)
+            ob[i + 6] = popcount10(bits[r]) / np.float32(NC)
+            ob[i + 7] = _clip(totals[b, q] / 50.0)
+            ob[i + 8] = _clip(round_scores[b, last, q] / 20.0) if last >= 0 else np.float32(0.0)
+            ob[i + 9] = np.float32(area[b, q] == my_area)
         for s in range(S):
-            obs[b, i] = stack_size[b, s] / np.float32(depth)
-            i += 1
-        obs[b, i] = _clip(tick[b] / cfg[C_TICKS])
-        obs[b, i + 1] = _clip(rnd[b] / R)
-        obs[b, i + 2] = _clip(replays[b] / max(1, cfg[C_MAX_REPLAYS]))
+            ob[I_STACK + s] = ssz[s] / np.float32(depth)
+        i = I_STACK + S
+        ob[i] = _clip(tick[b] / cfg[C_TICKS])
+        ob[i + 1] = _clip(rnd[b] / R)
+        ob[i + 2] = _clip(replays[b] / max(1, cfg[C_MAX_REPLAYS]))
 
 
 @njit(cache=True)
