@@ -289,7 +289,8 @@ def test_cli_writes_every_output_file_with_game_options(tmp_path):
     cmd = [sys.executable, "-m", "agents.arena", "--game", "funky_monkey", "--players", "3"]
     cmd += ["--agents", "random", "honest", "t=track", "--games", "12", "--seed", "1", "--set", "tile_visibility=all"]
     cmd += ["--anchor", "random", "--out", str(out)]
-    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)  # a cold numba cache compiles the game and the heuristics
+    # a cold numba cache compiles the game and the heuristics first
+    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
     for name in ("arena.json", "arena.md", "arena.png"):
         assert (out / name).is_file() and (out / name).stat().st_size > 0, name
