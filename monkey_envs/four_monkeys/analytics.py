@@ -24,7 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from monkey_envs.core.stats import wilson_interval
+from monkey_envs.core.stats import percent as pct
+from monkey_envs.core.stats import rate_rows, wilson_interval
 from monkey_envs.four_monkeys import data as D
 from monkey_envs.four_monkeys import kernels as K
 
@@ -145,14 +146,8 @@ def bluff_summary(totals: dict[str, int], seats: int) -> dict[str, Any] | None:
     }
 
 
-def _rate_table(labels: list[str], groups: np.ndarray, bluff: np.ndarray) -> list[dict[str, Any]]:
-    out = []
-    for i, label in enumerate(labels):
-        sel = groups == i
-        n, b = int(sel.sum()), int(bluff[sel].sum())
-        lo, hi = wilson_interval(b, n) if n else (None, None)
-        out.append({"context": label, "grabs": n, "bluffs": b, "bluff_rate": b / n if n else None, "ci": [lo, hi]})
-    return out
+def _bluff_rows(labels: list[str], groups: np.ndarray, bluff: np.ndarray) -> list[dict[str, Any]]:
+    return rate_rows(labels, groups, bluff, count_key="grabs", hit_key="bluffs", rate_key="bluff_rate")
 
 
 def bluff_by_standing(game: Any, obs: np.ndarray, actions: np.ndarray) -> dict[str, Any]:
@@ -180,16 +175,13 @@ def bluff_by_standing(game: Any, obs: np.ndarray, actions: np.ndarray) -> dict[s
     return {
         "grabs": int(n),
         "bluff_rate": float(bluff.mean()) if n else None,
-        "by_standing": _rate_table([b[0] for b in STANDING_BUCKETS], groups, bluff),
-        "by_lead": _rate_table(["leads", "does not lead"], np.where(st > 0, 0, 1), bluff),
+        "by_standing": _bluff_rows([b[0] for b in STANDING_BUCKETS], groups, bluff),
+        "by_lead": _bluff_rows(["leads", "does not lead"], np.where(st > 0, 0, 1), bluff),
     }
 
 
 def standing_markdown(ctx: dict[str, Any]) -> str:
     """The tables of :func:`bluff_by_standing` as Markdown (``agent``/``games``/``win_rate`` keys optional)."""
-
-    def pct(x: float | None) -> str:
-        return "-" if x is None else f"{100 * x:.1f}%"
 
     head = f"Bluff rate of **{ctx.get('agent', 'the agent')}** by its standing on visible points ("
     if "games" in ctx:

@@ -23,7 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from monkey_envs.core.stats import wilson_interval
+from monkey_envs.core.stats import percent as pct
+from monkey_envs.core.stats import rate_rows, wilson_interval
 from monkey_envs.funky_monkey.reading import Reading
 
 CARD_LABELS = ("1", "2", "3", "4", "MiNuss")
@@ -72,14 +73,7 @@ def bluff_summary(totals: dict[str, int], seats: int) -> dict[str, Any] | None:
 
 
 def _rate_table(keys: Sequence[str], groups: np.ndarray, bluff: np.ndarray) -> list[dict[str, Any]]:
-    out = []
-    for i, key in enumerate(keys):
-        sel = groups == i
-        n = int(sel.sum())
-        b = int(bluff[sel].sum())
-        lo, hi = wilson_interval(b, n) if n else (None, None)
-        out.append({"context": key, "plays": n, "bluffs": b, "bluff_rate": b / n if n else None, "ci": [lo, hi]})
-    return out
+    return rate_rows(keys, groups, bluff, count_key="plays", hit_key="bluffs", rate_key="bluff_rate")
 
 
 def bluff_context(game: Any, obs: np.ndarray, actions: np.ndarray) -> dict[str, Any]:
@@ -117,9 +111,6 @@ def bluff_context(game: Any, obs: np.ndarray, actions: np.ndarray) -> dict[str, 
 
 def context_markdown(ctx: dict[str, Any]) -> str:
     """The tables of :func:`bluff_context` as Markdown (``agent``/``games``/``win_rate`` keys optional)."""
-
-    def pct(x: float | None) -> str:
-        return "-" if x is None else f"{100 * x:.1f}%"
 
     head = f"Bluff rate of **{ctx.get('agent', 'the agent')}** by context ("
     if "games" in ctx:

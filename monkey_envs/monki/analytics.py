@@ -35,7 +35,8 @@ from typing import Any
 
 import numpy as np
 
-from monkey_envs.core.stats import wilson_interval
+from monkey_envs.core.stats import percent as pct
+from monkey_envs.core.stats import rate_rows
 from monkey_envs.monki import data as D
 from monkey_envs.monki.state import PHASE_COLLECT, PHASE_FLIPPING, PHASE_START
 
@@ -150,22 +151,6 @@ class PublicView:
         return np.where(self.pos[:, 0] >= 0, cell_board[np.maximum(self.pos[:, 0], 0)], -1)
 
 
-def _rate_rows(
-    labels: tuple[str, ...], group: np.ndarray, hit: np.ndarray, extra: dict[str, np.ndarray] | None = None
-) -> list[dict[str, Any]]:
-    rows = []
-    for i, label in enumerate(labels):
-        sel = group == i
-        n = int(sel.sum())
-        k = int(hit[sel].sum())
-        lo, hi = wilson_interval(k, n) if n else (None, None)
-        row: dict[str, Any] = {"context": label, "decisions": n, "yes": k, "rate": k / n if n else None, "ci": [lo, hi]}
-        for name, values in (extra or {}).items():
-            row[name] = float(values[sel].mean()) if n else None
-        rows.append(row)
-    return rows
-
-
 def _take_bin(x: np.ndarray) -> np.ndarray:
     return np.minimum(x, len(TAKE_BINS) - 1)
 
@@ -204,11 +189,11 @@ def push_your_luck(game: Any, obs: np.ndarray, actions: np.ndarray) -> dict[str,
     fl = (v.phase == PHASE_FLIPPING) & can_flip
     p = v.safest_bust_chance()
     kept = v.kept_if_pass()
-    flip_rows = _rate_rows(
+    flip_rows = rate_rows(
         tuple(b[0] for b in BUST_BINS),
         np.where(fl, bust_bin(p), -1),
         is_flip,
-        {"mean_bust_chance": np.nan_to_num(p), "mean_kept_if_pass": kept.astype(np.float64)},
+        means={"mean_bust_chance": np.nan_to_num(p), "mean_kept_if_pass": kept.astype(np.float64)},
     )
     flip_again = {
         "decisions": int(fl.sum()),
@@ -225,8 +210,8 @@ def push_your_luck(game: Any, obs: np.ndarray, actions: np.ndarray) -> dict[str,
     ruby_use = {
         "decisions": int(rc.sum()),
         "rate": float(is_ruby[rc].mean()) if rc.any() else None,
-        "by_best_take": _rate_rows(TAKE_BINS, np.where(rc, _take_bin(best), -1), is_ruby),
-        "by_golden_in_reach": _rate_rows(("no golden", "golden"), np.where(rc, gold.astype(np.int64), -1), is_ruby),
+        "by_best_take": rate_rows(TAKE_BINS, np.where(rc, _take_bin(best), -1), is_ruby),
+        "by_golden_in_reach": rate_rows(("no golden", "golden"), np.where(rc, gold.astype(np.int64), -1), is_ruby),
         "flip_possible_share": float(can_flip[rc].mean()) if rc.any() else None,
     }
 
@@ -240,17 +225,14 @@ def push_your_luck(game: Any, obs: np.ndarray, actions: np.ndarray) -> dict[str,
     skip = {
         "decisions": int(sk.sum()),
         "rate": float(is_skip[sk].mean()) if sk.any() else None,
-        "by_rubies_left": _rate_rows(("0", "1", "2", "3", "4"), np.where(sk, left, -1), is_skip),
-        "by_spent_ruby_best_take": _rate_rows(TAKE_BINS, np.where(sk, _take_bin(spent_best), -1), is_skip),
+        "by_rubies_left": rate_rows(("0", "1", "2", "3", "4"), np.where(sk, left, -1), is_skip),
+        "by_spent_ruby_best_take": rate_rows(TAKE_BINS, np.where(sk, _take_bin(spent_best), -1), is_skip),
     }
     return {"decisions": int(acts.size), "flip_again": flip_again, "ruby_use": ruby_use, "skip": skip}
 
 
 def push_your_luck_markdown(data: dict[str, Any]) -> str:
     """The tables of :func:`push_your_luck` as Markdown (``agent``/``games``/``win_rate`` keys optional)."""
-
-    def pct(x: float | None) -> str:
-        return "-" if x is None else f"{100 * x:.1f}%"
 
     def ci(row: dict[str, Any]) -> str:
         lo, hi = row["ci"]
