@@ -11,9 +11,13 @@
 Every row's step is the same work: a uniformly random legal action per row from the legal mask,
 the step, the new legal mask and the observation of the player to move; finished games restart.
 
-- **core, batch B** (every registered game, its spec's player counts): ``game.step`` on a batch
-  of ``B`` games with the random actions drawn from ``state.legal_action_mask`` by one compiled
-  (numba) pass, ``game.observe`` of the player to move, finished rows reset in place with new seeds. Reference:
+- **core, batch B** (every registered game, its spec's player counts): ``game.step_inplace`` on
+  a batch of ``B`` games with the random actions drawn from ``state.legal_action_mask`` by one
+  compiled (numba) pass, ``game.observe(..., out=)`` of the player to move into one kept buffer,
+  finished rows restarted in place with new seeds (``game.reset_rows``): the forms a training loop
+  that owns its batch uses (the vector faces do). ``--copying`` adds a twin row per core row that
+  steps through the copying forms (``game.step`` returns a new state, ``state.put(rows,
+  game.init(seeds))``, a new observation array each step): the same games, bit for bit. Reference:
   **Pgx** ``connect_four`` on the CPU at the same ``B`` -- one ``jax.jit``-compiled function that
   draws the actions (``jax.random.categorical`` over the masked logits), steps ``jax.vmap`` of
   ``pgx.experimental.auto_reset(env.step, env.init)`` (Pgx computes ``legal_action_mask`` and
@@ -106,7 +110,7 @@ class CoreStepper:
         seed: seeds the action RNG; the games use seeds ``0 .. B-1``, then the next free ones.
     """
 
-    def __init__(self, game_name: str, batch_size: int, num_players: int, seed: int = 0) -> None:
+    def __init__(self, game_name: str, batch_size: int, num_players: int, seed: int = 0, copying: bool = False) -> None:
         from monkey_envs.games import make_game
 
         self.game = make_game(game_name, num_players=num_players)
@@ -115,6 +119,7 @@ class CoreStepper:
         self.state = self.game.init(np.arange(batch_size))
         self.next_seed = batch_size
         self.obs: np.ndarray = self.game.observe(self.state, self.state.current_player)
+        self.copying = copying
 
     def random_legal(self, mask: np.ndarray) -> np.ndarray:
         """``(B,) int64`` a uniformly random legal action of each row of ``mask`` ``(B, A) bool`` (0 if none).
@@ -128,13 +133,24 @@ class CoreStepper:
         return out
 
     def __call__(self) -> int:
-        state = self.game.step(self.state, self.random_legal(self.state.legal_action_mask))
+        game, state = self.game, self.state
+        actions = self.random_legal(state.legal_action_mask)
+        if self.copying:
+            state = self.state = game.step(state, actions)
+        else:
+            game.step_inplace(state, actions)
         done = np.flatnonzero(state.terminated | state.truncated)
         if done.size:
-            state.put(done, self.game.init(self.next_seed + np.arange(done.size)))
+            seeds = self.next_seed + np.arange(done.size)
+            if self.copying:
+                state.put(done, game.init(seeds))
+            else:
+                game.reset_rows(state, done, seeds)
             self.next_seed += done.size
-        self.obs = self.game.observe(state, state.current_player)
-        self.state = state
+        if self.copying:
+            self.obs = game.observe(state, state.current_player)
+        else:
+            game.observe(state, state.current_player, out=self.obs)
         return self.batch_size
 
     def footprint(self) -> tuple[float, float]:
@@ -162,9 +178,11 @@ def _kth_legal(mask: np.ndarray, u: np.ndarray, out: np.ndarray) -> None:
                 k -= 1
 
 
-def core_stepper(game_name: str, batch_size: int, num_players: int, seed: int = 0) -> CoreStepper:
+def core_stepper(
+    game_name: str, batch_size: int, num_players: int, seed: int = 0, copying: bool = False
+) -> CoreStepper:
     """One batched step (random legal policy + step + observe + autoreset) per call."""
-    return CoreStepper(game_name, batch_size, num_players, seed)
+    return CoreStepper(game_name, batch_size, num_players, seed, copying)
 
 
 class PgxStepper:
@@ -415,9 +433,16 @@ def ratios(measured: Sequence[Measured]) -> dict[int, tuple[float, float, float]
 
 
 def comparison_rows(
-    games: Sequence[str], batch_sizes: Sequence[int], players: Sequence[int] | None, peers: bool = True
+    games: Sequence[str],
+    batch_sizes: Sequence[int],
+    players: Sequence[int] | None,
+    peers: bool = True,
+    copying: bool = False,
 ) -> list[Row]:
-    """Every game's core rows (each player count x batch size) and AEC row, then the peers' rows."""
+    """Every game's core rows (each player count x batch size) and AEC row, then the peers' rows.
+
+    With ``copying`` every core row gets a twin that steps through the copying forms.
+    """
     rows: list[Row] = []
     for g in games:
         title, env_name, default_counts = game_facts(g)
@@ -425,6 +450,16 @@ def comparison_rows(
         for p in counts:
             for b in batch_sizes:
                 rows.append(Row(f"{title} core", p, b, "core", lambda g=g, b=b, p=p: core_stepper(g, b, p)))
+                if copying:
+                    rows.append(
+                        Row(
+                            f"{title} core (copying)",
+                            p,
+                            b,
+                            "core",
+                            lambda g=g, b=b, p=p: core_stepper(g, b, p, copying=True),
+                        )
+                    )
         aec = aec_factory(g, counts[0])
         rows.append(Row(f"{title} AEC ({env_name})", counts[0], 1, "aec", lambda aec=aec: aec_stepper(aec)))
     if peers:
@@ -654,6 +689,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--markdown", action="store_true", help="print a markdown table (for the README)")
     parser.add_argument("--no-peers", action="store_true", help="skip the Pgx and PettingZoo reference rows")
+    parser.add_argument(
+        "--copying",
+        action="store_true",
+        help="also time every core row through the copying forms (step, put(init), observe without out=)",
+    )
     parser.add_argument("--core", type=int, default=None, help="CPU core to pin to (default: the lowest allowed)")
     parser.add_argument("--scaling", action="store_true", help="steps/s and memory per env vs batch size: PNG + CSV")
     parser.add_argument("--out", type=Path, default=Path("docs/benchmarks/scaling.png"), help="--scaling's PNG")
@@ -701,7 +741,7 @@ def main(argv: list[str] | None = None) -> int:
             out_csv = write_scaling(measured, args.out)
             print(f"# wrote {args.out} and {out_csv}")
         else:
-            rows = comparison_rows(games, batch_sizes, args.players, peers=not args.no_peers)
+            rows = comparison_rows(games, batch_sizes, args.players, peers=not args.no_peers, copying=args.copying)
             measured = run_interleaved(rows, args.rounds, args.seconds, work_clock=work_clock)
         pinned, threads = threads_on(core)
         print(

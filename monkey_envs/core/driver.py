@@ -521,11 +521,10 @@ class SingleAgentDriver:
             game_seeds, seats = self._stream.next(pending, self.num_players)
             if self.learner_seat is not None:
                 seats[:] = self.learner_seat
-            fresh = self.game.init(game_seeds)
             if self.state is None:
-                self.state = fresh
-            else:
-                self.state.put(pending, fresh)
+                self.state = self.game.init(game_seeds)
+            else:  # in place: a compiled game deals straight into the rows
+                self.game.reset_rows(self.state, pending, game_seeds)
             self.seat[pending] = seats
             self._forfeited[pending] = False
             self._choose_opponents(pending)

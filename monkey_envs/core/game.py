@@ -253,6 +253,63 @@ class Game(abc.ABC, Generic[S]):
             new.put(idx, sub)
         return new
 
+    def step_inplace(self, state: S, actions: Any) -> None:
+        """:meth:`step` that advances ``state`` itself: no copy of the state is made.
+
+        For a caller that owns ``state`` (nobody else holds it, e.g. a training loop or a vector
+        env). Afterwards ``state`` equals what :meth:`step` would have returned, bit for bit.
+
+        Args:
+            state: a State of this game (batch size ``B``); modified in place.
+            actions: ``(B,)`` integers in ``[0, num_actions)``; ignored in finished rows.
+
+        Raises:
+            ValueError: as :meth:`step` (``state`` is unchanged).
+        """
+        if not isinstance(state, self.state_class):
+            raise ValueError(f"state must be a {self.state_class.__name__}, got {type(state).__name__}")
+        self._check_state_shape(state)
+        if self.fused_step:
+            self._step_inplace(state, actions)
+        else:  # the rules step a copy (the live rows cut out); write it back
+            state.put(slice(None), self.step(state, actions))
+
+    def reset_rows(self, state: S, rows: Any, seeds: Any) -> None:
+        """Start new games in rows ``rows`` of ``state``, in place (an autoreset).
+
+        Afterwards row ``rows[i]`` of ``state`` equals row ``i`` of ``init(seeds)``, array for
+        array and bit for bit; the other rows are untouched. Games with compiled rules deal
+        straight into the rows (:meth:`_reset_rows`) instead of building a new state and copying it.
+
+        Args:
+            state: a State of this game (batch size ``B``); modified in place.
+            rows: ``(n,)`` distinct integers in ``[0, B)`` (an empty array does nothing).
+            seeds: ``(n,)`` non-negative integers, or one int when ``n == 1``.
+
+        Raises:
+            ValueError: a state of another game or shape, rows that are not distinct integers in
+                range, or seeds that are not ``n`` non-negative integers (``state`` is unchanged).
+        """
+        if not isinstance(state, self.state_class):
+            raise ValueError(f"state must be a {self.state_class.__name__}, got {type(state).__name__}")
+        self._check_state_shape(state)
+        r = np.asarray(rows)
+        if r.ndim != 1 or (r.size and r.dtype.kind not in "iu"):
+            raise ValueError(
+                f"rows must be a 1-D array of integers, got {rows!r:.80} (shape {r.shape}, dtype {r.dtype})"
+            )
+        if r.size == 0:
+            return
+        b = state.batch_size
+        if ((r < 0) | (r >= b)).any():
+            raise ValueError(f"rows must be in [0, {b}), got {r[(r < 0) | (r >= b)][:5].tolist()}")
+        if np.unique(r).size != r.size:
+            raise ValueError(f"rows must be distinct, got {r.tolist()!r:.80}")
+        s = as_seeds(seeds)
+        if s.shape != r.shape:
+            raise ValueError(f"seeds must be one per row ({r.size}), got {s.size}")
+        self._reset_rows(state, r.astype(np.intp), s)
+
     def _step_inplace(self, state: S, actions: Any) -> None:
         """:meth:`step` advancing ``state`` itself instead of a copy (games with :attr:`fused_step`).
 
@@ -277,21 +334,38 @@ class Game(abc.ABC, Generic[S]):
                 f"{self.num_players} players -- state from a differently configured game?"
             )
 
-    def observe(self, state: S, player: Any) -> np.ndarray:
+    def observe(self, state: S, player: Any, out: np.ndarray | None = None) -> np.ndarray:
         """Observation of ``player`` in every env.
 
         Args:
             state: batch of size ``B``.
             player: int seat or ``(B,)`` seats (e.g. ``state.current_player``).
+            out: optional ``(B, obs_dim) float32`` C-contiguous array to write the observations
+                into (no new array is made: for loops that keep one buffer); every cell is written.
 
         Returns:
-            ``(B, obs_dim) float32``; only what that seat may know, seats observer-first.
+            ``(B, obs_dim) float32`` (``out`` when given); only what that seat may know, seats
+            observer-first.
+
+        Raises:
+            ValueError: seats out of range or of the wrong shape, or an ``out`` of the wrong
+                shape, dtype or layout (nothing is written).
         """
         b = state.batch_size
+        if out is not None:
+            if not isinstance(out, np.ndarray) or out.shape != (b, self.obs_dim) or out.dtype != np.float32:
+                got = f"{out.shape} {out.dtype}" if isinstance(out, np.ndarray) else type(out).__name__
+                raise ValueError(f"out must be a ({b}, {self.obs_dim}) float32 array, got {got}")
+            if not out.flags.c_contiguous or not out.flags.writeable:
+                raise ValueError("out must be C-contiguous and writeable")
         if type(player) is int:  # fast path for a plain seat number (bool is not int here)
             if not 0 <= player < self.num_players:
                 raise ValueError(f"player seats must be in [0, {self.num_players}), got {[player]}")
-            return self._observe(state, np.full(b, player, dtype=np.int64))
+            p = np.full(b, player, dtype=np.int64)
+            if out is None:
+                return self._observe(state, p)
+            self._observe_into(state, p, out)
+            return out
         p = np.asarray(player)
         if p.dtype.kind not in "iu":  # bool is kind "b"
             raise ValueError(f"player seats must be integers, got {player!r} (dtype {p.dtype})")
@@ -301,7 +375,10 @@ class Game(abc.ABC, Generic[S]):
             raise ValueError(f"player must be an int or shape ({b},), got {p.shape}")
         if ((p < 0) | (p >= self.num_players)).any():
             raise ValueError(f"player seats must be in [0, {self.num_players}), got {np.unique(p).tolist()}")
-        return self._observe(state, p.astype(np.int64))
+        if out is None:
+            return self._observe(state, p.astype(np.int64))
+        self._observe_into(state, p.astype(np.int64), out)
+        return out
 
     def winners(self, state: S) -> np.ndarray:
         """``(B, P) bool``: seats that won (all False while running or when nobody won)."""
@@ -332,6 +409,23 @@ class Game(abc.ABC, Generic[S]):
 
     @abc.abstractmethod
     def _observe(self, state: S, player: np.ndarray) -> np.ndarray: ...
+
+    def _observe_into(self, state: S, player: np.ndarray, out: np.ndarray) -> None:
+        """Hook: write :meth:`_observe` of ``player (B,) int64`` into ``out (B, D) float32`` (C-contiguous).
+
+        The default copies a new observation in; a game whose observation kernel writes into a
+        given array overrides it (and builds :meth:`_observe` on it) so no array is made.
+        """
+        out[...] = self._observe(state, player)
+
+    def _reset_rows(self, state: S, rows: np.ndarray, seeds: np.ndarray) -> None:
+        """Hook: start new games in ``rows (n,) intp`` (distinct, in range) from ``seeds (n,) int64``, in place.
+
+        Must leave those rows equal to ``init(seeds)`` bit for bit and the other rows untouched.
+        The default builds ``init(seeds)`` and copies its rows in; a compiled game overrides it
+        with a kernel that deals into the rows directly.
+        """
+        state.put(rows, self.init(seeds))
 
     @abc.abstractmethod
     def _winners(self, state: S) -> np.ndarray: ...

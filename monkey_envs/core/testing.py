@@ -665,6 +665,86 @@ def check_round_trips(
     assert_states_equal(state, before, f"{c.name}: the round trips changed the original state")
 
 
+# ============================================================================ core: in-place forms
+def check_in_place(game: str | Game, config: Mapping[str, Any] | None = None, *, seed: int = 5, steps: int = 6) -> None:
+    """``reset_rows``, ``step_inplace`` and ``observe(out=)`` equal their copying forms bit for bit.
+
+    ``reset_rows(s, rows, seeds)`` leaves ``s`` equal to ``s.put(rows, init(seeds))``;
+    ``step_inplace`` equals ``step`` for several steps of random play (mid-game and finished rows);
+    ``observe(s, p, out=buf)`` returns ``buf`` holding ``observe(s, p)`` (every cell written, for
+    every seat and for ``current_player``). Bad rows, seeds, actions or buffers raise a
+    ``ValueError`` and change nothing.
+    """
+    c = _ctx(game, config)
+    g = c.game
+    state = state_pool(g, seed, rows=4, snapshots=3)
+    B, D, P = state.batch_size, g.obs_dim, g.num_players
+    rng = np.random.default_rng(seed)
+    for n in sorted({1, B // 2, B}):
+        rows = rng.choice(B, n, replace=False)
+        seeds = rng.integers(0, 2**31, n)
+        want = state.clone()
+        want.put(rows, g.init(seeds))
+        got = state.clone()
+        g.reset_rows(got, rows, seeds)
+        assert_states_equal(got, want, f"{c.name} {c.config}: reset_rows of {n} of {B} rows != put(rows, init(seeds))")
+    a, b = state.clone(), state.clone()
+    pol = RowRandomPolicy(np.arange(B) + seed)
+    for t in range(steps):
+        acts = pol(a.legal_action_mask)
+        a = g.step(a, acts)
+        g.step_inplace(b, acts)
+        where = f"{c.name} {c.config}: step_inplace, step {t + 1}"
+        assert_states_equal(b, a, where)
+        seats: list[Any] = [*range(P), np.where(a.current_player >= 0, a.current_player, 0).astype(np.int64)]
+        for seat in seats:
+            buf = np.full((B, D), np.nan, np.float32)
+            _expect(g.observe(b, seat, out=buf) is buf, f"{where}: observe(out=) did not return out")
+            want_obs = g.observe(a, seat)
+            _expect(
+                np.array_equal(buf.view(np.uint32), want_obs.view(np.uint32)),
+                f"{where}: observe(out=) != observe for seat {seat!r}",
+            )
+        if _done(a).all():
+            a, b = state.clone(), state.clone()
+    # bad input changes nothing
+    before = b.clone()
+    bad_resets: list[tuple[Any, Any, str]] = [
+        ([0, 0], [1, 2], "repeated rows"),
+        ([B], [1], "a row out of range"),
+        ([-1], [1], "a negative row"),
+        ([0.0], [1], "float rows"),
+        ([[0]], [1], "2-D rows"),
+        ([0, 1], [1], "fewer seeds than rows"),
+        ([0], [-3], "a negative seed"),
+        ([0], [1.5], "a float seed"),
+    ]
+    for rows, seeds, what in bad_resets:
+        _raises(ValueError, lambda r=rows, s=seeds: g.reset_rows(b, r, s), f"{c.name} reset_rows with {what}")
+        assert_states_equal(b, before, f"{c.name}: reset_rows with {what} changed the state")
+    _raises(ValueError, lambda: g.reset_rows(b.get_state(), [0], [1]), f"{c.name}: reset_rows of a dict")
+    for acts, what in ((np.zeros(B + 1, np.int64), "too many actions"), (np.full(B, g.num_actions), "out of range")):
+        _raises(ValueError, lambda x=acts: g.step_inplace(b, x), f"{c.name} step_inplace with {what}")
+        assert_states_equal(b, before, f"{c.name}: step_inplace with {what} changed the state")
+    illegal = _illegal_rows(g, seed + 1, 4)
+    if illegal is not None:
+        acts = illegal.legal_action_mask.argmax(1)
+        acts[2] = (~illegal.legal_action_mask[2]).argmax()
+        kept = illegal.clone()
+        _raises(ValueError, lambda: g.step_inplace(illegal, acts), f"{c.name} step_inplace with an illegal action")
+        assert_states_equal(illegal, kept, f"{c.name}: a rejected step_inplace changed the state")
+    for buf, what in (
+        (np.zeros((B, D + 1), np.float32), "a buffer one column too wide"),
+        (np.zeros((B + 1, D), np.float32), "a buffer one row too many"),
+        (np.zeros((B, D), np.float64), "a float64 buffer"),
+        (np.zeros((D, B), np.float32).T, "a Fortran-ordered buffer"),
+        ([[0.0] * D] * B, "a list"),
+    ):
+        snapshot = np.array(buf, copy=True)
+        _raises(ValueError, lambda o=buf: g.observe(b, 0, out=o), f"{c.name} observe(out=) with {what}")
+        _expect(np.array_equal(np.asarray(buf), snapshot), f"{c.name}: observe(out=) with {what} wrote into it")
+
+
 # ============================================================================ bad input
 def _illegal_rows(game: Game, seed: int, want: int) -> BatchState | None:
     """Up to ``want`` running rows that have an in-range illegal action, from random play."""
@@ -1420,6 +1500,7 @@ CHECKS: dict[str, Callable[..., None]] = {
     "vector_next_step": check_vector_next_step,
     "batch_invariance": check_batch_invariance,
     "round_trips": check_round_trips,
+    "in_place": check_in_place,
     "bad_input": check_bad_input,
     "no_peeking": check_no_peeking,
     "random_play_fuzz": check_random_play_fuzz,

@@ -218,8 +218,11 @@ class FourMonkeys(Game[FourMonkeysState]):
 
     def _observe(self, s: FourMonkeysState, player: np.ndarray) -> np.ndarray:
         obs = np.empty((s.batch_size, self.obs_layout.size), dtype=np.float32)
-        K.observe(player, obs, _state_arrays(s), self.cfg)
+        self._observe_into(s, player, obs)
         return obs
+
+    def _observe_into(self, s: FourMonkeysState, player: np.ndarray, out: np.ndarray) -> None:
+        K.observe(player, out, _state_arrays(s), self.cfg)
 
     def _winners(self, s: FourMonkeysState) -> np.ndarray:
         return s.winners_mask.copy()

@@ -995,16 +995,19 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
     def _observe(self, s: FunkyMonkeyState, player: np.ndarray) -> np.ndarray:
         """The compiled observation (``kernels.observe``; ``Observer.observe`` is its numpy reference)."""
         obs = np.empty((s.batch_size, self.obs_layout.size), dtype=np.float32)
+        self._observe_into(s, player, obs)
+        return obs
+
+    def _observe_into(self, s: FunkyMonkeyState, player: np.ndarray, out: np.ndarray) -> None:
         K.observe(
             player,
-            obs,
+            out,
             _observed_arrays(s),
             self._obs_offsets,
             self._seat_scale,
             self._dense_scale,
             self._card_counts64,
         )
-        return obs
 
     def _winners(self, s: FunkyMonkeyState) -> np.ndarray:
         return s.winners_mask.copy()

@@ -279,8 +279,11 @@ class MonkeyFun(Game[MonkeyFunState]):
     # ================================================================== observation
     def _observe(self, s: MonkeyFunState, player: np.ndarray) -> np.ndarray:
         obs = np.empty((s.batch_size, self.obs_layout.size), dtype=np.float32)
-        K.observe(player, obs, np.ascontiguousarray(s.counts), _observed_arrays(s), self._rules)
+        self._observe_into(s, player, obs)
         return obs
+
+    def _observe_into(self, s: MonkeyFunState, player: np.ndarray, out: np.ndarray) -> None:
+        K.observe(player, out, np.ascontiguousarray(s.counts), _observed_arrays(s), self._rules)
 
     def _winners(self, s: MonkeyFunState) -> np.ndarray:
         return s.winners_mask.copy()

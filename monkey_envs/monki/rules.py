@@ -277,11 +277,14 @@ class Monki(Game[MonkiState]):
     # ================================================================== observe
     def _observe(self, s: MonkiState, player: np.ndarray) -> np.ndarray:
         obs = np.empty((s.batch_size, self.obs_layout.size), np.float32)
+        self._observe_into(s, player, obs)
+        return obs
+
+    def _observe_into(self, s: MonkiState, player: np.ndarray, out: np.ndarray) -> None:
         seen = _observed_arrays(s)
         if s.owner.strides[-1] != 1 or s.statue.strides[-1] != 1:  # the kernel reads them 8 bytes at a time
             seen = tuple(np.ascontiguousarray(a) for a in seen)
-        K.observe(player, obs, seen, self._rules)
-        return obs
+        K.observe(player, out, seen, self._rules)
 
     def _winners(self, s: MonkiState) -> np.ndarray:
         return s.winners_mask.copy()
