@@ -238,8 +238,9 @@ def _best_turn(avail, cols, ns, d, gold, useful, fm, k, gsum, need, gb, can_pass
     what one call of a recursive search would, in the same order, so the result is the same
     float64 number.
     """
-    _enter(iw, fw, 0, avail, fm, k, gsum, need, can_pass)
-    t = 0
+    # (np.int64 / np.bool_: one compiled signature of each kernel, not one per literal argument)
+    t = np.int64(0)
+    _enter(iw, fw, t, avail, fm, k, gsum, need, np.bool_(can_pass))
     ret = 0.0
     returning = False
     while True:
@@ -280,10 +281,12 @@ def _best_turn(avail, cols, ns, d, gold, useful, fm, k, gsum, need, gb, can_pass
         if child:
             na = iw[t, _AV] & ~(1 << iw[t, _I])
             if st == 0:
-                _enter(iw, fw, t + 1, na, iw[t, _FM], iw[t, _K], fw[t, _GS] + gb, need, True)
+                _enter(iw, fw, t + 1, na, iw[t, _FM], iw[t, _K], fw[t, _GS] + gb, need, np.bool_(True))
             else:
                 f = st - 1
-                _enter(iw, fw, t + 1, na, iw[t, _FM] | (1 << f), iw[t, _K] + useful[c, f], fw[t, _GS], need, True)
+                _enter(
+                    iw, fw, t + 1, na, iw[t, _FM] | (1 << f), iw[t, _K] + useful[c, f], fw[t, _GS], need, np.bool_(True)
+                )
             t += 1
             continue
         if iw[t, _I] >= 0 and fw[t, _EV] > fw[t, _BEST]:  # the flip under way is done
@@ -339,8 +342,9 @@ def _flip_kernel(avail, cols, d, gold, useful, fm, k, need, gb, can_pass, per_st
     idx = np.zeros(12, np.int64)
     iw = np.zeros((13, 7), np.int64)  # _best_turn's stack: one frame per flip of a turn, plus the root
     fw = np.zeros((13, 4))
+    yes = np.bool_(True)  # (typed bool, not a literal: one compiled signature of _best_turn)
     for r in range(R):
-        ns = 0
+        ns = np.int64(0)
         for s in range(12):
             if avail[r, s]:
                 cl[ns] = cols[r, s]
@@ -366,7 +370,7 @@ def _flip_kernel(avail, cols, d, gold, useful, fm, k, need, gb, can_pass, per_st
             if gg[c] > 0:
                 p = gg[c] / tot
                 gg[c] -= 1
-                ev += p * _best_turn(na, cl, ns, dd, gg, useful[r], fm[r], k[r], gb, need[r], gb, True, iw, fw)
+                ev += p * _best_turn(na, cl, ns, dd, gg, useful[r], fm[r], k[r], gb, need[r], gb, yes, iw, fw)
                 gg[c] += 1
             for f in range(4):
                 n = dd[c, f]
@@ -389,7 +393,7 @@ def _flip_kernel(avail, cols, d, gold, useful, fm, k, need, gb, can_pass, per_st
                         0.0,
                         need[r],
                         gb,
-                        True,
+                        yes,
                         iw,
                         fw,
                     )
