@@ -3,10 +3,19 @@
 Rules checked: a second token of a fruit already face up busts (the turn's fruit is lost), so
 the agent values a flip by the chance of a double drawn from the face-down tokens of the top's
 colour; the last empty space of row 1 filled wins at once (by a pass or by a ruby); every choice
-is legal in every layout; each row is decided alone (batch invariance).
+is legal in every layout; each row is decided alone (batch invariance). The compiled search is
+cached on disk and a fresh process that loads it back decides the same (a cached recursive kernel
+used to crash there).
 """
 
 from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -180,3 +189,56 @@ def test_the_lookahead_features_carry_the_agents_choice_and_values():
     assert (terms[:, :A] >= -0.25).all() and (terms[:, :A] <= 2.5).all()
     with pytest.raises(ValueError, match="Monki"):
         LookaheadFeatures.check_game(make_game("monkey_fun"))
+
+
+def _decisions() -> dict:
+    """Known decisions and the digest of the agent's scores over positions of random play (run here
+    and in a fresh interpreter by the next test)."""
+    import agents.heuristics.monki as lookahead_module
+
+    g = Monki()
+    s = g.position(
+        stacks={0: ["green golden fig", "blue banana", "blue grapes"]},
+        boards=[SEVEN, []],
+        monkis=[(0, 0), (5, 5)],
+        phase="flipping",
+        face_up=[0],
+    )
+    passes = _choice(g, s)
+    d = [[1, 1, 1, 1], [0, 0, 0, 0]]
+    flip = _one({3: 0}, d, [0, 0], [[1, 1, 1, 1], [1, 1, 1, 1]], fm=0b0001, k=1, need=8, can_pass=True, per_stack=True)
+    agent = make_agent("lookahead", g, 0)
+    rnd = make_agent("random", g, 5)
+    s = g.init(np.arange(16) + 100)
+    digest = hashlib.sha256()
+    for _ in range(60):
+        live = ~(s.terminated | s.truncated)
+        obs = g.observe(s, np.maximum(s.current_player.astype(np.int64), 0))
+        digest.update(np.ascontiguousarray(agent.scores(obs[live], s.legal_action_mask[live])).tobytes())
+        a = np.where(np.arange(16) % 2 == 0, agent.act(obs, s.legal_action_mask), rnd.act(obs, s.legal_action_mask))
+        a[~live] = 0
+        s = g.step(s, a)
+    st = lookahead_module._flip_kernel.stats
+    return {
+        "pass": passes,
+        "flip": float(flip[3]).hex(),
+        "digest": digest.hexdigest(),
+        "hits": sum(st.cache_hits.values()),
+        "misses": sum(st.cache_misses.values()),
+    }
+
+
+def test_a_fresh_process_loads_the_compiled_search_from_the_cache_and_decides_the_same():
+    # this process compiles the kernels (or loads them) and so leaves the on-disk cache warm
+    here = _decisions()
+    assert here["pass"] == "pass (collect the flipped fruit)"
+    assert here["flip"] == (0.75 * 2).hex()  # exactly 3/4 of 2 fruits (test above)
+    root = Path(__file__).resolve().parents[1]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]))
+    code = "import json, sys; sys.path.insert(0, 'tests'); import test_monki_lookahead as t; print(json.dumps(t._decisions()))"
+    # a cold cache of the game kernels compiles them first (minutes under load)
+    res = subprocess.run([sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True, timeout=600)
+    assert res.returncode == 0, f"exit {res.returncode}\n{res.stdout[-3000:]}\n{res.stderr[-3000:]}"
+    there = json.loads(res.stdout.strip().splitlines()[-1])
+    assert there["hits"] >= 1 and there["misses"] == 0, there  # loaded from disk, not compiled again
+    assert {k: there[k] for k in ("pass", "flip", "digest")} == {k: here[k] for k in ("pass", "flip", "digest")}

@@ -195,47 +195,127 @@ class GreedyMonki(_MonkiAgent):
 #: The lookahead's value of winning the game with a collection (on top of the tokens it takes).
 WIN_VALUE = 100.0
 
+# The lookahead kernels are cached on disk (``cache=True``): they compile in nothing but this
+# file's own constants, and numba keys its cache on this file, so no stale cache can survive an
+# edit (no ``drop_stale_cache`` needed). The search is an explicit stack, not recursion: numba's
+# cache of a recursive function crashed (segfault) when a later process loaded it back.
 
-# not cached: numba's cache of a recursive function can crash when it is loaded back
-@njit
-def _best_turn(avail, cols, ns, d, gold, useful, fm, k, gsum, need, gb, can_pass):  # pragma: no cover - compiled
-    """Expectimax value of the rest of a temple turn (one row; see :func:`_flip_kernel`)."""
+# Fields of one frame of :func:`_best_turn`'s stack (a frame = one call of the recursive search):
+# int64 ``iw[t]``: the stacks still flippable (bitmask), the face-up fruits (bitmask), the fruit
+# kept so far, the stack being flipped, the outcome of that flip under way (0 golden, 1-4 the
+# fruits, 5 all done), that stack's top colour and its colour's face-down total;
+_AV, _FM, _K, _I, _ST, _C, _TOT = 0, 1, 2, 3, 4, 5, 6
+# float64 ``fw[t]``: golden value sent to statues so far, best value, the expected value of the
+# stack under way, the chance of the outcome being searched.
+_GS, _BEST, _EV, _P = 0, 1, 2, 3
+
+
+@njit(cache=True)
+def _enter(iw, fw, t, avail, fm, k, gsum, need, can_pass):  # pragma: no cover - compiled
+    """Start frame ``t`` of :func:`_best_turn`'s stack: a turn with these stacks, fruit and golden value."""
+    iw[t, _AV] = avail
+    iw[t, _FM] = fm
+    iw[t, _K] = k
+    iw[t, _I] = -1
+    iw[t, _ST] = 5
+    fw[t, _GS] = gsum
     best = -1e18
     if can_pass:
         best = k + gsum + (WIN_VALUE if k >= need else 0.0)
-    for i in range(ns):
-        if (avail >> i) & 1 == 0:
-            continue
-        c = cols[i]
-        tot = d[c, 0] + d[c, 1] + d[c, 2] + d[c, 3] + gold[c]
-        if tot <= 0:
-            continue
-        na = avail & ~(1 << i)
-        ev = 0.0
-        if gold[c] > 0:
-            p = gold[c] / tot
-            gold[c] -= 1
-            ev += p * _best_turn(na, cols, ns, d, gold, useful, fm, k, gsum + gb, need, gb, True)
-            gold[c] += 1
-        for f in range(4):
-            n = d[c, f]
-            if n <= 0:
-                continue
-            p = n / tot
-            if (fm >> f) & 1:
-                ev += p * gsum  # a double: the turn's fruit is lost, the golden ones stay on the statues
+    fw[t, _BEST] = best
+
+
+@njit(cache=True)
+def _best_turn(avail, cols, ns, d, gold, useful, fm, k, gsum, need, gb, can_pass, iw, fw):  # pragma: no cover
+    """Expectimax value of the rest of a temple turn (one row; see :func:`_flip_kernel`).
+
+    The value is the best of a pass (when ``can_pass``) and, for each stack ``i < ns`` in
+    ``avail``, the expected value of flipping it: over its fruit drawn from the face-down tokens
+    of its colour ``cols[i]`` (``d (2, 4)``, ``gold (2,)``, restored on return), a golden one
+    (``gsum + gb``, play on), a double (``gsum``: the fruit is lost) or a new fruit (play on with
+    it face up, ``k + useful``). Every later choice is made the same way. ``iw (ns + 1, 7) int64``
+    and ``fw (ns + 1, 4) float64`` are the workspace: one frame per flip of the turn, each doing
+    what one call of a recursive search would, in the same order, so the result is the same
+    float64 number.
+    """
+    # (np.int64 / np.bool_: one compiled signature of each kernel, not one per literal argument)
+    t = np.int64(0)
+    _enter(iw, fw, t, avail, fm, k, gsum, need, np.bool_(can_pass))
+    ret = 0.0
+    returning = False
+    while True:
+        c = iw[t, _C]
+        tot = iw[t, _TOT]
+        st = iw[t, _ST]
+        if returning:  # the outcome ``st`` of frame t's flip came back with value ``ret``
+            fw[t, _EV] += fw[t, _P] * ret
+            if st == 0:
+                gold[c] += 1
             else:
-                d[c, f] -= 1
-                ev += p * _best_turn(
-                    na, cols, ns, d, gold, useful, fm | (1 << f), k + useful[c, f], gsum, need, gb, True
+                d[c, st - 1] += 1
+            st += 1
+            returning = False
+        # the next outcome of the flip under way that needs a search
+        child = False
+        while st <= 4:
+            if st == 0:
+                if gold[c] > 0:
+                    fw[t, _P] = gold[c] / tot
+                    gold[c] -= 1
+                    child = True
+                    break
+            else:
+                f = st - 1
+                n = d[c, f]
+                if n > 0:
+                    p = n / tot
+                    if (iw[t, _FM] >> f) & 1:
+                        fw[t, _EV] += p * fw[t, _GS]  # a double: the turn's fruit is lost, the golden ones stay
+                    else:
+                        fw[t, _P] = p
+                        d[c, f] -= 1
+                        child = True
+                        break
+            st += 1
+        iw[t, _ST] = st
+        if child:
+            na = iw[t, _AV] & ~(1 << iw[t, _I])
+            if st == 0:
+                _enter(iw, fw, t + 1, na, iw[t, _FM], iw[t, _K], fw[t, _GS] + gb, need, np.bool_(True))
+            else:
+                f = st - 1
+                _enter(
+                    iw, fw, t + 1, na, iw[t, _FM] | (1 << f), iw[t, _K] + useful[c, f], fw[t, _GS], need, np.bool_(True)
                 )
-                d[c, f] += 1
-        if ev > best:
-            best = ev
-    return best
+            t += 1
+            continue
+        if iw[t, _I] >= 0 and fw[t, _EV] > fw[t, _BEST]:  # the flip under way is done
+            fw[t, _BEST] = fw[t, _EV]
+        # the next stack that can be flipped
+        av = iw[t, _AV]
+        i = iw[t, _I] + 1
+        while i < ns:
+            if (av >> i) & 1:
+                c = cols[i]
+                tot = d[c, 0] + d[c, 1] + d[c, 2] + d[c, 3] + gold[c]
+                if tot > 0:
+                    break
+            i += 1
+        if i < ns:
+            iw[t, _I] = i
+            iw[t, _C] = c
+            iw[t, _TOT] = tot
+            iw[t, _ST] = 0
+            fw[t, _EV] = 0.0
+            continue
+        if t == 0:
+            return fw[0, _BEST]
+        ret = fw[t, _BEST]
+        t -= 1
+        returning = True
 
 
-@njit
+@njit(cache=True)
 def _flip_kernel(avail, cols, d, gold, useful, fm, k, need, gb, can_pass, per_stack):  # pragma: no cover - compiled
     """Expectimax over the flips of one temple turn, row by row.
 
@@ -260,8 +340,11 @@ def _flip_kernel(avail, cols, d, gold, useful, fm, k, need, gb, can_pass, per_st
     out = np.full((R, 13), -1e18)
     cl = np.zeros(12, np.int64)
     idx = np.zeros(12, np.int64)
+    iw = np.zeros((13, 7), np.int64)  # _best_turn's stack: one frame per flip of a turn, plus the root
+    fw = np.zeros((13, 4))
+    yes = np.bool_(True)  # (typed bool, not a literal: one compiled signature of _best_turn)
     for r in range(R):
-        ns = 0
+        ns = np.int64(0)
         for s in range(12):
             if avail[r, s]:
                 cl[ns] = cols[r, s]
@@ -270,7 +353,9 @@ def _flip_kernel(avail, cols, d, gold, useful, fm, k, need, gb, can_pass, per_st
         dd = d[r].copy()
         gg = gold[r].copy()
         if not per_stack:
-            out[r, 0] = _best_turn((1 << ns) - 1, cl, ns, dd, gg, useful[r], fm[r], k[r], 0.0, need[r], gb, can_pass[r])
+            out[r, 0] = _best_turn(
+                (1 << ns) - 1, cl, ns, dd, gg, useful[r], fm[r], k[r], 0.0, need[r], gb, can_pass[r], iw, fw
+            )
             continue
         if can_pass[r]:
             out[r, 12] = k[r] + (WIN_VALUE if k[r] >= need[r] else 0.0)
@@ -285,7 +370,7 @@ def _flip_kernel(avail, cols, d, gold, useful, fm, k, need, gb, can_pass, per_st
             if gg[c] > 0:
                 p = gg[c] / tot
                 gg[c] -= 1
-                ev += p * _best_turn(na, cl, ns, dd, gg, useful[r], fm[r], k[r], gb, need[r], gb, True)
+                ev += p * _best_turn(na, cl, ns, dd, gg, useful[r], fm[r], k[r], gb, need[r], gb, yes, iw, fw)
                 gg[c] += 1
             for f in range(4):
                 n = dd[c, f]
@@ -297,7 +382,20 @@ def _flip_kernel(avail, cols, d, gold, useful, fm, k, need, gb, can_pass, per_st
                 else:
                     dd[c, f] -= 1
                     ev += p * _best_turn(
-                        na, cl, ns, dd, gg, useful[r], fm[r] | (1 << f), k[r] + useful[r, c, f], 0.0, need[r], gb, True
+                        na,
+                        cl,
+                        ns,
+                        dd,
+                        gg,
+                        useful[r],
+                        fm[r] | (1 << f),
+                        k[r] + useful[r, c, f],
+                        0.0,
+                        need[r],
+                        gb,
+                        yes,
+                        iw,
+                        fw,
                     )
                     dd[c, f] += 1
             out[r, idx[i]] = ev
