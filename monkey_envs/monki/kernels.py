@@ -254,7 +254,7 @@ def seat_board(b: int, pos: np.ndarray, seat: int, cell_board: np.ndarray) -> in
 
 @njit(cache=True)
 def mask_rows(
-    todo: np.ndarray,
+    rows: np.ndarray,
     mask: np.ndarray,
     current_player: np.ndarray,
     terminated: np.ndarray,
@@ -273,7 +273,7 @@ def mask_rows(
     stack_cell: np.ndarray,
     rays: np.ndarray,
 ) -> None:
-    """Write the legal mask of the seat to move in every row ``b`` with ``todo[b]`` (a finished row: none).
+    """Write the legal mask of the seat to move in every row ``b`` of ``rows (n,) intp`` (a finished row: none).
 
     ``place``: a board cell without a pot, not the other Monki's; ``start``: a queen move over
     free cells, or skip; ``collect`` / ``flipping``: flip a face-down stack in line of sight
@@ -291,9 +291,8 @@ def mask_rows(
     a_ruby = a_flip + STACKS + 1
     h = np.empty(STACKS, np.int64)
     free = np.empty(N, np.bool_)
-    for b in range(mask.shape[0]):
-        if not todo[b]:
-            continue
+    for r in range(rows.size):
+        b = rows[r]
         for i in range(A):
             mask[b, i] = False
         if terminated[b] or truncated[b]:
@@ -425,35 +424,71 @@ def end_row(
 
 # ====================================================================== batch kernels
 @njit(cache=True)
-def refresh(st: StateArrays, rules: RulesTables) -> None:
-    """Recompute every row's legal mask (:func:`mask_rows`) into ``st[MASK]``."""
+def refresh_rows(rows: np.ndarray, st: StateArrays, rules: RulesTables) -> None:
+    """Recompute the legal mask (:func:`mask_rows`) of rows ``rows (n,) intp`` into ``st[MASK]``."""
     mask_rows(
-        np.ones(st[MASK].shape[0], np.bool_), st[MASK], st[CURRENT_PLAYER], st[TERMINATED], st[TRUNCATED],
-        st[PHASE], st[POS], st[STACKS_F], st[FACE_UP], st[STATUE], st[OWNER], st[RUBIES], rules[IS_BOARD],
-        rules[PLACE_OK], rules[CELL_BOARD], rules[CELL_STACK], rules[STACK_CELL], rules[RAYS],
+        rows, st[MASK], st[CURRENT_PLAYER], st[TERMINATED], st[TRUNCATED], st[PHASE], st[POS], st[STACKS_F],
+        st[FACE_UP], st[STATUE], st[OWNER], st[RUBIES], rules[IS_BOARD], rules[PLACE_OK], rules[CELL_BOARD],
+        rules[CELL_STACK], rules[STACK_CELL], rules[RAYS],
     )  # fmt: skip
 
 
 @njit(cache=True)
-def init(seeds: np.ndarray, st: StateArrays, rules: RulesTables) -> None:
-    """Deal new games into blank rows (``seeds (B,) int64``, >= 0; every token off the table).
+def refresh(st: StateArrays, rules: RulesTables) -> None:
+    """Recompute every row's legal mask (:func:`mask_rows`) into ``st[MASK]``."""
+    refresh_rows(np.arange(st[MASK].shape[0]), st, rules)
 
-    Per row: seed the row's RNG, shuffle the 40 token ids (the kit's ``shuffle_prefix`` of the whole
-    row), fill the 12 stacks from the front of the shuffled deck (3 each, bottom first), put the
-    next 4 tokens one on each statue in board order, draw the start player (the kit's
-    ``draw_below(2)``) and compute its legal mask.
+
+@njit(cache=True)
+def deal(rows: np.ndarray, seeds: np.ndarray, st: StateArrays, rules: RulesTables) -> None:
+    """Deal a new game into row ``rows[i]`` from ``seeds[i]`` (``rows (n,) intp`` distinct, ``seeds (n,) int64`` >= 0).
+
+    :meth:`Monki.init <monkey_envs.monki.rules.Monki.init>` is this kernel over every row of a new
+    state, and :meth:`~monkey_envs.core.game.Game.reset_rows` over the rows it restarts, so both
+    deal the same game from a seed. Per row: every array goes back to its start value (no reward,
+    running, step 0, no winner, no token face up, on a statue or on a player board, every ruby
+    usable, no Monki placed, phase ``place``, turn 0, counters 0); then the row's RNG is seeded, the
+    40 token ids are shuffled (the kit's ``shuffle_prefix`` of the whole row), the 12 stacks are
+    filled from the front of the shuffled deck (3 each, bottom first), the next 4 tokens go one on
+    each statue in board order, the start player is drawn (the kit's ``draw_below(2)``) and the
+    legal mask is computed. The other rows are not touched.
     """
-    rng, current_player, start_player, stacks, statue = (
+    rewards, terminated, truncated, step_count = st[REWARDS], st[TERMINATED], st[TRUNCATED], st[STEP_COUNT]
+    rng, winners_mask, end_reason, stacks, face_up = (
         st[RNG],
-        st[CURRENT_PLAYER],
-        st[START_PLAYER],
+        st[WINNERS_MASK],
+        st[END_REASON],
         st[STACKS_F],
-        st[STATUE],
+        st[FACE_UP],
     )
+    statue, owner, rubies, pos, phase = st[STATUE], st[OWNER], st[RUBIES], st[POS], st[PHASE]
+    current_player, start_player, turns, stats = st[CURRENT_PLAYER], st[START_PLAYER], st[TURNS], st[STATS]
     keys = np.empty(TOKENS, np.float64)
     order = np.empty(2 * TOKENS + 1, np.intp)
-    for b in range(seeds.size):
-        seed_row(rng, b, seeds[b])
+    for i in range(rows.size):
+        b = rows[i]
+        # the start values (every stack slot is dealt below)
+        terminated[b] = False
+        truncated[b] = False
+        step_count[b] = 0
+        end_reason[b] = 0
+        phase[b] = PHASE_PLACE
+        turns[b] = 0
+        for p in range(2):
+            rewards[b, p] = 0.0
+            winners_mask[b, p] = False
+            pos[b, p] = -1
+            for f in range(FRUITS):
+                rubies[b, p, f] = True
+            for k in range(stats.shape[2]):
+                stats[b, p, k] = 0
+        for s in range(STACKS):
+            face_up[b, s] = False
+        for t in range(TOKENS):
+            statue[b, t] = -1
+            owner[b, t] = -1
+        # the deal
+        seed_row(rng, b, seeds[i])
         shuffle_order(rng, b, TOKENS, TOKENS, keys, order)
         for s in range(STACKS):
             for j in range(DEPTH):
@@ -464,7 +499,7 @@ def init(seeds: np.ndarray, st: StateArrays, rules: RulesTables) -> None:
         sp = min(np.int64(u * 2), 1)
         start_player[b] = sp
         current_player[b] = sp
-    refresh(st, rules)
+    refresh_rows(rows, st, rules)
 
 
 @njit(cache=True)
@@ -504,7 +539,8 @@ def step(actions: np.ndarray, st: StateArrays, rules: RulesTables) -> bool:
     a_ruby = a_pass + 1
     h = np.empty(STACKS, np.int64)
     live = np.empty(B, np.bool_)
-    todo = np.zeros(B, np.bool_)  # rows whose mask is (re)computed next
+    todo = np.empty(B, np.intp)  # rows whose mask is (re)computed next: todo[:n_todo]
+    n_todo = 0
     ended_rows = np.zeros(B, np.bool_)  # the turn ends
     collected_rows = np.zeros(B, np.bool_)  # a pass or a ruby: check for a win
     mover = np.empty(B, np.int64)  # the seat that acted
@@ -584,23 +620,28 @@ def step(actions: np.ndarray, st: StateArrays, rules: RulesTables) -> bool:
         ended_rows[b] = ended
         collected_rows[b] = collected
         mover[b] = cp
-        todo[b] = not ended
+        if not ended:
+            todo[n_todo] = b
+            n_todo += 1
 
     # the mask after the action; a move after which nothing can be collected ends the turn by itself
     mask_rows(
-        todo, mask, current_player, terminated, truncated, phase, pos, stacks, face_up, statue, owner, rubies,
-        is_board, place_ok, cell_board, cell_stack, stack_cell, rays,
+        todo[:n_todo], mask, current_player, terminated, truncated, phase, pos, stacks, face_up, statue, owner,
+        rubies, is_board, place_ok, cell_board, cell_stack, stack_cell, rays,
     )  # fmt: skip
-    # then per row: a stuck move ends the turn; wins (checked after every collection); the turn ends
-    for b in range(B):
-        if todo[b] and phase[b] == PHASE_COLLECT:
+    # a stuck move ends the turn
+    for r in range(n_todo):
+        b = todo[r]
+        if phase[b] == PHASE_COLLECT:
             stuck = True
             for i in range(a_flip, A):  # only flips and rubies can be legal in this phase
                 if mask[b, i]:
                     stuck = False
                     break
             ended_rows[b] = stuck
-        todo[b] = False
+    # then per row: wins (checked after every collection); the turn ends
+    n_todo = 0
+    for b in range(B):
         if live[b] and ended_rows[b]:
             cp = mover[b]
             won = False
@@ -627,11 +668,12 @@ def step(actions: np.ndarray, st: StateArrays, rules: RulesTables) -> bool:
             elif turns[b] >= turn_cap:
                 end_row(b, -1, END_TURN_CAP, rewards, winners_mask, terminated, end_reason, mask, current_player)
             else:
-                todo[b] = True
+                todo[n_todo] = b
+                n_todo += 1
     # the other seat's mask at the start of its turn
     mask_rows(
-        todo, mask, current_player, terminated, truncated, phase, pos, stacks, face_up, statue, owner, rubies,
-        is_board, place_ok, cell_board, cell_stack, stack_cell, rays,
+        todo[:n_todo], mask, current_player, terminated, truncated, phase, pos, stacks, face_up, statue, owner,
+        rubies, is_board, place_ok, cell_board, cell_stack, stack_cell, rays,
     )  # fmt: skip
     return True
 

@@ -264,8 +264,12 @@ class Monki(Game[MonkiState]):
 
     def _init(self, seeds: np.ndarray) -> MonkiState:
         s = self._blank(seeds.shape[0])
-        K.init(seeds, _state_arrays(s), self._rules)
+        K.deal(np.arange(seeds.shape[0]), seeds, _state_arrays(s), self._rules)
         return s
+
+    def _reset_rows(self, s: MonkiState, rows: np.ndarray, seeds: np.ndarray) -> None:
+        # the deal of init, straight into the rows
+        K.deal(rows, seeds, _state_arrays(s), self._rules)
 
     # ================================================================== step
     #: Validation and the step of every running row are one compiled call (:func:`kernels.step`).
