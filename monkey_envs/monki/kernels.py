@@ -48,6 +48,7 @@ drop_stale_cache(__file__)
 
 STACKS = D.NUM_STACKS
 DEPTH = D.STACK_DEPTH
+assert DEPTH == 3, "mask_rows tests the 3 slots of a stack written out"
 TOKENS = D.NUM_TOKENS
 FRUITS = D.NUM_FRUITS
 KINDS = D.NUM_KINDS
@@ -282,15 +283,15 @@ def mask_rows(
 
     The walks of :func:`free_row`, :func:`move_row`, :func:`sight_row` and :func:`token_bits` are
     written out here instead of called: each array handed to a helper costs a reference-count
-    increment and decrement per call, which made this loop 2-4x slower.
+    increment and decrement per call, which made this loop 2-4x slower. The rays test each cell
+    they reach (a hole, a Monki, a pot holding tokens: not free) instead of building the row's
+    free cells and stack heights first: a ray meets a few cells, the grid has ``N``.
     """
     N = is_board.size
     A = mask.shape[1]
     L = rays.shape[2]
     a_flip = 2 * N + 1
     a_ruby = a_flip + STACKS + 1
-    h = np.empty(STACKS, np.int64)
-    free = np.empty(N, np.bool_)
     for r in range(rows.size):
         b = rows[r]
         for i in range(A):
@@ -307,26 +308,19 @@ def mask_rows(
             continue
         if ph != PHASE_START and ph != PHASE_COLLECT and ph != PHASE_FLIPPING:
             continue
-        for c in range(N):  # free cells: board cells without tokens or a Monki
-            free[c] = is_board[c]
-        for s in range(STACKS):
-            n = 0
-            for j in range(DEPTH):
-                n += stacks[b, s, j] >= 0
-            h[s] = n
-            if n > 0:
-                free[stack_cell[s]] = False
-        for p in range(2):
-            if pos[b, p] >= 0:
-                free[pos[b, p]] = False
+        p0 = np.int64(pos[b, 0])
+        p1 = np.int64(pos[b, 1])
         if ph == PHASE_START:
             mask[b, 2 * N] = True
             if me >= 0:
                 for k in range(8):
                     for j in range(L):
                         c = rays[me, k, j]
-                        if c < 0 or not free[c]:
+                        if c < 0 or not is_board[c] or c == p0 or c == p1:
                             break
+                        s = cell_stack[c]
+                        if s >= 0 and ((stacks[b, s, 0] >= 0) | (stacks[b, s, 1] >= 0) | (stacks[b, s, 2] >= 0)):
+                            break  # a pot holding tokens
                         mask[b, N + c] = True
             continue
         if me >= 0:
@@ -336,9 +330,10 @@ def mask_rows(
                     c = rays[me, k, j]
                     if c < 0:
                         break
-                    if not free[c]:
-                        s = cell_stack[c]
-                        if s >= 0 and h[s] > 0 and not face_up[b, s]:
+                    s = cell_stack[c]
+                    full = s >= 0 and ((stacks[b, s, 0] >= 0) | (stacks[b, s, 1] >= 0) | (stacks[b, s, 2] >= 0))
+                    if full or not is_board[c] or c == p0 or c == p1:  # the first cell that is not free
+                        if full and not face_up[b, s]:
                             mask[b, a_flip + s] = True
                         break
         if ph == PHASE_FLIPPING:
@@ -537,7 +532,6 @@ def step(actions: np.ndarray, st: StateArrays, rules: RulesTables) -> bool:
     a_flip = a_skip + 1
     a_pass = a_flip + STACKS
     a_ruby = a_pass + 1
-    h = np.empty(STACKS, np.int64)
     live = np.empty(B, np.bool_)
     todo = np.empty(B, np.intp)  # rows whose mask is (re)computed next: todo[:n_todo]
     n_todo = 0
@@ -553,6 +547,7 @@ def step(actions: np.ndarray, st: StateArrays, rules: RulesTables) -> bool:
         cp = np.int64(current_player[b])
         ended = False
         collected = False
+        updated = False  # the mask is already updated in place
         if a < N:  # place; the other seat places next, or (both placed) the start player starts
             pos[b, cp] = a
             if pos[b, 0] >= 0 and pos[b, 1] >= 0:
@@ -568,32 +563,46 @@ def step(actions: np.ndarray, st: StateArrays, rules: RulesTables) -> bool:
             ended = True
         elif a < a_pass:  # flip the top of stack s
             s = a - a_flip
-            for k in range(STACKS):
-                n = 0
-                for d in range(DEPTH):
-                    n += stacks[b, k, d] >= 0
-                h[k] = n
-            j = max(h[s] - 1, 0)
+            n = 0
+            for d in range(DEPTH):
+                n += stacks[b, s, d] >= 0
+            j = max(n - 1, 0)
             t = max(np.int64(stacks[b, s, j]), 0)
             if phase[b] == PHASE_COLLECT:
                 stats[b, cp, ST_VISITS] += 1
             stats[b, cp, ST_FLIPS] += 1
             phase[b] = PHASE_FLIPPING
+            # The mask of phase flipping differs from the mask the flip was legal in (collect or
+            # flipping) only where the flip changed something: no ruby, pass legal, and stack s
+            # no longer flippable once face up. The line of sight changes only when the stack
+            # empties: then the mask is computed afresh.
             if TOKEN_GOLDEN[t]:
                 stacks[b, s, j] = -1
                 statue[b, t] = stack_board[s]
                 stats[b, cp, ST_GOLDEN] += 1
+                updated = j > 0  # tokens left: the pot still blocks the rays, its new top is face down
             else:
                 bust = False
                 fruit = TOKEN_FRUIT[t]
                 for k in range(STACKS):  # a fruit already face up (this turn) busts
-                    if face_up[b, k] and h[k] > 0:
-                        bust |= TOKEN_FRUIT[max(np.int64(stacks[b, k, h[k] - 1]), 0)] == fruit
+                    if face_up[b, k]:
+                        nk = 0
+                        for d in range(DEPTH):
+                            nk += stacks[b, k, d] >= 0
+                        if nk > 0:
+                            bust |= TOKEN_FRUIT[max(np.int64(stacks[b, k, nk - 1]), 0)] == fruit
                 face_up[b, s] = True
                 if bust:
                     clear_face_up_row(b, cp, False, stacks, face_up, statue, owner, stats, stack_board)
                     stats[b, cp, ST_BUSTS] += 1
                     ended = True
+                else:
+                    mask[b, a_flip + s] = False
+                    updated = True
+            if updated:
+                mask[b, a_pass] = True
+                for f in range(FRUITS):
+                    mask[b, a_ruby + f] = False
         elif a == a_pass:  # pass: collect the flips
             clear_face_up_row(b, cp, True, stacks, face_up, statue, owner, stats, stack_board)
             stats[b, cp, ST_PASSES] += 1
@@ -620,7 +629,7 @@ def step(actions: np.ndarray, st: StateArrays, rules: RulesTables) -> bool:
         ended_rows[b] = ended
         collected_rows[b] = collected
         mover[b] = cp
-        if not ended:
+        if not ended and not updated:
             todo[n_todo] = b
             n_todo += 1
 
