@@ -642,12 +642,10 @@ def step(actions: np.ndarray, st: StateArrays, rules: RulesTables) -> bool:
     for r in range(n_todo):
         b = todo[r]
         if phase[b] == PHASE_COLLECT:
-            stuck = True
-            for i in range(a_flip, A):  # only flips and rubies can be legal in this phase
-                if mask[b, i]:
-                    stuck = False
-                    break
-            ended_rows[b] = stuck
+            can = False
+            for i in range(a_flip, A):  # only flips and rubies can be legal in this phase (no early exit: cheaper)
+                can |= mask[b, i]
+            ended_rows[b] = not can
     # then per row: wins (checked after every collection); the turn ends
     n_todo = 0
     for b in range(B):
