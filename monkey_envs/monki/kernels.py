@@ -89,6 +89,20 @@ _F_QUARTER = np.float32(0.25)
 _ONE_F = np.float32(1.0)
 _ZERO_F = np.float32(0.0)
 
+#: ``(1 + 3 * 40 * 2, 8) float32`` the ``stacks`` piece of one stack: row 0 an empty stack, row
+#: ``1 + ((height - 1) * 40 + top token) * 2 + face up`` the others (height / 3, the top's colour
+#: one-hot, face up, its fruit one-hot when face up).
+STACK_OBS = np.zeros((1 + DEPTH * TOKENS * 2, 8), np.float32)
+for _n in range(1, DEPTH + 1):
+    for _t in range(TOKENS):
+        for _up in range(2):
+            _r = STACK_OBS[1 + ((_n - 1) * TOKENS + _t) * 2 + _up]
+            _r[0] = np.float32(_n / DEPTH)  # divided in float64, then rounded (as numpy does)
+            _r[1 + TOKEN_COLOUR[_t]] = 1.0
+            if _up:
+                _r[3] = 1.0
+                _r[4 + TOKEN_FRUIT[_t]] = 1.0
+
 #: Observation pieces in layout order (:func:`observe` writes them back to back, every cell).
 OBS_PIECES = ("boards", "rubies", "monki", "stacks", "statues", "flipped", "phase", "to_move", "turn", "cells")
 
@@ -781,6 +795,8 @@ def observe(player: np.ndarray, obs: np.ndarray, seen: StateArrays, rules: Rules
     n_cells = cells_obs.size
     at_statues = np.uintp(o_statues)
     at_cells = np.uintp(o_cells)
+    stacks_f = stacks.reshape(-1)  # read flat with unsigned indices: cheaper than (b, s, j)
+    face_up_f = face_up.reshape(-1)
     for b in range(obs.shape[0]):
         p = player[b]
         w0, w1, w2, w3, w4 = owner_w[b, 0], owner_w[b, 1], owner_w[b, 2], owner_w[b, 3], owner_w[b, 4]
@@ -793,9 +809,9 @@ def observe(player: np.ndarray, obs: np.ndarray, seen: StateArrays, rules: Rules
             obs[b, np.uintp(i)] = np.float32(counts[i])
         for i in range(n_statues):
             obs[b, at_statues + np.uintp(i)] = np.float32(counts[n_boards + i]) * _F_QUARTER
-        for i in range(o_rubies, o_statues):
+        for i in range(o_rubies, o_stacks):
             obs[b, i] = _ZERO_F
-        for i in range(o_flipped, o_cells):
+        for i in range(o_phase, o_cells):
             obs[b, i] = _ZERO_F
         for r in range(2):
             seat = p if r == 0 else 1 - p
@@ -805,20 +821,22 @@ def observe(player: np.ndarray, obs: np.ndarray, seen: StateArrays, rules: Rules
             c = pos[b, seat]
             if c >= 0:
                 obs[b, o_monki + r * N + c] = _ONE_F
+        flipped = 0  # bit f: a fruit f lies face up
+        sb = np.uintp(b) * np.uintp(STACKS * DEPTH)
+        fb = np.uintp(b) * np.uintp(STACKS)
         for s in range(STACKS):
-            n = 0
-            for j in range(DEPTH):
-                n += stacks[b, s, j] >= 0
-            base = o_stacks + s * 8
-            obs[b, base] = np.float32(n / DEPTH)  # divided in float64, then rounded (as numpy does)
-            if n > 0:
-                t = max(np.int64(stacks[b, s, n - 1]), 0)
-                obs[b, base + 1 + TOKEN_COLOUR[t]] = _ONE_F
-                if face_up[b, s]:
-                    fr = TOKEN_FRUIT[t]
-                    obs[b, base + 3] = _ONE_F
-                    obs[b, base + 4 + fr] = _ONE_F
-                    obs[b, o_flipped + fr] = _ONE_F
+            q = sb + np.uintp(DEPTH * s)
+            n = np.int64(stacks_f[q] >= 0) + np.int64(stacks_f[q + np.uintp(1)] >= 0)
+            n += np.int64(stacks_f[q + np.uintp(2)] >= 0)
+            t = max(np.int64(stacks_f[q + np.uintp(max(n - 1, 0))]), 0)
+            up = (n > 0) & face_up_f[fb + np.uintp(s)]
+            flipped |= np.int64(up) << TOKEN_FRUIT[t]
+            piece = (n > 0) * (1 + ((n - 1) * TOKENS + t) * 2 + up)
+            at = np.uintp(o_stacks + s * 8)
+            for k in range(8):
+                obs[b, at + np.uintp(k)] = STACK_OBS[piece, k]
+        for f in range(FRUITS):
+            obs[b, o_flipped + f] = np.float32((flipped >> f) & 1)
         ph = min(max(np.int64(phase[b]), 0), NUM_PHASES - 1)
         obs[b, o_phase + ph] = _ONE_F
         cp = current_player[b]

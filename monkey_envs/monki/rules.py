@@ -286,7 +286,7 @@ class Monki(Game[MonkiState]):
 
     def _observe_into(self, s: MonkiState, player: np.ndarray, out: np.ndarray) -> None:
         seen = _observed_arrays(s)
-        if s.owner.strides[-1] != 1 or s.statue.strides[-1] != 1:  # the kernel reads them 8 bytes at a time
+        if not all(a.flags.c_contiguous for a in seen):  # owner, statue: 8 bytes at a time; stacks, face_up: flat
             seen = tuple(np.ascontiguousarray(a) for a in seen)
         K.observe(player, out, seen, self._rules)
 
