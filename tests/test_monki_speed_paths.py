@@ -88,3 +88,15 @@ def test_in_place_loop_equals_copying_loop(cfg):
             got = g.observe(b, seat, out=buf)
             assert np.array_equal(got.view(np.uint32), g.observe(a, seat).view(np.uint32)), f"step {i} seat {seat}"
     assert resets > B // 2, "the loop should restart many games"
+
+
+def test_observe_of_strided_state_arrays_equals_contiguous():
+    """The observation kernel reads C-contiguous arrays; a state holding strided views is copied first, same bits."""
+    g = Monki()
+    s = _played(g, 64, 30, seed=5)
+    views = type(s)(**{k: v[::2] for k, v in s.arrays().items()})
+    dense = type(s)(**{k: np.ascontiguousarray(v[::2]) for k, v in s.arrays().items()})
+    assert not views.stacks.flags.c_contiguous
+    for seat in (0, 1):
+        a, b = g.observe(views, seat), g.observe(dense, seat)
+        assert np.array_equal(a.view(np.uint32), b.view(np.uint32))
