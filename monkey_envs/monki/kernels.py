@@ -526,6 +526,11 @@ def step(actions: np.ndarray, st: StateArrays, rules: RulesTables) -> bool:
     turn ends). A move after which neither a flip nor a ruby is possible ends the turn by itself.
     After a pass or a ruby a full row 1 (8 fruits) or row 2 (4 golden) wins; a turn ending at the
     turn cap without a win draws. Finished rows ignore their action and stay as they are.
+
+    The new mask is computed afresh (:func:`mask_rows`) in every row but those of a flip that
+    leaves the line of sight as it was: there the mask the flip was legal in is updated in place,
+    so the step relies on the stored mask being the rules' mask, as in every state the game makes
+    (a law of :mod:`monkey_envs.monki.invariants`).
     """
     current_player, rewards, mask = st[CURRENT_PLAYER], st[REWARDS], st[MASK]
     terminated, truncated, step_count = st[TERMINATED], st[TRUNCATED], st[STEP_COUNT]
