@@ -48,6 +48,7 @@ drop_stale_cache(__file__)
 
 STACKS = D.NUM_STACKS
 DEPTH = D.STACK_DEPTH
+assert DEPTH == 3, "mask_rows tests the 3 slots of a stack written out"
 TOKENS = D.NUM_TOKENS
 FRUITS = D.NUM_FRUITS
 KINDS = D.NUM_KINDS
@@ -87,6 +88,20 @@ ORTHO = np.array(D.Layout.ORTHO, dtype=np.int64)
 _F_QUARTER = np.float32(0.25)
 _ONE_F = np.float32(1.0)
 _ZERO_F = np.float32(0.0)
+
+#: ``(1 + 3 * 40 * 2, 8) float32`` the ``stacks`` piece of one stack: row 0 an empty stack, row
+#: ``1 + ((height - 1) * 40 + top token) * 2 + face up`` the others (height / 3, the top's colour
+#: one-hot, face up, its fruit one-hot when face up).
+STACK_OBS = np.zeros((1 + DEPTH * TOKENS * 2, 8), np.float32)
+for _n in range(1, DEPTH + 1):
+    for _t in range(TOKENS):
+        for _up in range(2):
+            _r = STACK_OBS[1 + ((_n - 1) * TOKENS + _t) * 2 + _up]
+            _r[0] = np.float32(_n / DEPTH)  # divided in float64, then rounded (as numpy does)
+            _r[1 + TOKEN_COLOUR[_t]] = 1.0
+            if _up:
+                _r[3] = 1.0
+                _r[4 + TOKEN_FRUIT[_t]] = 1.0
 
 #: Observation pieces in layout order (:func:`observe` writes them back to back, every cell).
 OBS_PIECES = ("boards", "rubies", "monki", "stacks", "statues", "flipped", "phase", "to_move", "turn", "cells")
@@ -254,7 +269,7 @@ def seat_board(b: int, pos: np.ndarray, seat: int, cell_board: np.ndarray) -> in
 
 @njit(cache=True)
 def mask_rows(
-    todo: np.ndarray,
+    rows: np.ndarray,
     mask: np.ndarray,
     current_player: np.ndarray,
     terminated: np.ndarray,
@@ -273,7 +288,7 @@ def mask_rows(
     stack_cell: np.ndarray,
     rays: np.ndarray,
 ) -> None:
-    """Write the legal mask of the seat to move in every row ``b`` with ``todo[b]`` (a finished row: none).
+    """Write the legal mask of the seat to move in every row ``b`` of ``rows (n,) intp`` (a finished row: none).
 
     ``place``: a board cell without a pot, not the other Monki's; ``start``: a queen move over
     free cells, or skip; ``collect`` / ``flipping``: flip a face-down stack in line of sight
@@ -282,18 +297,17 @@ def mask_rows(
 
     The walks of :func:`free_row`, :func:`move_row`, :func:`sight_row` and :func:`token_bits` are
     written out here instead of called: each array handed to a helper costs a reference-count
-    increment and decrement per call, which made this loop 2-4x slower.
+    increment and decrement per call, which made this loop 2-4x slower. The rays test each cell
+    they reach (a hole, a Monki, a pot holding tokens: not free) instead of building the row's
+    free cells and stack heights first: a ray meets a few cells, the grid has ``N``.
     """
     N = is_board.size
     A = mask.shape[1]
     L = rays.shape[2]
     a_flip = 2 * N + 1
     a_ruby = a_flip + STACKS + 1
-    h = np.empty(STACKS, np.int64)
-    free = np.empty(N, np.bool_)
-    for b in range(mask.shape[0]):
-        if not todo[b]:
-            continue
+    for r in range(rows.size):
+        b = rows[r]
         for i in range(A):
             mask[b, i] = False
         if terminated[b] or truncated[b]:
@@ -308,26 +322,19 @@ def mask_rows(
             continue
         if ph != PHASE_START and ph != PHASE_COLLECT and ph != PHASE_FLIPPING:
             continue
-        for c in range(N):  # free cells: board cells without tokens or a Monki
-            free[c] = is_board[c]
-        for s in range(STACKS):
-            n = 0
-            for j in range(DEPTH):
-                n += stacks[b, s, j] >= 0
-            h[s] = n
-            if n > 0:
-                free[stack_cell[s]] = False
-        for p in range(2):
-            if pos[b, p] >= 0:
-                free[pos[b, p]] = False
+        p0 = np.int64(pos[b, 0])
+        p1 = np.int64(pos[b, 1])
         if ph == PHASE_START:
             mask[b, 2 * N] = True
             if me >= 0:
                 for k in range(8):
                     for j in range(L):
                         c = rays[me, k, j]
-                        if c < 0 or not free[c]:
+                        if c < 0 or not is_board[c] or c == p0 or c == p1:
                             break
+                        s = cell_stack[c]
+                        if s >= 0 and ((stacks[b, s, 0] >= 0) | (stacks[b, s, 1] >= 0) | (stacks[b, s, 2] >= 0)):
+                            break  # a pot holding tokens
                         mask[b, N + c] = True
             continue
         if me >= 0:
@@ -337,9 +344,10 @@ def mask_rows(
                     c = rays[me, k, j]
                     if c < 0:
                         break
-                    if not free[c]:
-                        s = cell_stack[c]
-                        if s >= 0 and h[s] > 0 and not face_up[b, s]:
+                    s = cell_stack[c]
+                    full = s >= 0 and ((stacks[b, s, 0] >= 0) | (stacks[b, s, 1] >= 0) | (stacks[b, s, 2] >= 0))
+                    if full or not is_board[c] or c == p0 or c == p1:  # the first cell that is not free
+                        if full and not face_up[b, s]:
                             mask[b, a_flip + s] = True
                         break
         if ph == PHASE_FLIPPING:
@@ -425,35 +433,71 @@ def end_row(
 
 # ====================================================================== batch kernels
 @njit(cache=True)
-def refresh(st: StateArrays, rules: RulesTables) -> None:
-    """Recompute every row's legal mask (:func:`mask_rows`) into ``st[MASK]``."""
+def refresh_rows(rows: np.ndarray, st: StateArrays, rules: RulesTables) -> None:
+    """Recompute the legal mask (:func:`mask_rows`) of rows ``rows (n,) intp`` into ``st[MASK]``."""
     mask_rows(
-        np.ones(st[MASK].shape[0], np.bool_), st[MASK], st[CURRENT_PLAYER], st[TERMINATED], st[TRUNCATED],
-        st[PHASE], st[POS], st[STACKS_F], st[FACE_UP], st[STATUE], st[OWNER], st[RUBIES], rules[IS_BOARD],
-        rules[PLACE_OK], rules[CELL_BOARD], rules[CELL_STACK], rules[STACK_CELL], rules[RAYS],
+        rows, st[MASK], st[CURRENT_PLAYER], st[TERMINATED], st[TRUNCATED], st[PHASE], st[POS], st[STACKS_F],
+        st[FACE_UP], st[STATUE], st[OWNER], st[RUBIES], rules[IS_BOARD], rules[PLACE_OK], rules[CELL_BOARD],
+        rules[CELL_STACK], rules[STACK_CELL], rules[RAYS],
     )  # fmt: skip
 
 
 @njit(cache=True)
-def init(seeds: np.ndarray, st: StateArrays, rules: RulesTables) -> None:
-    """Deal new games into blank rows (``seeds (B,) int64``, >= 0; every token off the table).
+def refresh(st: StateArrays, rules: RulesTables) -> None:
+    """Recompute every row's legal mask (:func:`mask_rows`) into ``st[MASK]``."""
+    refresh_rows(np.arange(st[MASK].shape[0]), st, rules)
 
-    Per row: seed the row's RNG, shuffle the 40 token ids (the kit's ``shuffle_prefix`` of the whole
-    row), fill the 12 stacks from the front of the shuffled deck (3 each, bottom first), put the
-    next 4 tokens one on each statue in board order, draw the start player (the kit's
-    ``draw_below(2)``) and compute its legal mask.
+
+@njit(cache=True)
+def deal(rows: np.ndarray, seeds: np.ndarray, st: StateArrays, rules: RulesTables) -> None:
+    """Deal a new game into row ``rows[i]`` from ``seeds[i]`` (``rows (n,) intp`` distinct, ``seeds (n,) int64`` >= 0).
+
+    :meth:`Monki.init <monkey_envs.monki.rules.Monki.init>` is this kernel over every row of a new
+    state, and :meth:`~monkey_envs.core.game.Game.reset_rows` over the rows it restarts, so both
+    deal the same game from a seed. Per row: every array goes back to its start value (no reward,
+    running, step 0, no winner, no token face up, on a statue or on a player board, every ruby
+    usable, no Monki placed, phase ``place``, turn 0, counters 0); then the row's RNG is seeded, the
+    40 token ids are shuffled (the kit's ``shuffle_prefix`` of the whole row), the 12 stacks are
+    filled from the front of the shuffled deck (3 each, bottom first), the next 4 tokens go one on
+    each statue in board order, the start player is drawn (the kit's ``draw_below(2)``) and the
+    legal mask is computed. The other rows are not touched.
     """
-    rng, current_player, start_player, stacks, statue = (
+    rewards, terminated, truncated, step_count = st[REWARDS], st[TERMINATED], st[TRUNCATED], st[STEP_COUNT]
+    rng, winners_mask, end_reason, stacks, face_up = (
         st[RNG],
-        st[CURRENT_PLAYER],
-        st[START_PLAYER],
+        st[WINNERS_MASK],
+        st[END_REASON],
         st[STACKS_F],
-        st[STATUE],
+        st[FACE_UP],
     )
+    statue, owner, rubies, pos, phase = st[STATUE], st[OWNER], st[RUBIES], st[POS], st[PHASE]
+    current_player, start_player, turns, stats = st[CURRENT_PLAYER], st[START_PLAYER], st[TURNS], st[STATS]
     keys = np.empty(TOKENS, np.float64)
     order = np.empty(2 * TOKENS + 1, np.intp)
-    for b in range(seeds.size):
-        seed_row(rng, b, seeds[b])
+    for i in range(rows.size):
+        b = rows[i]
+        # the start values (every stack slot is dealt below)
+        terminated[b] = False
+        truncated[b] = False
+        step_count[b] = 0
+        end_reason[b] = 0
+        phase[b] = PHASE_PLACE
+        turns[b] = 0
+        for p in range(2):
+            rewards[b, p] = 0.0
+            winners_mask[b, p] = False
+            pos[b, p] = -1
+            for f in range(FRUITS):
+                rubies[b, p, f] = True
+            for k in range(stats.shape[2]):
+                stats[b, p, k] = 0
+        for s in range(STACKS):
+            face_up[b, s] = False
+        for t in range(TOKENS):
+            statue[b, t] = -1
+            owner[b, t] = -1
+        # the deal
+        seed_row(rng, b, seeds[i])
         shuffle_order(rng, b, TOKENS, TOKENS, keys, order)
         for s in range(STACKS):
             for j in range(DEPTH):
@@ -464,7 +508,7 @@ def init(seeds: np.ndarray, st: StateArrays, rules: RulesTables) -> None:
         sp = min(np.int64(u * 2), 1)
         start_player[b] = sp
         current_player[b] = sp
-    refresh(st, rules)
+    refresh_rows(rows, st, rules)
 
 
 @njit(cache=True)
@@ -482,6 +526,11 @@ def step(actions: np.ndarray, st: StateArrays, rules: RulesTables) -> bool:
     turn ends). A move after which neither a flip nor a ruby is possible ends the turn by itself.
     After a pass or a ruby a full row 1 (8 fruits) or row 2 (4 golden) wins; a turn ending at the
     turn cap without a win draws. Finished rows ignore their action and stay as they are.
+
+    The new mask is computed afresh (:func:`mask_rows`) in every row but those of a flip that
+    leaves the line of sight as it was: there the mask the flip was legal in is updated in place,
+    so the step relies on the stored mask being the rules' mask, as in every state the game makes
+    (a law of :mod:`monkey_envs.monki.invariants`).
     """
     current_player, rewards, mask = st[CURRENT_PLAYER], st[REWARDS], st[MASK]
     terminated, truncated, step_count = st[TERMINATED], st[TRUNCATED], st[STEP_COUNT]
@@ -502,9 +551,9 @@ def step(actions: np.ndarray, st: StateArrays, rules: RulesTables) -> bool:
     a_flip = a_skip + 1
     a_pass = a_flip + STACKS
     a_ruby = a_pass + 1
-    h = np.empty(STACKS, np.int64)
     live = np.empty(B, np.bool_)
-    todo = np.zeros(B, np.bool_)  # rows whose mask is (re)computed next
+    todo = np.empty(B, np.intp)  # rows whose mask is (re)computed next: todo[:n_todo]
+    n_todo = 0
     ended_rows = np.zeros(B, np.bool_)  # the turn ends
     collected_rows = np.zeros(B, np.bool_)  # a pass or a ruby: check for a win
     mover = np.empty(B, np.int64)  # the seat that acted
@@ -517,6 +566,7 @@ def step(actions: np.ndarray, st: StateArrays, rules: RulesTables) -> bool:
         cp = np.int64(current_player[b])
         ended = False
         collected = False
+        updated = False  # the mask is already updated in place
         if a < N:  # place; the other seat places next, or (both placed) the start player starts
             pos[b, cp] = a
             if pos[b, 0] >= 0 and pos[b, 1] >= 0:
@@ -532,32 +582,46 @@ def step(actions: np.ndarray, st: StateArrays, rules: RulesTables) -> bool:
             ended = True
         elif a < a_pass:  # flip the top of stack s
             s = a - a_flip
-            for k in range(STACKS):
-                n = 0
-                for d in range(DEPTH):
-                    n += stacks[b, k, d] >= 0
-                h[k] = n
-            j = max(h[s] - 1, 0)
+            n = 0
+            for d in range(DEPTH):
+                n += stacks[b, s, d] >= 0
+            j = max(n - 1, 0)
             t = max(np.int64(stacks[b, s, j]), 0)
             if phase[b] == PHASE_COLLECT:
                 stats[b, cp, ST_VISITS] += 1
             stats[b, cp, ST_FLIPS] += 1
             phase[b] = PHASE_FLIPPING
+            # The mask of phase flipping differs from the mask the flip was legal in (collect or
+            # flipping) only where the flip changed something: no ruby, pass legal, and stack s
+            # no longer flippable once face up. The line of sight changes only when the stack
+            # empties: then the mask is computed afresh.
             if TOKEN_GOLDEN[t]:
                 stacks[b, s, j] = -1
                 statue[b, t] = stack_board[s]
                 stats[b, cp, ST_GOLDEN] += 1
+                updated = j > 0  # tokens left: the pot still blocks the rays, its new top is face down
             else:
                 bust = False
                 fruit = TOKEN_FRUIT[t]
                 for k in range(STACKS):  # a fruit already face up (this turn) busts
-                    if face_up[b, k] and h[k] > 0:
-                        bust |= TOKEN_FRUIT[max(np.int64(stacks[b, k, h[k] - 1]), 0)] == fruit
+                    if face_up[b, k]:
+                        nk = 0
+                        for d in range(DEPTH):
+                            nk += stacks[b, k, d] >= 0
+                        if nk > 0:
+                            bust |= TOKEN_FRUIT[max(np.int64(stacks[b, k, nk - 1]), 0)] == fruit
                 face_up[b, s] = True
                 if bust:
                     clear_face_up_row(b, cp, False, stacks, face_up, statue, owner, stats, stack_board)
                     stats[b, cp, ST_BUSTS] += 1
                     ended = True
+                else:
+                    mask[b, a_flip + s] = False
+                    updated = True
+            if updated:
+                mask[b, a_pass] = True
+                for f in range(FRUITS):
+                    mask[b, a_ruby + f] = False
         elif a == a_pass:  # pass: collect the flips
             clear_face_up_row(b, cp, True, stacks, face_up, statue, owner, stats, stack_board)
             stats[b, cp, ST_PASSES] += 1
@@ -584,23 +648,26 @@ def step(actions: np.ndarray, st: StateArrays, rules: RulesTables) -> bool:
         ended_rows[b] = ended
         collected_rows[b] = collected
         mover[b] = cp
-        todo[b] = not ended
+        if not ended and not updated:
+            todo[n_todo] = b
+            n_todo += 1
 
     # the mask after the action; a move after which nothing can be collected ends the turn by itself
     mask_rows(
-        todo, mask, current_player, terminated, truncated, phase, pos, stacks, face_up, statue, owner, rubies,
-        is_board, place_ok, cell_board, cell_stack, stack_cell, rays,
+        todo[:n_todo], mask, current_player, terminated, truncated, phase, pos, stacks, face_up, statue, owner,
+        rubies, is_board, place_ok, cell_board, cell_stack, stack_cell, rays,
     )  # fmt: skip
-    # then per row: a stuck move ends the turn; wins (checked after every collection); the turn ends
+    # a stuck move ends the turn
+    for r in range(n_todo):
+        b = todo[r]
+        if phase[b] == PHASE_COLLECT:
+            can = False
+            for i in range(a_flip, A):  # only flips and rubies can be legal in this phase (no early exit: cheaper)
+                can |= mask[b, i]
+            ended_rows[b] = not can
+    # then per row: wins (checked after every collection); the turn ends
+    n_todo = 0
     for b in range(B):
-        if todo[b] and phase[b] == PHASE_COLLECT:
-            stuck = True
-            for i in range(a_flip, A):  # only flips and rubies can be legal in this phase
-                if mask[b, i]:
-                    stuck = False
-                    break
-            ended_rows[b] = stuck
-        todo[b] = False
         if live[b] and ended_rows[b]:
             cp = mover[b]
             won = False
@@ -627,11 +694,12 @@ def step(actions: np.ndarray, st: StateArrays, rules: RulesTables) -> bool:
             elif turns[b] >= turn_cap:
                 end_row(b, -1, END_TURN_CAP, rewards, winners_mask, terminated, end_reason, mask, current_player)
             else:
-                todo[b] = True
+                todo[n_todo] = b
+                n_todo += 1
     # the other seat's mask at the start of its turn
     mask_rows(
-        todo, mask, current_player, terminated, truncated, phase, pos, stacks, face_up, statue, owner, rubies,
-        is_board, place_ok, cell_board, cell_stack, stack_cell, rays,
+        todo[:n_todo], mask, current_player, terminated, truncated, phase, pos, stacks, face_up, statue, owner,
+        rubies, is_board, place_ok, cell_board, cell_stack, stack_cell, rays,
     )  # fmt: skip
     return True
 
@@ -732,6 +800,8 @@ def observe(player: np.ndarray, obs: np.ndarray, seen: StateArrays, rules: Rules
     n_cells = cells_obs.size
     at_statues = np.uintp(o_statues)
     at_cells = np.uintp(o_cells)
+    stacks_f = stacks.reshape(-1)  # read flat with unsigned indices: cheaper than (b, s, j)
+    face_up_f = face_up.reshape(-1)
     for b in range(obs.shape[0]):
         p = player[b]
         w0, w1, w2, w3, w4 = owner_w[b, 0], owner_w[b, 1], owner_w[b, 2], owner_w[b, 3], owner_w[b, 4]
@@ -744,9 +814,9 @@ def observe(player: np.ndarray, obs: np.ndarray, seen: StateArrays, rules: Rules
             obs[b, np.uintp(i)] = np.float32(counts[i])
         for i in range(n_statues):
             obs[b, at_statues + np.uintp(i)] = np.float32(counts[n_boards + i]) * _F_QUARTER
-        for i in range(o_rubies, o_statues):
+        for i in range(o_rubies, o_stacks):
             obs[b, i] = _ZERO_F
-        for i in range(o_flipped, o_cells):
+        for i in range(o_phase, o_cells):
             obs[b, i] = _ZERO_F
         for r in range(2):
             seat = p if r == 0 else 1 - p
@@ -756,20 +826,22 @@ def observe(player: np.ndarray, obs: np.ndarray, seen: StateArrays, rules: Rules
             c = pos[b, seat]
             if c >= 0:
                 obs[b, o_monki + r * N + c] = _ONE_F
+        flipped = 0  # bit f: a fruit f lies face up
+        sb = np.uintp(b) * np.uintp(STACKS * DEPTH)
+        fb = np.uintp(b) * np.uintp(STACKS)
         for s in range(STACKS):
-            n = 0
-            for j in range(DEPTH):
-                n += stacks[b, s, j] >= 0
-            base = o_stacks + s * 8
-            obs[b, base] = np.float32(n / DEPTH)  # divided in float64, then rounded (as numpy does)
-            if n > 0:
-                t = max(np.int64(stacks[b, s, n - 1]), 0)
-                obs[b, base + 1 + TOKEN_COLOUR[t]] = _ONE_F
-                if face_up[b, s]:
-                    fr = TOKEN_FRUIT[t]
-                    obs[b, base + 3] = _ONE_F
-                    obs[b, base + 4 + fr] = _ONE_F
-                    obs[b, o_flipped + fr] = _ONE_F
+            q = sb + np.uintp(DEPTH * s)
+            n = np.int64(stacks_f[q] >= 0) + np.int64(stacks_f[q + np.uintp(1)] >= 0)
+            n += np.int64(stacks_f[q + np.uintp(2)] >= 0)
+            t = max(np.int64(stacks_f[q + np.uintp(max(n - 1, 0))]), 0)
+            up = (n > 0) & face_up_f[fb + np.uintp(s)]
+            flipped |= np.int64(up) << TOKEN_FRUIT[t]
+            piece = (n > 0) * (1 + ((n - 1) * TOKENS + t) * 2 + up)
+            at = np.uintp(o_stacks + s * 8)
+            for k in range(8):
+                obs[b, at + np.uintp(k)] = STACK_OBS[piece, k]
+        for f in range(FRUITS):
+            obs[b, o_flipped + f] = np.float32((flipped >> f) & 1)
         ph = min(max(np.int64(phase[b]), 0), NUM_PHASES - 1)
         obs[b, o_phase + ph] = _ONE_F
         cp = current_player[b]

@@ -264,8 +264,12 @@ class Monki(Game[MonkiState]):
 
     def _init(self, seeds: np.ndarray) -> MonkiState:
         s = self._blank(seeds.shape[0])
-        K.init(seeds, _state_arrays(s), self._rules)
+        K.deal(np.arange(seeds.shape[0]), seeds, _state_arrays(s), self._rules)
         return s
+
+    def _reset_rows(self, s: MonkiState, rows: np.ndarray, seeds: np.ndarray) -> None:
+        # the deal of init, straight into the rows
+        K.deal(rows, seeds, _state_arrays(s), self._rules)
 
     # ================================================================== step
     #: Validation and the step of every running row are one compiled call (:func:`kernels.step`).
@@ -282,7 +286,7 @@ class Monki(Game[MonkiState]):
 
     def _observe_into(self, s: MonkiState, player: np.ndarray, out: np.ndarray) -> None:
         seen = _observed_arrays(s)
-        if s.owner.strides[-1] != 1 or s.statue.strides[-1] != 1:  # the kernel reads them 8 bytes at a time
+        if not all(a.flags.c_contiguous for a in seen):  # owner, statue: 8 bytes at a time; stacks, face_up: flat
             seen = tuple(np.ascontiguousarray(a) for a in seen)
         K.observe(player, out, seen, self._rules)
 
