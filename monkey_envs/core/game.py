@@ -301,11 +301,17 @@ class Game(abc.ABC, Generic[S]):
         if r.size == 0:
             return
         b = state.batch_size
-        if ((r < 0) | (r >= b)).any():
+        if r.min() < 0 or r.max() >= b:
             raise ValueError(f"rows must be in [0, {b}), got {r[(r < 0) | (r >= b)][:5].tolist()}")
-        if np.unique(r).size != r.size:
+        # increasing rows (np.flatnonzero's) are distinct without a sort
+        if r.size > 1 and not (r[1:] > r[:-1]).all() and np.unique(r).size != r.size:
             raise ValueError(f"rows must be distinct, got {r.tolist()!r:.80}")
-        s = as_seeds(seeds)
+        if type(seeds) is np.ndarray and seeds.dtype == np.int64 and seeds.ndim == 1 and seeds.size:
+            if seeds.min() < 0:  # the common case (an int64 array) without as_seeds' conversions
+                raise ValueError(f"seeds must be non-negative, got {seeds[seeds < 0][:5].tolist()}")
+            s = seeds
+        else:
+            s = as_seeds(seeds)
         if s.shape != r.shape:
             raise ValueError(f"seeds must be one per row ({r.size}), got {s.size}")
         self._reset_rows(state, r.astype(np.intp), s)
