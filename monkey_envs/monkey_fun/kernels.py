@@ -32,6 +32,7 @@ from monkey_envs.core.rng import next_uniform, seed_row, shuffle_order
 from monkey_envs.monkey_fun import data as D
 from monkey_envs.monkey_fun.state import (
     END_LINE,
+    END_NONE,
     END_SOLO_COMPLETE,
     END_SOLO_ROUNDS,
     END_SOLO_STUCK,
@@ -454,15 +455,22 @@ def refresh(st: StateArrays, rules: RulesTables) -> None:
 
 
 @njit(cache=True)
-def init(seeds: np.ndarray, st: StateArrays, rules: RulesTables) -> None:
-    """Deal new games into rows whose other arrays hold an empty board (``seeds (B,) int64``, >= 0).
+def deal(rows: np.ndarray, seeds: np.ndarray, st: StateArrays, rules: RulesTables) -> None:
+    """Start a new game in each row ``rows[i]`` from ``seeds[i]`` (``rows (n,) intp``, ``seeds (n,) int64`` >= 0).
 
-    Per row: seed the row's RNG, shuffle the 55-card deck, deal 4 cards to each seat from the top
-    (stored sorted), leave the rest as the draw pile, draw the starting seat and compute its
-    legal mask (a solo game that cannot place at all is lost at once).
+    :meth:`~monkey_envs.monkey_fun.rules.MonkeyFun.init` is this kernel over ``rows = arange(B)``
+    and the in-place autoreset (``reset_rows``) over the finished rows, so a restarted row equals
+    a new game bit for bit. Per row: every array is set to its start value (no rewards, not
+    finished, step 0, an empty board with full supplies, empty boxes and discard pile, no
+    scores, no last field), the row's RNG is seeded, the 55-card deck shuffled, 4 cards dealt to
+    each seat from the top (stored sorted), the rest left as the draw pile, the starting seat
+    drawn and its legal mask computed (a solo game that cannot place at all is lost at once).
     """
     rng, current_player, hands = st[RNG], st[CURRENT_PLAYER], st[HANDS]
     draw_pile, draw_size = st[DRAW_PILE], st[DRAW_SIZE]
+    rewards, terminated, truncated, step_count = st[REWARDS], st[TERMINATED], st[TRUNCATED], st[STEP_COUNT]
+    counts, owner, supply, box, discard = st[COUNTS], st[OWNER], st[SUPPLY], st[BOX], st[DISCARD]
+    scores, winners_mask, end_reason, last_field = st[SCORES], st[WINNERS_MASK], st[END_REASON], st[LAST_FIELD]
     board, legal, ends = row_tuples(st, rules)
     P = hands.shape[1]
     pile = np.empty(CARDS, np.int8)
@@ -470,8 +478,25 @@ def init(seeds: np.ndarray, st: StateArrays, rules: RulesTables) -> None:
     order = np.empty(2 * CARDS + 1, np.intp)
     scratch = np.empty(NUM_SUBSETS, np.intp)
     nobody = np.zeros(P, np.bool_)
-    for b in range(seeds.size):
-        seed_row(rng, b, seeds[b])
+    for i in range(rows.size):
+        b = rows[i]
+        # ---- the start values of every array the deal below does not write
+        terminated[b] = False
+        truncated[b] = False
+        step_count[b] = 0
+        end_reason[b] = END_NONE
+        last_field[b] = -1
+        for p in range(P):
+            rewards[b, p] = 0.0
+            supply[b, p] = MONKEYS
+            box[b, p] = 0
+            scores[b, p] = 0
+            winners_mask[b, p] = False
+        counts[b] = 0
+        owner[b] = -1
+        discard[b] = 0
+        # ---- the deal
+        seed_row(rng, b, seeds[i])
         shuffle_order(rng, b, CARDS, CARDS, keys, order)
         for k in range(CARDS):
             pile[k] = DECK[order[k]]

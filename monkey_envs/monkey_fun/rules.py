@@ -245,29 +245,34 @@ class MonkeyFun(Game[MonkeyFunState]):
     # ================================================================== init
     def _init(self, seeds: np.ndarray) -> MonkeyFunState:
         B, P = seeds.shape[0], self.num_players
+        # every array is set row by row by the deal kernel (the start values, then the deal)
         s = MonkeyFunState(
             current_player=np.empty(B, np.int8),
-            rewards=np.zeros((B, P), np.float32),
-            terminated=np.zeros(B, bool),
-            truncated=np.zeros(B, bool),
+            rewards=np.empty((B, P), np.float32),
+            terminated=np.empty(B, bool),
+            truncated=np.empty(B, bool),
             legal_action_mask=np.empty((B, NUM_ACTIONS), bool),
-            step_count=np.zeros(B, np.int32),
+            step_count=np.empty(B, np.int32),
             rng=np.empty((B, 2), np.uint64),
-            counts=np.zeros((B, D.NUM_FIELDS, P), np.int8),
-            owner=np.full((B, D.NUM_FIELDS), -1, np.int8),
-            supply=np.full((B, P), D.MONKEYS_PER_PLAYER, np.int8),
-            box=np.zeros((B, P), np.int8),
+            counts=np.empty((B, D.NUM_FIELDS, P), np.int8),
+            owner=np.empty((B, D.NUM_FIELDS), np.int8),
+            supply=np.empty((B, P), np.int8),
+            box=np.empty((B, P), np.int8),
             hands=np.empty((B, P, D.HAND_SIZE), np.int8),
             draw_pile=np.empty((B, D.NUM_CARDS), np.int8),
             draw_size=np.empty(B, np.int8),
-            discard=np.zeros((B, D.MAX_CARD + 1), np.int8),
-            scores=np.zeros((B, P), np.int16),
-            winners_mask=np.zeros((B, P), bool),
-            end_reason=np.zeros(B, np.int8),
-            last_field=np.full(B, -1, np.int8),
+            discard=np.empty((B, D.MAX_CARD + 1), np.int8),
+            scores=np.empty((B, P), np.int16),
+            winners_mask=np.empty((B, P), bool),
+            end_reason=np.empty(B, np.int8),
+            last_field=np.empty(B, np.int8),
         )
-        K.init(seeds, _state_arrays(s), self._rules)
+        K.deal(np.arange(B, dtype=np.intp), seeds, _state_arrays(s), self._rules)
         return s
+
+    def _reset_rows(self, s: MonkeyFunState, rows: np.ndarray, seeds: np.ndarray) -> None:
+        """New games dealt straight into ``rows`` (the kernel :func:`~monkey_envs.monkey_fun.kernels.deal` of ``init``)."""
+        K.deal(rows, seeds, _state_arrays(s), self._rules)
 
     # ================================================================== step
     #: Validation and the step of every running row are one compiled call.
