@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import operator
+import weakref
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
@@ -73,6 +74,7 @@ from monkey_envs.funky_monkey.state import (
     END_QUITTING_TIME,
     END_REASONS,
     END_TIGER,
+    FIELD_REPLACEMENTS,
     NUM_PHASES,
     NUM_STATS,
     PH_ACTIVE,
@@ -204,6 +206,48 @@ class _StepWork:
     ending: list[tuple[np.ndarray, np.ndarray, int]]
 
 
+class _Addressed:
+    """The data addresses of the arrays of the state the game last addressed (``kernels.address``).
+
+    The compiled kernels' ``*_at`` forms take these two small arrays instead of the 48 state
+    arrays, which numba would unbox one by one on every call (about 10 us a call: most of a batch of
+    one's step). They are valid while that very state object lives, holds the same arrays
+    (:data:`~monkey_envs.funky_monkey.state.FIELD_REPLACEMENTS` unchanged) and those arrays keep
+    their memory: ``arrays`` holds them, so that none is freed or resized meanwhile. The state
+    itself is held weakly and carries nothing extra. A copied or pickled game starts empty.
+    """
+
+    __slots__ = ("arrays", "dims", "ptrs", "replacements", "state")
+
+    def __init__(self) -> None:
+        self.state: weakref.ref[FunkyMonkeyState] | None = None
+        self.replacements = -1
+        self.arrays: tuple[np.ndarray, ...] = ()
+        self.ptrs = np.zeros(len(K.STATE_FIELDS), np.uint64)
+        self.dims = np.zeros((len(K.STATE_FIELDS), K.MAX_DIMS), np.int64)
+
+    def __reduce__(self) -> tuple[type, tuple[()]]:
+        return (_Addressed, ())
+
+    def of(self, s: FunkyMonkeyState) -> bool:
+        """True when ``ptrs`` / ``dims`` hold the addresses of ``s``'s arrays."""
+        ref = self.state
+        return ref is not None and ref() is s and self.replacements == FIELD_REPLACEMENTS[0]
+
+    def keep(self, s: FunkyMonkeyState, arrays: tuple[np.ndarray, ...], ptrs: np.ndarray, dims: np.ndarray) -> None:
+        """Remember ``ptrs`` / ``dims``, just written by ``kernels.address`` from ``arrays`` (``s``'s)."""
+        self.state = weakref.ref(s)
+        self.replacements = FIELD_REPLACEMENTS[0]
+        self.arrays = arrays
+        self.ptrs = ptrs
+        self.dims = dims
+
+    def fresh(self) -> tuple[np.ndarray, np.ndarray]:
+        """Two new arrays for ``kernels.address`` to fill (the kept ones stay valid until :meth:`keep`)."""
+        n = len(K.STATE_FIELDS)
+        return np.empty(n, np.uint64), np.zeros((n, K.MAX_DIMS), np.int64)
+
+
 class FunkyMonkey(Game[FunkyMonkeyState]):
     """Funky Monkey (HUCH! 2020) for 2..7 players.
 
@@ -283,6 +327,7 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         self._seat_scale = self._observer._seat_scale
         self._dense_scale = self._observer._dense_scale
         self._card_counts64 = self.card_counts.astype(np.int64)
+        self._addressed = _Addressed()  # the addresses of the last stepped state's arrays
 
     # ================================================================== helpers
     def action_filters(self) -> dict[str, np.ndarray]:
@@ -427,16 +472,47 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         """New games: the compiled deal (``kernels.deal``, the draws of ``Setup.deal``) and their masks."""
         s = self._setup.empty(seeds.shape[0])
         st = _state_arrays(s)
-        K.deal(seeds, st, self._setup._face_up0, self.deck, self.tiger_start)
-        K.refresh(st, np.arange(seeds.shape[0], dtype=np.int64), self._mask_table, self._mask_key0)
+        at = self._addressed
+        ptrs, dims = at.fresh()
+        if K.init(
+            seeds, st, self._setup._face_up0, self.deck, self.tiger_start, self._mask_table, self._mask_key0, ptrs, dims
+        ):
+            at.keep(s, st, ptrs, dims)  # a new game is stepped next (the AEC face's reset)
         return s
+
+    def _reset_rows(self, s: FunkyMonkeyState, rows: np.ndarray, seeds: np.ndarray) -> None:
+        """New games dealt straight into ``rows`` (``kernels.reset_rows``, the deal of :meth:`_init`)."""
+        at = self._addressed
+        fu, deck, tiger, table, key0 = (
+            self._setup._face_up0,
+            self.deck,
+            self.tiger_start,
+            self._mask_table,
+            self._mask_key0,
+        )
+        if at.of(s):
+            K.reset_rows_at(rows, seeds, at.ptrs, at.dims, fu, deck, tiger, table, key0)
+        else:
+            K.reset_rows(rows, seeds, _state_arrays(s), fu, deck, tiger, table, key0)
 
     # ================================================================== step: compiled
     #: Validation and the step of every running row are one compiled call (``kernels.step``).
     fused_step: ClassVar[bool] = True
 
     def _step_fused(self, s: FunkyMonkeyState, actions: np.ndarray) -> bool:
-        return K.step(actions, _state_arrays(s), self._mask_table, self._mask_key0, self.crown_bonus, self.num_actions)
+        at = self._addressed
+        if at.of(s):  # the state stepped last (in place: the AEC face, a batch loop): by its addresses
+            return K.step_at(
+                actions, at.ptrs, at.dims, self._mask_table, self._mask_key0, self.crown_bonus, self.num_actions
+            )
+        st = _state_arrays(s)
+        ptrs, dims = at.fresh()
+        done = K.step_address(
+            actions, st, self._mask_table, self._mask_key0, self.crown_bonus, self.num_actions, ptrs, dims
+        )
+        if done & 2:
+            at.keep(s, st, ptrs, dims)
+        return bool(done & 1)
 
     def _step_reference(self, s: FunkyMonkeyState, actions: np.ndarray) -> bool:
         """:meth:`_step_fused` by the numpy rules below (:meth:`_step`): the reference the kernels reproduce.
@@ -999,6 +1075,19 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         return obs
 
     def _observe_into(self, s: FunkyMonkeyState, player: np.ndarray, out: np.ndarray) -> None:
+        at = self._addressed
+        if at.of(s):
+            K.observe_at(
+                player,
+                out,
+                at.ptrs,
+                at.dims,
+                self._obs_offsets,
+                self._seat_scale,
+                self._dense_scale,
+                self._card_counts64,
+            )
+            return
         K.observe(
             player,
             out,
@@ -1018,13 +1107,14 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         ``positions`` / ``coconuts (P,) int64``, ``alive (P,) bool``, ``round`` / ``golden`` /
         ``tiger`` ints, ``bluff_stats``: ``name -> (P,) int64`` per seat.
         """
-        tot = self.total_coconuts(s.take(row))[0]
+        # total_coconuts of the row alone (no copy of the whole state)
+        tot = s.coconuts[row].astype(np.int64) + (np.int64(s.golden[row]) == self._rel)
         return {
             **super().episode_info(s, row),
             "round": int(s.round[row]),
             "positions": s.pos[row].astype(np.int64),
             "alive": s.alive[row].astype(bool),
-            "coconuts": tot.astype(np.int64),
+            "coconuts": tot,
             "golden": int(s.golden[row]),
             "tiger": int(s.tiger[row]),
             "bluff_stats": {name: s.stats[row, :, i].astype(np.int64) for i, name in enumerate(STAT_NAMES)},
