@@ -46,6 +46,23 @@ RENDER_MODES = ("ansi", "human", "rgb_array")
 _ROW0 = np.array([0])
 
 
+_SHARED_TYPES = (int, float, bool, str, type(None), np.generic)
+
+
+def _own_copy(value: Any) -> Any:
+    """``copy.deepcopy(value)`` for an ``episode_info`` value, quicker: dicts are rebuilt and
+    numpy arrays copied (as ``deepcopy`` copies them), immutable scalars are shared, and anything
+    else goes to ``copy.deepcopy``."""
+    kind = type(value)
+    if kind is dict:
+        return {k: _own_copy(v) for k, v in value.items()}
+    if kind is np.ndarray and value.dtype.kind != "O":
+        return value.copy(order="K")
+    if isinstance(value, _SHARED_TYPES):
+        return value
+    return copy.deepcopy(value)
+
+
 class GameAECEnv(AECEnv):
     """A PettingZoo ``AECEnv`` playing one game of any :class:`~monkey_envs.core.game.Game`.
 
@@ -206,7 +223,7 @@ class GameAECEnv(AECEnv):
         for a in self.agents:
             self.terminations[a] = term
             self.truncations[a] = trunc
-            self.infos[a] = copy.deepcopy(info)  # own arrays per agent
+            self.infos[a] = _own_copy(info)  # own arrays per agent
 
     @property
     def core_state(self) -> BatchState | None:

@@ -1117,7 +1117,8 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
             "coconuts": tot,
             "golden": int(s.golden[row]),
             "tiger": int(s.tiger[row]),
-            "bluff_stats": {name: s.stats[row, :, i].astype(np.int64) for i, name in enumerate(STAT_NAMES)},
+            # one (12, P) int64 array, one row per statistic (a new array per call)
+            "bluff_stats": dict(zip(STAT_NAMES, s.stats[row].T.astype(np.int64, order="C"), strict=True)),
         }
 
     # ================================================================== positions
