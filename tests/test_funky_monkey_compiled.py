@@ -269,6 +269,6 @@ def test_a_copied_or_pickled_game_keeps_no_addresses() -> None:
     game = FunkyMonkey(2)
     s = game.init([3])
     for twin in (copy.deepcopy(game), pickle.loads(pickle.dumps(game))):
-        assert twin._addressed.state is None and not twin._addressed.of(s)
+        assert twin._addressed.kept is None and not twin._addressed.of(s)
         got = twin.step(s, s.legal_action_mask.argmax(1))
         assert_same_state(got, game.step(s, s.legal_action_mask.argmax(1)), "copied game")

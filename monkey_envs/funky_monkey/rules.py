@@ -206,6 +206,10 @@ class _StepWork:
     ending: list[tuple[np.ndarray, np.ndarray, int]]
 
 
+#: What :class:`_Addressed` keeps: the state (weakly), the replacement count, its arrays, ``(ptrs, dims)``.
+_Kept = tuple["weakref.ref[FunkyMonkeyState]", int, tuple[np.ndarray, ...], tuple[np.ndarray, np.ndarray]]
+
+
 class _Addressed:
     """The data addresses of the arrays of the state the game last addressed (``kernels.address``).
 
@@ -213,36 +217,35 @@ class _Addressed:
     arrays, which numba would unbox one by one on every call (about 10 us a call: most of a batch of
     one's step). They are valid while that very state object lives, holds the same arrays
     (:data:`~monkey_envs.funky_monkey.state.FIELD_REPLACEMENTS` unchanged) and those arrays keep
-    their memory: ``arrays`` holds them, so that none is freed or resized meanwhile. The state
+    their memory: the record holds them, so that none is freed or resized meanwhile. The state
     itself is held weakly and carries nothing extra. A copied or pickled game starts empty.
+
+    Attributes:
+        kept: ``(weakref to the state, FIELD_REPLACEMENTS then, its arrays, (ptrs, dims))`` or
+            ``None``; one tuple, replaced whole, so that a reader sees one consistent record.
     """
 
-    __slots__ = ("arrays", "dims", "ptrs", "replacements", "state")
+    __slots__ = ("kept",)
 
     def __init__(self) -> None:
-        self.state: weakref.ref[FunkyMonkeyState] | None = None
-        self.replacements = -1
-        self.arrays: tuple[np.ndarray, ...] = ()
-        self.ptrs = np.zeros(len(K.STATE_FIELDS), np.uint64)
-        self.dims = np.zeros((len(K.STATE_FIELDS), K.MAX_DIMS), np.int64)
+        self.kept: _Kept | None = None
 
     def __reduce__(self) -> tuple[type, tuple[()]]:
         return (_Addressed, ())
 
-    def of(self, s: FunkyMonkeyState) -> bool:
-        """True when ``ptrs`` / ``dims`` hold the addresses of ``s``'s arrays."""
-        ref = self.state
-        return ref is not None and ref() is s and self.replacements == FIELD_REPLACEMENTS[0]
+    def of(self, s: FunkyMonkeyState) -> tuple[np.ndarray, np.ndarray] | None:
+        """``(ptrs (48,) uint64, dims (48, 3) int64)`` of ``s``'s arrays if they are the kept ones, else ``None``."""
+        kept = self.kept
+        if kept is not None and kept[0]() is s and kept[1] == FIELD_REPLACEMENTS[0]:
+            return kept[3]
+        return None
 
     def keep(self, s: FunkyMonkeyState, arrays: tuple[np.ndarray, ...], ptrs: np.ndarray, dims: np.ndarray) -> None:
         """Remember ``ptrs`` / ``dims``, just written by ``kernels.address`` from ``arrays`` (``s``'s)."""
-        self.state = weakref.ref(s)
-        self.replacements = FIELD_REPLACEMENTS[0]
-        self.arrays = arrays
-        self.ptrs = ptrs
-        self.dims = dims
+        self.kept = (weakref.ref(s), FIELD_REPLACEMENTS[0], arrays, (ptrs, dims))
 
-    def fresh(self) -> tuple[np.ndarray, np.ndarray]:
+    @staticmethod
+    def fresh() -> tuple[np.ndarray, np.ndarray]:
         """Two new arrays for ``kernels.address`` to fill (the kept ones stay valid until :meth:`keep`)."""
         n = len(K.STATE_FIELDS)
         return np.empty(n, np.uint64), np.zeros((n, K.MAX_DIMS), np.int64)
@@ -490,8 +493,9 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
             self._mask_table,
             self._mask_key0,
         )
-        if at.of(s):
-            K.reset_rows_at(rows, seeds, at.ptrs, at.dims, fu, deck, tiger, table, key0)
+        kept = at.of(s)
+        if kept is not None:
+            K.reset_rows_at(rows, seeds, kept[0], kept[1], fu, deck, tiger, table, key0)
         else:
             K.reset_rows(rows, seeds, _state_arrays(s), fu, deck, tiger, table, key0)
 
@@ -501,9 +505,10 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
 
     def _step_fused(self, s: FunkyMonkeyState, actions: np.ndarray) -> bool:
         at = self._addressed
-        if at.of(s):  # the state stepped last (in place: the AEC face, a batch loop): by its addresses
+        kept = at.of(s)
+        if kept is not None:  # the state stepped last (in place: the AEC face, a batch loop): by its addresses
             return K.step_at(
-                actions, at.ptrs, at.dims, self._mask_table, self._mask_key0, self.crown_bonus, self.num_actions
+                actions, kept[0], kept[1], self._mask_table, self._mask_key0, self.crown_bonus, self.num_actions
             )
         st = _state_arrays(s)
         ptrs, dims = at.fresh()
@@ -1075,13 +1080,13 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         return obs
 
     def _observe_into(self, s: FunkyMonkeyState, player: np.ndarray, out: np.ndarray) -> None:
-        at = self._addressed
-        if at.of(s):
+        kept = self._addressed.of(s)
+        if kept is not None:
             K.observe_at(
                 player,
                 out,
-                at.ptrs,
-                at.dims,
+                kept[0],
+                kept[1],
                 self._obs_offsets,
                 self._seat_scale,
                 self._dense_scale,
