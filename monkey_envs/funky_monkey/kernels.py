@@ -1216,6 +1216,8 @@ def observe(
 # instead (two small arrays, :func:`address` writes them) and rebuild the arrays inside
 # (:func:`state_at`): views of the same memory, so they read and write the state itself. The
 # caller keeps the addresses only while the state holds those very arrays (``rules._Addressed``).
+# The game calls only the ``*_at`` kernels (each rule body is compiled once), and the tuple forms
+# (:func:`step`, :func:`observe`, :func:`reset_rows`) for arrays the addresses cannot describe.
 
 #: dtype and number of dimensions of each array of :data:`STATE_FIELDS` (the state's layout; the
 #: addresses are taken only of a tuple of C-contiguous writeable arrays of exactly these).
@@ -1319,7 +1321,7 @@ def _address_one(a: np.ndarray, i: int, ptrs: np.ndarray, dims: np.ndarray) -> N
         dims[i, j] = shape[j]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def address(st: StateArrays, ptrs: np.ndarray, dims: np.ndarray) -> bool:
     """The data address and shape of each array of ``st`` into ``ptrs (48,) uint64`` and ``dims (48, 3) int64``.
 
@@ -1492,26 +1494,6 @@ def _observed(st: StateArrays) -> tuple:
 
 
 @njit(cache=True)
-def init(
-    seeds: np.ndarray,
-    st: StateArrays,
-    face_up0: np.ndarray,
-    deck: np.ndarray,
-    tiger_start: int,
-    table: np.ndarray,
-    key0: np.ndarray,
-    ptrs: np.ndarray,
-    dims: np.ndarray,
-) -> bool:
-    """New games in every row (:func:`deal`), their legal masks (:func:`refresh`) and the arrays'
-    addresses (:func:`address`, its result), in one call."""
-    rows = np.arange(seeds.size)
-    deal_rows(rows, seeds, st, face_up0, deck, tiger_start)
-    refresh(st, rows, table, key0)
-    return address(st, ptrs, dims)
-
-
-@njit(cache=True)
 def reset_rows(
     rows: np.ndarray,
     seeds: np.ndarray,
@@ -1542,23 +1524,6 @@ def reset_rows_at(
 ) -> None:
     """:func:`reset_rows` of the state at ``ptrs`` / ``dims`` (:func:`address`)."""
     reset_rows(rows, seeds, state_at(ptrs, dims), face_up0, deck, tiger_start, table, key0)
-
-
-@njit(cache=True)
-def step_address(
-    actions: np.ndarray,
-    st: StateArrays,
-    table: np.ndarray,
-    key0: np.ndarray,
-    crown_bonus: bool,
-    num_actions: int,
-    ptrs: np.ndarray,
-    dims: np.ndarray,
-) -> int:
-    """:func:`step` (bit 0 of the result: it stepped) and :func:`address` (bit 1: the addresses were written)."""
-    addressed = address(st, ptrs, dims)
-    stepped = step(actions, st, table, key0, crown_bonus, num_actions)
-    return (1 if stepped else 0) | (2 if addressed else 0)
 
 
 @njit(cache=True)

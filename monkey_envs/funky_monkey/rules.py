@@ -472,20 +472,13 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
 
     # ================================================================== init
     def _init(self, seeds: np.ndarray) -> FunkyMonkeyState:
-        """New games: the compiled deal (``kernels.deal``, the draws of ``Setup.deal``) and their masks."""
+        """New games: the compiled deal (``kernels.reset_rows`` of every row, the draws of ``Setup.deal``) and their masks."""
         s = self._setup.empty(seeds.shape[0])
-        st = _state_arrays(s)
-        at = self._addressed
-        ptrs, dims = at.fresh()
-        if K.init(
-            seeds, st, self._setup._face_up0, self.deck, self.tiger_start, self._mask_table, self._mask_key0, ptrs, dims
-        ):
-            at.keep(s, st, ptrs, dims)  # a new game is stepped next (the AEC face's reset)
+        self._reset_rows(s, np.arange(seeds.shape[0]), seeds)  # every row dealt (and its mask)
         return s
 
     def _reset_rows(self, s: FunkyMonkeyState, rows: np.ndarray, seeds: np.ndarray) -> None:
-        """New games dealt straight into ``rows`` (``kernels.reset_rows``, the deal of :meth:`_init`)."""
-        at = self._addressed
+        """New games dealt straight into ``rows`` (``kernels.reset_rows``: the deal of :meth:`_init` too)."""
         fu, deck, tiger, table, key0 = (
             self._setup._face_up0,
             self.deck,
@@ -493,31 +486,37 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
             self._mask_table,
             self._mask_key0,
         )
-        kept = at.of(s)
-        if kept is not None:
-            K.reset_rows_at(rows, seeds, kept[0], kept[1], fu, deck, tiger, table, key0)
+        at = self._arrays_at(s)
+        if at is not None:
+            K.reset_rows_at(rows, seeds, at[0], at[1], fu, deck, tiger, table, key0)
         else:
             K.reset_rows(rows, seeds, _state_arrays(s), fu, deck, tiger, table, key0)
+
+    def _arrays_at(self, s: FunkyMonkeyState) -> tuple[np.ndarray, np.ndarray] | None:
+        """``(ptrs, dims)`` of ``s``'s arrays for the kernels' ``*_at`` forms (kept for the next call), or
+        ``None`` when they are not C-contiguous writeable arrays of the state's layout (``kernels.address``)."""
+        at = self._addressed
+        kept = at.of(s)
+        if kept is None:
+            st = _state_arrays(s)
+            ptrs, dims = at.fresh()
+            if not K.address(st, ptrs, dims):
+                return None
+            at.keep(s, st, ptrs, dims)
+            kept = ptrs, dims
+        return kept
 
     # ================================================================== step: compiled
     #: Validation and the step of every running row are one compiled call (``kernels.step``).
     fused_step: ClassVar[bool] = True
 
     def _step_fused(self, s: FunkyMonkeyState, actions: np.ndarray) -> bool:
-        at = self._addressed
-        kept = at.of(s)
-        if kept is not None:  # the state stepped last (in place: the AEC face, a batch loop): by its addresses
+        at = self._arrays_at(s)  # kept from the last call on ``s`` (in place: the AEC face, a batch loop)
+        if at is not None:
             return K.step_at(
-                actions, kept[0], kept[1], self._mask_table, self._mask_key0, self.crown_bonus, self.num_actions
+                actions, at[0], at[1], self._mask_table, self._mask_key0, self.crown_bonus, self.num_actions
             )
-        st = _state_arrays(s)
-        ptrs, dims = at.fresh()
-        done = K.step_address(
-            actions, st, self._mask_table, self._mask_key0, self.crown_bonus, self.num_actions, ptrs, dims
-        )
-        if done & 2:
-            at.keep(s, st, ptrs, dims)
-        return bool(done & 1)
+        return K.step(actions, _state_arrays(s), self._mask_table, self._mask_key0, self.crown_bonus, self.num_actions)
 
     def _step_reference(self, s: FunkyMonkeyState, actions: np.ndarray) -> bool:
         """:meth:`_step_fused` by the numpy rules below (:meth:`_step`): the reference the kernels reproduce.
@@ -1080,13 +1079,13 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         return obs
 
     def _observe_into(self, s: FunkyMonkeyState, player: np.ndarray, out: np.ndarray) -> None:
-        kept = self._addressed.of(s)
-        if kept is not None:
+        at = self._arrays_at(s)
+        if at is not None:
             K.observe_at(
                 player,
                 out,
-                kept[0],
-                kept[1],
+                at[0],
+                at[1],
                 self._obs_offsets,
                 self._seat_scale,
                 self._dense_scale,
