@@ -200,3 +200,75 @@ def test_positions_step_like_the_reference() -> None:
             assert game._step_reference(ref, acts)
             assert_same_state(s, ref, f"seed {seed} step {t}")
         assert s.terminated[0]
+
+
+# ------------------------------------------------------------------ the kernels' kept addresses
+def test_field_layout_names_the_states_dtypes_and_dimensions() -> None:
+    """Rule: the addresses are taken only of arrays of the state's layout, which ``kernels.FIELD_LAYOUT`` spells out."""
+    from monkey_envs.funky_monkey import kernels as K
+
+    for cfg in CONFIGS:
+        layout = FunkyMonkey(**cfg).state_layout()
+        assert list(layout) == list(K.STATE_FIELDS)
+        for name, (dtype, ndim) in zip(K.STATE_FIELDS, K.FIELD_LAYOUT, strict=True):
+            row_shape, want = layout[name]
+            assert np.dtype(dtype) == want and ndim == len(row_shape) + 1, name
+
+
+def test_kept_addresses_serve_only_the_state_and_arrays_they_were_taken_from() -> None:
+    """Rule: a state steps the same whether the kernels reach it by kept addresses or by its arrays.
+
+    The game keeps the addresses of the state it made or stepped last; replacing a field (by a
+    copy, or by a non-contiguous array the addresses cannot describe) or stepping another state
+    drops them, and the step then writes into the state's current arrays, never the old ones."""
+    game = FunkyMonkey(3)
+    rng = np.random.default_rng(9)
+    ref = reference_init(game, np.arange(6))  # (the numpy deal replaces fields of its new state)
+    s = game.init(np.arange(6))
+    assert game._addressed.of(s) and not game._addressed.of(ref)
+
+    def step_both(where: str) -> None:
+        acts = np.where(s.legal_action_mask, rng.random(s.legal_action_mask.shape), -1.0).argmax(1)
+        game.step_inplace(s, acts)
+        assert game._step_reference(ref, acts)
+        assert_same_state(s, ref, where)
+
+    for i in range(5):
+        step_both(f"kept addresses, step {i}")
+    old = s.pos
+    s.pos = old.copy()  # replaced: the kept address is of the old array
+    assert not game._addressed.of(s)
+    frozen = old.copy()
+    step_both("after replacing pos")
+    np.testing.assert_array_equal(old, frozen)  # the old array was not written
+    assert game._addressed.of(s)  # that step took the new arrays' addresses
+    s.tiles = np.asfortranarray(s.tiles)  # not C-contiguous: stepped through the arrays, no addresses kept
+    step_both("non-contiguous tiles")
+    assert not game._addressed.of(s)
+    s.tiles = np.ascontiguousarray(s.tiles)
+    other = game.init(np.arange(2))  # another state made: the kept addresses are its
+    assert game._addressed.of(other) and not game._addressed.of(s)
+    for i in range(3):
+        step_both(f"after another state, step {i}")
+    played = np.flatnonzero(s.step_count > 0)
+    assert game._addressed.of(s)
+    game.reset_rows(s, played[:2], np.array([50, 51]))  # by the kept addresses
+    ref.put(played[:2], reference_init(game, [50, 51]))
+    assert_same_state(s, ref, "reset_rows")
+    clone = s.clone()  # not the kept state: reset through its arrays
+    game.reset_rows(clone, np.array([0]), np.array([52]))
+    ref.put(np.array([0]), reference_init(game, [52]))
+    assert_same_state(clone, ref, "reset_rows of a clone")
+
+
+def test_a_copied_or_pickled_game_keeps_no_addresses() -> None:
+    """Rule: kept addresses never leave the process's game object (a copy or a pickle starts without)."""
+    import copy
+    import pickle
+
+    game = FunkyMonkey(2)
+    s = game.init([3])
+    for twin in (copy.deepcopy(game), pickle.loads(pickle.dumps(game))):
+        assert twin._addressed.kept is None and not twin._addressed.of(s)
+        got = twin.step(s, s.legal_action_mask.argmax(1))
+        assert_same_state(got, game.step(s, s.legal_action_mask.argmax(1)), "copied game")

@@ -126,3 +126,21 @@ def test_sb3_vec_env_masks_and_steps():
         assert all("bluff_stats" in infos[i] for i in np.flatnonzero(dones))
         done_total += int(dones.sum())
     assert done_total >= 8
+
+
+def test_aec_reset_deals_into_its_own_state_and_never_into_a_held_one() -> None:
+    """Rule: ``reset(seed=s)`` plays ``game.init(s)``; with the compiled ``_reset_rows`` the env
+    restarts its own state in place, but never one that ``core_state`` handed out."""
+    env = funky_monkey_v0.raw_env(num_players=3)
+    game = env.game
+    env.reset(seed=3)
+    own = env.unwrapped._state
+    env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+    env.reset(seed=4)
+    assert env.unwrapped._state is own  # restarted in place
+    held = env.core_state
+    assert held.equals(game.init(4))
+    snapshot = held.clone()
+    env.reset(seed=5)  # the held state is not touched: a new one is dealt
+    assert held.equals(snapshot) and env.core_state is not held
+    assert env.core_state.equals(game.init(5))

@@ -36,7 +36,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from monkey_envs.core.faces import EpisodeStream, action_mask_box, entropy_seed, observation_box
-from monkey_envs.core.game import Game
+from monkey_envs.core.game import Game, as_seeds
 from monkey_envs.core.pictures import HumanView, Picture, check_render_mode, has_picture, render_modes
 from monkey_envs.core.state import BatchState
 from monkey_envs.games import game_class, resolve_game
@@ -44,6 +44,23 @@ from monkey_envs.games import game_class, resolve_game
 #: Every render mode this face may offer; a game without a picture (``Game.picture``) has no ``"rgb_array"``.
 RENDER_MODES = ("ansi", "human", "rgb_array")
 _ROW0 = np.array([0])
+
+
+_SHARED_TYPES = (int, float, bool, str, type(None), np.generic)
+
+
+def _own_copy(value: Any) -> Any:
+    """``copy.deepcopy(value)`` for an ``episode_info`` value, quicker: dicts are rebuilt and
+    numpy arrays copied (as ``deepcopy`` copies them), immutable scalars are shared, and anything
+    else goes to ``copy.deepcopy``."""
+    kind = type(value)
+    if kind is dict:
+        return {k: _own_copy(v) for k, v in value.items()}
+    if kind is np.ndarray and value.dtype.kind != "O":
+        return value.copy(order="K")
+    if isinstance(value, _SHARED_TYPES):
+        return value
+    return copy.deepcopy(value)
 
 
 class GameAECEnv(AECEnv):
@@ -103,11 +120,21 @@ class GameAECEnv(AECEnv):
         }
         self.action_spaces = {a: spaces.Discrete(self.game.num_actions) for a in self.possible_agents}
         self._zero_mask = np.zeros(self.game.num_actions, dtype=np.int8)
+        #: ``(1,) int64`` seat arrays for the observation hook, one per seat (read-only)
+        self._seat_rows = [np.full(1, i, dtype=np.int64) for i in range(P)]
+        for rows in self._seat_rows:
+            rows.flags.writeable = False
+        #: the game deals new games into a state's rows itself (a compiled ``_reset_rows``): a reset
+        #: then restarts the env's own state in place instead of building a new one
+        self._deals_in_place = type(self.game)._reset_rows is not Game._reset_rows
         self._state: BatchState | None = None
         #: True once :attr:`core_state` handed the current state out: the next step then makes a
         #: new state (``game.step``) instead of advancing this one in place, so it never changes.
         self._state_shared = False
         self._stream: EpisodeStream | None = None
+        #: ``(1,) int64`` seed of the last seeded reset while its stream is not built yet (it is
+        #: built when a reset without a seed needs it: a loop that seeds every reset never builds one)
+        self._stream_seed: np.ndarray | None = None
         self._obs_cache: dict[str, dict[str, np.ndarray]] = {}
 
     # ------------------------------------------------------------------ spaces
@@ -128,12 +155,24 @@ class GameAECEnv(AECEnv):
                 episode stream of the last seed (from OS entropy if never seeded).
             options: accepted for API compatibility; unused.
         """
-        if seed is not None:
-            self._stream = EpisodeStream([seed])
-        elif self._stream is None:
-            self._stream = EpisodeStream([entropy_seed()])
-        game_seed, _ = self._stream.next(_ROW0, self.game.num_players)
-        self._load(self.game.init(game_seed))
+        P = self.game.num_players
+        if seed is not None:  # the stream's first game is the seed's own: play it, build the stream later
+            game_seed = as_seeds([seed])  # (EpisodeStream([seed]) checks the seed the same way)
+            self._stream, self._stream_seed = None, game_seed
+        else:
+            if self._stream is None:
+                if self._stream_seed is None:
+                    self._stream = EpisodeStream([entropy_seed()])
+                else:  # the seeded game was the stream's first
+                    self._stream, self._stream_seed = EpisodeStream(self._stream_seed), None
+                    self._stream.next(_ROW0, P)
+            game_seed, _ = self._stream.next(_ROW0, P)
+        state = self._state
+        if state is not None and self._deals_in_place and not self._state_shared:
+            self.game._reset_rows(state, _ROW0, game_seed)  # equals init(game_seed), bit for bit
+            self._load(state)
+        else:
+            self._load(self.game.init(game_seed))
 
     def load_state(self, state: BatchState) -> None:
         """Continue from a core state of batch size 1 (e.g. ``game.position(...)``), like a reset.
@@ -184,7 +223,7 @@ class GameAECEnv(AECEnv):
         for a in self.agents:
             self.terminations[a] = term
             self.truncations[a] = trunc
-            self.infos[a] = copy.deepcopy(info)  # own arrays per agent
+            self.infos[a] = _own_copy(info)  # own arrays per agent
 
     @property
     def core_state(self) -> BatchState | None:
@@ -237,7 +276,8 @@ class GameAECEnv(AECEnv):
                 mask = state.legal_action_mask[0].astype(np.int8)
             else:
                 mask = self._zero_mask.copy()
-            obs = {"observation": self.game.observe(state, seat)[0], "action_mask": mask}
+            # the hook behind game.observe (the seat is this env's own: nothing to check)
+            obs = {"observation": self.game._observe(state, self._seat_rows[seat])[0], "action_mask": mask}
             self._obs_cache[agent] = obs
         return obs
 

@@ -27,8 +27,13 @@ Notation: ``b`` a row, ``P`` seats, ``m`` the mover, ``x`` a track space, ``a`` 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+import numba
 import numpy as np
-from numba import njit
+from numba import carray, njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic, overload
 
 from monkey_envs.core.kernel_cache import drop_stale_cache
 from monkey_envs.core.rng import next_uint64, seed_row, shuffle_prefix_row
@@ -454,16 +459,24 @@ def refresh(st: StateArrays, rows: np.ndarray, table: np.ndarray, key0: np.ndarr
 
 @njit(cache=True)
 def deal(seeds: np.ndarray, st: StateArrays, face_up0: np.ndarray, deck: np.ndarray, tiger_start: int) -> None:
-    """New games into the rows of ``st`` (``seeds (B,) int64``, >= 0), as ``Setup.deal``.
+    """New games into the rows of ``st`` (``seeds (B,) int64``, >= 0), as ``Setup.deal``: row ``b``
+    gets seed ``seeds[b]`` (:func:`deal_rows` of every row)."""
+    deal_rows(np.arange(seeds.size), seeds, st, face_up0, deck, tiger_start)
 
-    Writes every field of every row (``st`` may be uninitialised, ``Setup.empty``): the seeded
-    ones -- RNG rows, jungle tiles (and the removed ones), hands, draw and treasure piles, start
-    spaces, the round's monkey chips -- and the values every new game holds (``Setup.blank``);
-    the legal mask is left to :func:`refresh`. All of setup's chance is one draw of the row's
-    stream, split into stable sorts of its keys in the order tiles (per back), movement cards,
-    treasure cards, placing order, start bits, chips.
+
+@njit(cache=True)
+def deal_rows(
+    rows: np.ndarray, seeds: np.ndarray, st: StateArrays, face_up0: np.ndarray, deck: np.ndarray, tiger_start: int
+) -> None:
+    """New games into rows ``rows (n,) int64`` of ``st`` (``seeds (n,) int64``, >= 0), as ``Setup.deal``.
+
+    Writes every field of those rows (they may be uninitialised, ``Setup.empty``) and no other
+    row: the seeded ones -- RNG rows, jungle tiles (and the removed ones), hands, draw and
+    treasure piles, start spaces, the round's monkey chips -- and the values every new game holds
+    (``Setup.blank``); the legal mask is left to :func:`refresh`. All of setup's chance is one
+    draw of the row's stream, split into stable sorts of its keys in the order tiles (per back),
+    movement cards, treasure cards, placing order, start bits, chips.
     """
-    _blank(st, face_up0, tiger_start, deck.size)
     rng = st[RNG]
     pos, tiles, removed, hands, draw_pile = st[POS], st[TILES], st[REMOVED_TILES], st[HANDS], st[DRAW_PILE]
     treasure_pile, chip_order, current_player, active = (
@@ -481,8 +494,10 @@ def deal(seeds: np.ndarray, st: StateArrays, face_up0: np.ndarray, deck: np.ndar
     keys = np.empty(total, np.uint64)
     bits = np.empty(total, np.int64)
     order = np.empty(MAX_CARDS, np.int64)
-    for b in range(seeds.size):
-        seed_row(rng, b, seeds[b])
+    for i in range(rows.size):
+        b = rows[i]
+        _blank_row(st, b, face_up0, tiger_start, N)
+        seed_row(rng, b, seeds[i])
         for j in range(total):
             u = next_uint64(rng, b)
             bits[j] = np.int64(u & np.uint64(1))
@@ -535,53 +550,49 @@ def deal(seeds: np.ndarray, st: StateArrays, face_up0: np.ndarray, deck: np.ndar
         tiger[b] = tiger_start
 
 
-@njit(cache=True)
-def _blank(st: StateArrays, face_up0: np.ndarray, tiger_start: int, num_cards: int) -> None:
-    """The values every new game holds, into every row (``Setup.blank`` and ``position._turn_start``)."""
+@njit(cache=True, inline="always")
+def _blank_row(st: StateArrays, b: int, face_up0: np.ndarray, tiger_start: int, num_cards: int) -> None:
+    """The values every new game holds, into row ``b`` (``Setup.blank`` and ``position._turn_start``)."""
     P = st[POS].shape[1]
-    supply = D_TOTAL_COCONUTS - P * D_START_COCONUTS - BOWL_START_SUM
-    st[REWARDS][:] = 0
-    st[TERMINATED][:] = False
-    st[TRUNCATED][:] = False
-    st[MASK][:] = False
-    st[STEP_COUNT][:] = 0
-    st[WINNERS_MASK][:] = False
-    st[END_REASON][:] = S_END_NONE
-    st[ALIVE][:] = True
-    st[COCONUTS][:] = D_START_COCONUTS
-    st[GOLDEN][:] = -1
-    bowls = st[BOWLS]
-    bowls[:, 0] = BOWL_START_0
-    bowls[:, 1] = BOWL_START_1
-    st[SUPPLY][:] = supply
-    st[TIGER][:] = tiger_start
-    face_up = st[FACE_UP]
-    for b in range(face_up.shape[0]):
-        face_up[b, :] = face_up0
-    st[DRAW_SIZE][:] = num_cards - P * HAND_SIZE
-    st[DISCARD][:] = 0
-    st[OUT_OF_PLAY][:] = 0
-    st[TREASURE_SIZE][:] = NUM_TREASURES
-    st[TREASURES][:] = 0
-    st[TREASURE_USED][:] = 0
-    st[CHIP_NEXT][:] = 1
-    st[ROUND][:] = 1
-    st[PHASE][:] = PH_ACTIVE
-    st[STAGE][:] = ST_DECIDE
-    st[OFFER_CARD][:] = -1
-    st[ANNOUNCE][:] = -1
-    st[HOLDER][:] = -1
-    st[PASSES][:] = 0
-    st[SEEN][:] = False
-    st[CROWN_PLAY][:] = False
-    st[ACCEPTER][:] = -1
-    st[REVEALED][:] = -1
-    st[MOVER][:] = -1
-    st[IN_BONUS][:] = False
-    st[DEBT][:] = 0
-    st[DEBT_TO][:] = -1
-    st[PYRAMID_CARD][:] = -1
-    st[STATS][:] = 0
+    st[REWARDS][b, :] = 0
+    st[TERMINATED][b] = False
+    st[TRUNCATED][b] = False
+    st[MASK][b, :] = False
+    st[STEP_COUNT][b] = 0
+    st[WINNERS_MASK][b, :] = False
+    st[END_REASON][b] = S_END_NONE
+    st[ALIVE][b, :] = True
+    st[COCONUTS][b, :] = D_START_COCONUTS
+    st[GOLDEN][b] = -1
+    st[BOWLS][b, 0] = BOWL_START_0
+    st[BOWLS][b, 1] = BOWL_START_1
+    st[SUPPLY][b] = D_TOTAL_COCONUTS - P * D_START_COCONUTS - BOWL_START_SUM
+    st[TIGER][b] = tiger_start
+    st[FACE_UP][b, :] = face_up0
+    st[DRAW_SIZE][b] = num_cards - P * HAND_SIZE
+    st[DISCARD][b, :] = 0
+    st[OUT_OF_PLAY][b, :] = 0
+    st[TREASURE_SIZE][b] = NUM_TREASURES
+    st[TREASURES][b] = 0
+    st[TREASURE_USED][b, :] = 0
+    st[CHIP_NEXT][b] = 1
+    st[ROUND][b] = 1
+    st[PHASE][b] = PH_ACTIVE
+    st[STAGE][b] = ST_DECIDE
+    st[OFFER_CARD][b] = -1
+    st[ANNOUNCE][b] = -1
+    st[HOLDER][b] = -1
+    st[PASSES][b] = 0
+    st[SEEN][b, :] = False
+    st[CROWN_PLAY][b] = False
+    st[ACCEPTER][b] = -1
+    st[REVEALED][b] = -1
+    st[MOVER][b] = -1
+    st[IN_BONUS][b] = False
+    st[DEBT][b] = 0
+    st[DEBT_TO][b] = -1
+    st[PYRAMID_CARD][b] = -1
+    st[STATS][b] = 0
 
 
 @njit(cache=True, inline="always")
@@ -1196,3 +1207,349 @@ def observe(
         row[d0 + 35] = np.float32(round_[b]) * dense_scale[35]
         row[d0 + 36] = np.float32(1 if crown_play[b] else 0) * dense_scale[36]
         row[d0 + 37] = np.float32(1 if in_bonus[b] else 0) * dense_scale[37]
+
+
+# ====================================================================== the state by its addresses
+# Numba unboxes every array argument on every call (a few tenths of a microsecond each), so a call
+# that hands it the 48 state arrays spends about 10 us before the first rule runs: most of a batch
+# of one's step (the AEC face). The ``*_at`` kernels take the arrays' data addresses and shapes
+# instead (two small arrays, :func:`address` writes them) and rebuild the arrays inside
+# (:func:`state_at`): views of the same memory, so they read and write the state itself. The
+# caller keeps the addresses only while the state holds those very arrays (``rules._Addressed``).
+# The game calls only the ``*_at`` kernels (each rule body is compiled once), and the tuple forms
+# (:func:`step`, :func:`observe`, :func:`reset_rows`) for arrays the addresses cannot describe.
+
+#: dtype and number of dimensions of each array of :data:`STATE_FIELDS` (the state's layout; the
+#: addresses are taken only of a tuple of C-contiguous writeable arrays of exactly these).
+FIELD_LAYOUT = (
+    (np.int8, 1),  # current_player
+    (np.float32, 2),  # rewards
+    (np.bool_, 1),  # terminated
+    (np.bool_, 1),  # truncated
+    (np.bool_, 2),  # legal_action_mask
+    (np.int32, 1),  # step_count
+    (np.uint64, 2),  # rng
+    (np.bool_, 2),  # winners_mask
+    (np.int8, 1),  # end_reason
+    (np.int8, 2),  # pos
+    (np.bool_, 2),  # alive
+    (np.int8, 2),  # coconuts
+    (np.int8, 1),  # golden
+    (np.int8, 2),  # bowls
+    (np.int8, 1),  # supply
+    (np.int8, 1),  # tiger
+    (np.int8, 2),  # tiles
+    (np.bool_, 2),  # face_up
+    (np.int8, 2),  # removed_tiles
+    (np.int8, 3),  # hands
+    (np.int8, 2),  # draw_pile
+    (np.int8, 1),  # draw_size
+    (np.int8, 2),  # discard
+    (np.int8, 2),  # out_of_play
+    (np.int8, 2),  # treasure_pile
+    (np.int8, 1),  # treasure_size
+    (np.int8, 3),  # treasures
+    (np.int8, 2),  # treasure_used
+    (np.int8, 2),  # chip_order
+    (np.int8, 1),  # chip_next
+    (np.int8, 1),  # round
+    (np.int8, 1),  # active
+    (np.int8, 1),  # phase
+    (np.int8, 1),  # stage
+    (np.int8, 1),  # offer_card
+    (np.int8, 1),  # announce
+    (np.int8, 1),  # holder
+    (np.int8, 1),  # passes
+    (np.bool_, 2),  # seen
+    (np.bool_, 1),  # crown_play
+    (np.int8, 1),  # accepter
+    (np.int8, 1),  # revealed
+    (np.int8, 1),  # mover
+    (np.bool_, 1),  # in_bonus
+    (np.int8, 1),  # debt
+    (np.int8, 1),  # debt_to
+    (np.int8, 1),  # pyramid_card
+    (np.int16, 3),  # stats
+)
+#: Most dimensions of a state array (the columns of the ``dims`` table).
+MAX_DIMS = 3
+
+
+@intrinsic
+def _void_ptr(typingctx: object, addr: types.Type) -> tuple | None:
+    """The integer ``addr`` as a ``void *`` (what :func:`numba.carray` takes)."""
+    if not isinstance(addr, types.Integer):
+        return None
+
+    def codegen(context: object, builder: object, signature: object, args: list) -> object:
+        return builder.inttoptr(args[0], cgutils.voidptr_t)
+
+    return types.voidptr(addr), codegen
+
+
+def _is_state(st: StateArrays) -> bool:  # pragma: no cover - only its compiled overload runs
+    """True when ``st`` is a tuple of C-contiguous, aligned, writeable arrays of :data:`FIELD_LAYOUT`."""
+    raise NotImplementedError("compiled only")
+
+
+@overload(_is_state)
+def _is_state_typed(st) -> Callable:  # no annotation: numba matches it to the implementations
+    # decided from the tuple's type when a kernel compiles: no work at run time
+    good = (
+        isinstance(st, types.BaseTuple)
+        and len(st) == len(FIELD_LAYOUT)
+        and all(
+            isinstance(t, types.Array)
+            and t.layout == "C"
+            and t.mutable
+            and t.aligned
+            and t.ndim == nd
+            and t.dtype == numba.from_dtype(np.dtype(dt))
+            for t, (dt, nd) in zip(st.types, FIELD_LAYOUT, strict=True)
+        )
+    )
+    if good:
+        return lambda st: True
+    return lambda st: False
+
+
+@njit(cache=True, inline="always")
+def _address_one(a: np.ndarray, i: int, ptrs: np.ndarray, dims: np.ndarray) -> None:
+    ptrs[i] = a.ctypes.data
+    shape = a.shape
+    for j in range(len(shape)):
+        dims[i, j] = shape[j]
+
+
+@njit(cache=True)
+def address(st: StateArrays, ptrs: np.ndarray, dims: np.ndarray) -> bool:
+    """The data address and shape of each array of ``st`` into ``ptrs (48,) uint64`` and ``dims (48, 3) int64``.
+
+    False (nothing written) unless ``st`` is a tuple of C-contiguous, aligned, writeable arrays of
+    the dtypes and dimensions of :data:`FIELD_LAYOUT` (the state's); the addresses are valid only
+    while those arrays live and keep their memory.
+    """
+    if not _is_state(st):
+        return False
+    _address_one(st[CURRENT_PLAYER], CURRENT_PLAYER, ptrs, dims)
+    _address_one(st[REWARDS], REWARDS, ptrs, dims)
+    _address_one(st[TERMINATED], TERMINATED, ptrs, dims)
+    _address_one(st[TRUNCATED], TRUNCATED, ptrs, dims)
+    _address_one(st[MASK], MASK, ptrs, dims)
+    _address_one(st[STEP_COUNT], STEP_COUNT, ptrs, dims)
+    _address_one(st[RNG], RNG, ptrs, dims)
+    _address_one(st[WINNERS_MASK], WINNERS_MASK, ptrs, dims)
+    _address_one(st[END_REASON], END_REASON, ptrs, dims)
+    _address_one(st[POS], POS, ptrs, dims)
+    _address_one(st[ALIVE], ALIVE, ptrs, dims)
+    _address_one(st[COCONUTS], COCONUTS, ptrs, dims)
+    _address_one(st[GOLDEN], GOLDEN, ptrs, dims)
+    _address_one(st[BOWLS], BOWLS, ptrs, dims)
+    _address_one(st[SUPPLY], SUPPLY, ptrs, dims)
+    _address_one(st[TIGER], TIGER, ptrs, dims)
+    _address_one(st[TILES], TILES, ptrs, dims)
+    _address_one(st[FACE_UP], FACE_UP, ptrs, dims)
+    _address_one(st[REMOVED_TILES], REMOVED_TILES, ptrs, dims)
+    _address_one(st[HANDS], HANDS, ptrs, dims)
+    _address_one(st[DRAW_PILE], DRAW_PILE, ptrs, dims)
+    _address_one(st[DRAW_SIZE], DRAW_SIZE, ptrs, dims)
+    _address_one(st[DISCARD], DISCARD, ptrs, dims)
+    _address_one(st[OUT_OF_PLAY], OUT_OF_PLAY, ptrs, dims)
+    _address_one(st[TREASURE_PILE], TREASURE_PILE, ptrs, dims)
+    _address_one(st[TREASURE_SIZE], TREASURE_SIZE, ptrs, dims)
+    _address_one(st[TREASURES], TREASURES, ptrs, dims)
+    _address_one(st[TREASURE_USED], TREASURE_USED, ptrs, dims)
+    _address_one(st[CHIP_ORDER], CHIP_ORDER, ptrs, dims)
+    _address_one(st[CHIP_NEXT], CHIP_NEXT, ptrs, dims)
+    _address_one(st[ROUND], ROUND, ptrs, dims)
+    _address_one(st[ACTIVE], ACTIVE, ptrs, dims)
+    _address_one(st[PHASE], PHASE, ptrs, dims)
+    _address_one(st[STAGE], STAGE, ptrs, dims)
+    _address_one(st[OFFER_CARD], OFFER_CARD, ptrs, dims)
+    _address_one(st[ANNOUNCE], ANNOUNCE, ptrs, dims)
+    _address_one(st[HOLDER], HOLDER, ptrs, dims)
+    _address_one(st[PASSES], PASSES, ptrs, dims)
+    _address_one(st[SEEN], SEEN, ptrs, dims)
+    _address_one(st[CROWN_PLAY], CROWN_PLAY, ptrs, dims)
+    _address_one(st[ACCEPTER], ACCEPTER, ptrs, dims)
+    _address_one(st[REVEALED], REVEALED, ptrs, dims)
+    _address_one(st[MOVER], MOVER, ptrs, dims)
+    _address_one(st[IN_BONUS], IN_BONUS, ptrs, dims)
+    _address_one(st[DEBT], DEBT, ptrs, dims)
+    _address_one(st[DEBT_TO], DEBT_TO, ptrs, dims)
+    _address_one(st[PYRAMID_CARD], PYRAMID_CARD, ptrs, dims)
+    _address_one(st[STATS], STATS, ptrs, dims)
+    return True
+
+
+@njit(cache=True, inline="always")
+def _at1(p: np.ndarray, d: np.ndarray, i: int, dtype: type) -> np.ndarray:
+    return carray(_void_ptr(p[i]), (d[i, 0],), dtype)
+
+
+@njit(cache=True, inline="always")
+def _at2(p: np.ndarray, d: np.ndarray, i: int, dtype: type) -> np.ndarray:
+    return carray(_void_ptr(p[i]), (d[i, 0], d[i, 1]), dtype)
+
+
+@njit(cache=True, inline="always")
+def _at3(p: np.ndarray, d: np.ndarray, i: int, dtype: type) -> np.ndarray:
+    return carray(_void_ptr(p[i]), (d[i, 0], d[i, 1], d[i, 2]), dtype)
+
+
+@njit(cache=True, inline="always")
+def state_at(p: np.ndarray, d: np.ndarray) -> StateArrays:
+    """The state arrays at the addresses ``p`` with the shapes ``d`` of :func:`address` (views of that memory)."""
+    i8, b1 = np.int8, np.bool_
+    return (
+        _at1(p, d, CURRENT_PLAYER, i8),
+        _at2(p, d, REWARDS, np.float32),
+        _at1(p, d, TERMINATED, b1),
+        _at1(p, d, TRUNCATED, b1),
+        _at2(p, d, MASK, b1),
+        _at1(p, d, STEP_COUNT, np.int32),
+        _at2(p, d, RNG, np.uint64),
+        _at2(p, d, WINNERS_MASK, b1),
+        _at1(p, d, END_REASON, i8),
+        _at2(p, d, POS, i8),
+        _at2(p, d, ALIVE, b1),
+        _at2(p, d, COCONUTS, i8),
+        _at1(p, d, GOLDEN, i8),
+        _at2(p, d, BOWLS, i8),
+        _at1(p, d, SUPPLY, i8),
+        _at1(p, d, TIGER, i8),
+        _at2(p, d, TILES, i8),
+        _at2(p, d, FACE_UP, b1),
+        _at2(p, d, REMOVED_TILES, i8),
+        _at3(p, d, HANDS, i8),
+        _at2(p, d, DRAW_PILE, i8),
+        _at1(p, d, DRAW_SIZE, i8),
+        _at2(p, d, DISCARD, i8),
+        _at2(p, d, OUT_OF_PLAY, i8),
+        _at2(p, d, TREASURE_PILE, i8),
+        _at1(p, d, TREASURE_SIZE, i8),
+        _at3(p, d, TREASURES, i8),
+        _at2(p, d, TREASURE_USED, i8),
+        _at2(p, d, CHIP_ORDER, i8),
+        _at1(p, d, CHIP_NEXT, i8),
+        _at1(p, d, ROUND, i8),
+        _at1(p, d, ACTIVE, i8),
+        _at1(p, d, PHASE, i8),
+        _at1(p, d, STAGE, i8),
+        _at1(p, d, OFFER_CARD, i8),
+        _at1(p, d, ANNOUNCE, i8),
+        _at1(p, d, HOLDER, i8),
+        _at1(p, d, PASSES, i8),
+        _at2(p, d, SEEN, b1),
+        _at1(p, d, CROWN_PLAY, b1),
+        _at1(p, d, ACCEPTER, i8),
+        _at1(p, d, REVEALED, i8),
+        _at1(p, d, MOVER, i8),
+        _at1(p, d, IN_BONUS, b1),
+        _at1(p, d, DEBT, i8),
+        _at1(p, d, DEBT_TO, i8),
+        _at1(p, d, PYRAMID_CARD, i8),
+        _at3(p, d, STATS, np.int16),
+    )
+
+
+@njit(cache=True, inline="always")
+def _observed(st: StateArrays) -> tuple:
+    """The arrays :func:`observe` reads (the order of :data:`OBSERVED_FIELDS`) out of the full ``st``."""
+    return (
+        st[CURRENT_PLAYER],
+        st[PHASE],
+        st[ACTIVE],
+        st[HOLDER],
+        st[ACCEPTER],
+        st[ANNOUNCE],
+        st[OFFER_CARD],
+        st[REVEALED],
+        st[SEEN],
+        st[PYRAMID_CARD],
+        st[GOLDEN],
+        st[BOWLS],
+        st[TIGER],
+        st[POS],
+        st[ALIVE],
+        st[TILES],
+        st[FACE_UP],
+        st[CHIP_ORDER],
+        st[CHIP_NEXT],
+        st[HANDS],
+        st[TREASURES],
+        st[COCONUTS],
+        st[STATS],
+        st[PASSES],
+        st[DEBT],
+        st[TREASURE_USED],
+        st[TREASURE_SIZE],
+        st[SUPPLY],
+        st[DISCARD],
+        st[DRAW_SIZE],
+        st[ROUND],
+        st[CROWN_PLAY],
+        st[IN_BONUS],
+    )
+
+
+@njit(cache=True)
+def reset_rows(
+    rows: np.ndarray,
+    seeds: np.ndarray,
+    st: StateArrays,
+    face_up0: np.ndarray,
+    deck: np.ndarray,
+    tiger_start: int,
+    table: np.ndarray,
+    key0: np.ndarray,
+) -> None:
+    """New games in rows ``rows (n,) int64`` (seeds ``seeds (n,) int64``) and their legal masks: those
+    rows end as the rows of :func:`init` of ``seeds``, bit for bit; no other row changes."""
+    deal_rows(rows, seeds, st, face_up0, deck, tiger_start)
+    refresh(st, rows, table, key0)
+
+
+@njit(cache=True)
+def reset_rows_at(
+    rows: np.ndarray,
+    seeds: np.ndarray,
+    ptrs: np.ndarray,
+    dims: np.ndarray,
+    face_up0: np.ndarray,
+    deck: np.ndarray,
+    tiger_start: int,
+    table: np.ndarray,
+    key0: np.ndarray,
+) -> None:
+    """:func:`reset_rows` of the state at ``ptrs`` / ``dims`` (:func:`address`)."""
+    reset_rows(rows, seeds, state_at(ptrs, dims), face_up0, deck, tiger_start, table, key0)
+
+
+@njit(cache=True)
+def step_at(
+    actions: np.ndarray,
+    ptrs: np.ndarray,
+    dims: np.ndarray,
+    table: np.ndarray,
+    key0: np.ndarray,
+    crown_bonus: bool,
+    num_actions: int,
+) -> bool:
+    """:func:`step` of the state at ``ptrs`` / ``dims`` (:func:`address`)."""
+    return step(actions, state_at(ptrs, dims), table, key0, crown_bonus, num_actions)
+
+
+@njit(cache=True)
+def observe_at(
+    player: np.ndarray,
+    obs: np.ndarray,
+    ptrs: np.ndarray,
+    dims: np.ndarray,
+    offsets: np.ndarray,
+    seat_scale: np.ndarray,
+    dense_scale: np.ndarray,
+    card_counts: np.ndarray,
+) -> None:
+    """:func:`observe` of the state at ``ptrs`` / ``dims`` (:func:`address`)."""
+    observe(player, obs, _observed(state_at(ptrs, dims)), offsets, seat_scale, dense_scale, card_counts)

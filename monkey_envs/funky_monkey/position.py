@@ -244,7 +244,11 @@ class Setup:
         layout = self.__dict__.get("_layout")
         if layout is None:
             layout = self._layout = [(k, v.shape[1:], v.dtype) for k, v in self.blank(1).arrays().items()]
-        return FunkyMonkeyState(**{k: np.empty((batch_size, *shape), dtype) for k, shape, dtype in layout})
+        s = object.__new__(FunkyMonkeyState)  # every field is set here: skip __init__ (a new game per AEC reset)
+        d = s.__dict__
+        for k, shape, dtype in layout:
+            d[k] = np.empty((batch_size, *shape), dtype)
+        return s
 
     def blank(self, batch_size: int) -> FunkyMonkeyState:
         """A new game's arrays for ``batch_size`` rows, without its chance: what :meth:`deal` and the

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import operator
+import weakref
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
@@ -73,6 +74,7 @@ from monkey_envs.funky_monkey.state import (
     END_QUITTING_TIME,
     END_REASONS,
     END_TIGER,
+    FIELD_REPLACEMENTS,
     NUM_PHASES,
     NUM_STATS,
     PH_ACTIVE,
@@ -204,6 +206,51 @@ class _StepWork:
     ending: list[tuple[np.ndarray, np.ndarray, int]]
 
 
+#: What :class:`_Addressed` keeps: the state (weakly), the replacement count, its arrays, ``(ptrs, dims)``.
+_Kept = tuple["weakref.ref[FunkyMonkeyState]", int, tuple[np.ndarray, ...], tuple[np.ndarray, np.ndarray]]
+
+
+class _Addressed:
+    """The data addresses of the arrays of the state the game last addressed (``kernels.address``).
+
+    The compiled kernels' ``*_at`` forms take these two small arrays instead of the 48 state
+    arrays, which numba would unbox one by one on every call (about 10 us a call: most of a batch of
+    one's step). They are valid while that very state object lives, holds the same arrays
+    (:data:`~monkey_envs.funky_monkey.state.FIELD_REPLACEMENTS` unchanged) and those arrays keep
+    their memory: the record holds them, so that none is freed or resized meanwhile. The state
+    itself is held weakly and carries nothing extra. A copied or pickled game starts empty.
+
+    Attributes:
+        kept: ``(weakref to the state, FIELD_REPLACEMENTS then, its arrays, (ptrs, dims))`` or
+            ``None``; one tuple, replaced whole, so that a reader sees one consistent record.
+    """
+
+    __slots__ = ("kept",)
+
+    def __init__(self) -> None:
+        self.kept: _Kept | None = None
+
+    def __reduce__(self) -> tuple[type, tuple[()]]:
+        return (_Addressed, ())
+
+    def of(self, s: FunkyMonkeyState) -> tuple[np.ndarray, np.ndarray] | None:
+        """``(ptrs (48,) uint64, dims (48, 3) int64)`` of ``s``'s arrays if they are the kept ones, else ``None``."""
+        kept = self.kept
+        if kept is not None and kept[0]() is s and kept[1] == FIELD_REPLACEMENTS[0]:
+            return kept[3]
+        return None
+
+    def keep(self, s: FunkyMonkeyState, arrays: tuple[np.ndarray, ...], ptrs: np.ndarray, dims: np.ndarray) -> None:
+        """Remember ``ptrs`` / ``dims``, just written by ``kernels.address`` from ``arrays`` (``s``'s)."""
+        self.kept = (weakref.ref(s), FIELD_REPLACEMENTS[0], arrays, (ptrs, dims))
+
+    @staticmethod
+    def fresh() -> tuple[np.ndarray, np.ndarray]:
+        """Two new arrays for ``kernels.address`` to fill (the kept ones stay valid until :meth:`keep`)."""
+        n = len(K.STATE_FIELDS)
+        return np.empty(n, np.uint64), np.zeros((n, K.MAX_DIMS), np.int64)
+
+
 class FunkyMonkey(Game[FunkyMonkeyState]):
     """Funky Monkey (HUCH! 2020) for 2..7 players.
 
@@ -283,6 +330,7 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         self._seat_scale = self._observer._seat_scale
         self._dense_scale = self._observer._dense_scale
         self._card_counts64 = self.card_counts.astype(np.int64)
+        self._addressed = _Addressed()  # the addresses of the last stepped state's arrays
 
     # ================================================================== helpers
     def action_filters(self) -> dict[str, np.ndarray]:
@@ -424,18 +472,50 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
 
     # ================================================================== init
     def _init(self, seeds: np.ndarray) -> FunkyMonkeyState:
-        """New games: the compiled deal (``kernels.deal``, the draws of ``Setup.deal``) and their masks."""
+        """New games: the compiled deal (``kernels.reset_rows`` of every row, the draws of ``Setup.deal``) and their masks."""
         s = self._setup.empty(seeds.shape[0])
-        st = _state_arrays(s)
-        K.deal(seeds, st, self._setup._face_up0, self.deck, self.tiger_start)
-        K.refresh(st, np.arange(seeds.shape[0], dtype=np.int64), self._mask_table, self._mask_key0)
+        self._reset_rows(s, np.arange(seeds.shape[0]), seeds)  # every row dealt (and its mask)
         return s
+
+    def _reset_rows(self, s: FunkyMonkeyState, rows: np.ndarray, seeds: np.ndarray) -> None:
+        """New games dealt straight into ``rows`` (``kernels.reset_rows``: the deal of :meth:`_init` too)."""
+        fu, deck, tiger, table, key0 = (
+            self._setup._face_up0,
+            self.deck,
+            self.tiger_start,
+            self._mask_table,
+            self._mask_key0,
+        )
+        at = self._arrays_at(s)
+        if at is not None:
+            K.reset_rows_at(rows, seeds, at[0], at[1], fu, deck, tiger, table, key0)
+        else:
+            K.reset_rows(rows, seeds, _state_arrays(s), fu, deck, tiger, table, key0)
+
+    def _arrays_at(self, s: FunkyMonkeyState) -> tuple[np.ndarray, np.ndarray] | None:
+        """``(ptrs, dims)`` of ``s``'s arrays for the kernels' ``*_at`` forms (kept for the next call), or
+        ``None`` when they are not C-contiguous writeable arrays of the state's layout (``kernels.address``)."""
+        at = self._addressed
+        kept = at.of(s)
+        if kept is None:
+            st = _state_arrays(s)
+            ptrs, dims = at.fresh()
+            if not K.address(st, ptrs, dims):
+                return None
+            at.keep(s, st, ptrs, dims)
+            kept = ptrs, dims
+        return kept
 
     # ================================================================== step: compiled
     #: Validation and the step of every running row are one compiled call (``kernels.step``).
     fused_step: ClassVar[bool] = True
 
     def _step_fused(self, s: FunkyMonkeyState, actions: np.ndarray) -> bool:
+        at = self._arrays_at(s)  # kept from the last call on ``s`` (in place: the AEC face, a batch loop)
+        if at is not None:
+            return K.step_at(
+                actions, at[0], at[1], self._mask_table, self._mask_key0, self.crown_bonus, self.num_actions
+            )
         return K.step(actions, _state_arrays(s), self._mask_table, self._mask_key0, self.crown_bonus, self.num_actions)
 
     def _step_reference(self, s: FunkyMonkeyState, actions: np.ndarray) -> bool:
@@ -999,6 +1079,19 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         return obs
 
     def _observe_into(self, s: FunkyMonkeyState, player: np.ndarray, out: np.ndarray) -> None:
+        at = self._arrays_at(s)
+        if at is not None:
+            K.observe_at(
+                player,
+                out,
+                at[0],
+                at[1],
+                self._obs_offsets,
+                self._seat_scale,
+                self._dense_scale,
+                self._card_counts64,
+            )
+            return
         K.observe(
             player,
             out,
@@ -1018,16 +1111,18 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         ``positions`` / ``coconuts (P,) int64``, ``alive (P,) bool``, ``round`` / ``golden`` /
         ``tiger`` ints, ``bluff_stats``: ``name -> (P,) int64`` per seat.
         """
-        tot = self.total_coconuts(s.take(row))[0]
+        # total_coconuts of the row alone (no copy of the whole state)
+        tot = s.coconuts[row].astype(np.int64) + (np.int64(s.golden[row]) == self._rel)
         return {
             **super().episode_info(s, row),
             "round": int(s.round[row]),
             "positions": s.pos[row].astype(np.int64),
             "alive": s.alive[row].astype(bool),
-            "coconuts": tot.astype(np.int64),
+            "coconuts": tot,
             "golden": int(s.golden[row]),
             "tiger": int(s.tiger[row]),
-            "bluff_stats": {name: s.stats[row, :, i].astype(np.int64) for i, name in enumerate(STAT_NAMES)},
+            # one (12, P) int64 array, one row per statistic (a new array per call)
+            "bluff_stats": dict(zip(STAT_NAMES, s.stats[row].T.astype(np.int64, order="C"), strict=True)),
         }
 
     # ================================================================== positions

@@ -62,6 +62,11 @@ NUM_STATS = len(STAT_NAMES)
 #: ``bowls`` contents
 BOWL_EMPTY, BOWL_COCONUT, BOWL_GOLDEN = 0, 1, 2
 
+#: ``[n]``: how many times a field of any :class:`FunkyMonkeyState` was replaced or deleted. The
+#: game keeps the data addresses of the arrays of the state it last stepped for its compiled
+#: kernels (``rules._Addressed``) only while this count is unchanged.
+FIELD_REPLACEMENTS = [0]
+
 
 @dataclasses.dataclass
 class FunkyMonkeyState(BatchState):
@@ -114,6 +119,9 @@ class FunkyMonkeyState(BatchState):
         debt_to: ``(B,) int8`` where they go: -1 the well, 0/1 offering bowl 1/2.
         pyramid_card: ``(B,) int8`` kind revealed by the monkey pyramid awaiting a direction, else -1.
         stats: ``(B, P, 12) int16`` bluff analytics, columns :data:`STAT_NAMES`.
+
+    Replacing a field (``state.pos = new_array``) is counted (:data:`FIELD_REPLACEMENTS`), so the
+    game stops using the addresses it kept of the old array; writes into the arrays are not.
     """
 
     pos: np.ndarray
@@ -155,3 +163,14 @@ class FunkyMonkeyState(BatchState):
     debt_to: np.ndarray
     pyramid_card: np.ndarray
     stats: np.ndarray
+
+    def __setattr__(self, name: str, value: object) -> None:
+        # a replacement by another object; not the constructor's first assignments, nor the same
+        # array assigned back (``state.step_count += 1`` adds in place, then assigns the array)
+        if self.__dict__.get(name, value) is not value:
+            FIELD_REPLACEMENTS[0] += 1
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        FIELD_REPLACEMENTS[0] += 1
+        object.__delattr__(self, name)
