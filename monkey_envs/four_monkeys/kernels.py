@@ -422,54 +422,68 @@ def fill_masks(b0: int, b1: int, running_only: bool, st, cfg) -> None:
               st[24], st[25], st[12], st[31])  # fmt: skip
 
 
-@njit(cache=True, inline="always")
-def shuffle_row(rng: np.ndarray, b: int, values: np.ndarray, n: int) -> None:
-    """Fisher-Yates shuffle of ``values[:n]`` in place with row ``b``'s stream (``n - 1`` draws)."""
-    for i in range(n - 1, 0, -1):
-        j = min(int(next_uniform(rng, b) * (i + 1)), i)
-        v = values[i]
-        values[i] = values[j]
-        values[j] = v
-
-
 @njit(cache=True)
 def setup_round(b: int, cfg, rng, commits, tick, decks, deck_size, hands, pending, discard, under, tile_state,
-                tile_owner, tile_stack, stacks, stack_size, replenish_used, skin_given, skins, tile_ok, area) -> None:  # fmt: skip
-    """Set up (or replay) a round: fresh shuffled decks, shuffled tiles in levelled stacks, 5 cards each."""
+                tile_owner, tile_stack, stacks, stack_size, replenish_used, skin_given, skins, tile_ok, area,
+                order) -> None:  # fmt: skip
+    """Set up (or replay) a round: fresh shuffled decks, shuffled tiles in levelled stacks, 5 cards each.
+
+    Each shuffle is a Fisher-Yates pass on row ``b``'s stream (``n - 1`` draws for ``n``
+    entries): each deck from the sorted deck, then each area's tile ids in order ``order``
+    (``(NT,) int8`` scratch), dealt round-robin onto the area's stacks. Every array is written
+    by index (no view or temporary array per row).
+    """
     P, NT, S = cfg[C_P], cfg[C_NT], cfg[C_S]
     for p in range(P):
-        decks[b, p, :] = SORTED_DECK
-        shuffle_row(rng, b, decks[b, p], DECK)
+        for i in range(DECK):
+            decks[b, p, i] = SORTED_DECK[i]
+        for i in range(DECK - 1, 0, -1):
+            j = min(int(next_uniform(rng, b) * (i + 1)), i)
+            v = decks[b, p, i]
+            decks[b, p, i] = decks[b, p, j]
+            decks[b, p, j] = v
         deck_size[b, p] = DECK
-    hands[b] = 0
-    pending[b] = 0
-    discard[b] = 0
-    under[b] = 0
-    tile_ok[b] = False
-    stacks[b] = -1
-    stack_size[b] = 0
+    for p in range(P):
+        for k in range(NK):
+            hands[b, p, k] = 0
+            pending[b, p, k] = 0
+            discard[b, p, k] = 0
+        replenish_used[b, p] = False
+        skin_given[b, p] = False
+        skins[b, p] = 0
+        commits[b, p] = -1
+    for t in range(NT):
+        for k in range(NK):
+            under[b, t, k] = 0
+        tile_ok[b, t] = False
+    for k in range(S):
+        for d in range(stacks.shape[2]):
+            stacks[b, k, d] = -1
+        stack_size[b, k] = 0
     n0 = cfg[C_SETS0] * NC
     for a in range(2):
         lo, hi = (0, n0) if a == 0 else (n0, NT)
         s_lo, s_hi = (0, cfg[C_S0]) if a == 0 else (cfg[C_S0], S)
         if hi <= lo:
             continue
-        order = np.arange(lo, hi).astype(np.int8)
-        shuffle_row(rng, b, order, hi - lo)
+        n = hi - lo
+        for i in range(n):
+            order[i] = lo + i
+        for i in range(n - 1, 0, -1):
+            j = min(int(next_uniform(rng, b) * (i + 1)), i)
+            v = order[i]
+            order[i] = order[j]
+            order[j] = v
         ns = s_hi - s_lo
-        for i in range(hi - lo):
+        for i in range(n):
             t = order[i]
-            s = s_lo + i % ns
-            stacks[b, s, i // ns] = t
-            stack_size[b, s] += 1
-            tile_stack[b, t] = s
+            k = s_lo + i % ns
+            stacks[b, k, i // ns] = t
+            stack_size[b, k] += 1
+            tile_stack[b, t] = k
             tile_state[b, t] = TILE_STACK
             tile_owner[b, t] = -1
-    replenish_used[b] = False
-    skin_given[b] = False
-    skins[b] = 0
     tick[b] = 0
-    commits[b] = -1
     for p in range(P):
         draw_cards(b, p, HAND, decks, deck_size, hands, area)
 
@@ -617,10 +631,10 @@ def score_tiles(P: int, tile_owner, tile_state, under, replenish_used, skins, to
 
 
 @njit(cache=True, inline="always")
-def start_round(b: int, st, cfg) -> None:
-    """:func:`setup_round` of row ``b`` on the state tuple ``st``."""
+def start_round(b: int, st, cfg, order) -> None:
+    """:func:`setup_round` of row ``b`` on the state tuple ``st`` (``order``: its scratch)."""
     setup_round(b, cfg, st[6], st[9], st[10], st[13], st[14], st[15], st[16], st[17], st[18], st[19], st[20], st[21],
-                st[22], st[23], st[24], st[25], st[26], st[30], st[31])  # fmt: skip
+                st[22], st[23], st[24], st[25], st[26], st[30], st[31], order)  # fmt: skip
 
 
 # ====================================================================== batch kernels
@@ -628,9 +642,10 @@ def start_round(b: int, st, cfg) -> None:
 def init(seeds: np.ndarray, st, cfg) -> None:
     """Seed every row's RNG, set up round 1 and compute seat 0's mask."""
     rng = st[6]
+    order = np.empty(cfg[C_NT], np.int8)
     for b in range(seeds.size):
         seed_row(rng, b, seeds[b])
-        start_round(b, st, cfg)
+        start_round(b, st, cfg, order)
         st[0][b] = 0
     fill_masks(0, seeds.size, False, st, cfg)
 
@@ -700,6 +715,7 @@ def step(actions: np.ndarray, st, cfg) -> bool:
     checked = np.zeros(NT, np.int8)
     smartest = np.zeros(P, np.bool_)
     winners = np.zeros(P, np.bool_)
+    tile_order = np.empty(NT, np.int8)
     for b0 in range(0, B, MASK_BLOCK):  # a block of rows stepped, then their masks in one call
         b1 = min(B, b0 + MASK_BLOCK)
         for b in range(b0, b1):
@@ -847,7 +863,7 @@ def step(actions: np.ndarray, st, cfg) -> bool:
                         mask[b, :] = False
                         current_player[b] = -1
                         continue
-                    start_round(b, st, cfg)
+                    start_round(b, st, cfg, tile_order)
             current_player[b] = nxt
         mask_rows(b0, b1, True, current_player, terminated, truncated, mask, cfg, hands, pending, tile_state,
                   tile_owner, stacks, stack_size, replenish_used, skin_given, replays, area)  # fmt: skip
