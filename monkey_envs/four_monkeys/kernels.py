@@ -26,7 +26,7 @@ import numpy as np
 from numba import literal_unroll, literally, njit
 
 from monkey_envs.core.kernel_cache import drop_stale_cache
-from monkey_envs.core.rng import next_uniform, seed_row, shuffle_order
+from monkey_envs.core.rng import next_uniform, seed_row
 from monkey_envs.four_monkeys import data as D
 from monkey_envs.four_monkeys.state import (
     END_ROUNDS,
@@ -728,7 +728,17 @@ def step(actions: np.ndarray, st, cfg) -> bool:
             if nxt == P:
                 nxt = 0
                 # ---- resolve the tick in a random priority order ------------------------------
-                shuffle_order(rng, b, P, P, keys, order)
+                # the order of a stable sort of P uniform keys (rng.shuffle_order's permutation and
+                # draws), by insertion as the keys are drawn
+                for i in range(P):
+                    kv = next_uniform(rng, b)
+                    j = i - 1
+                    while j >= 0 and keys[j] > kv:
+                        keys[j + 1] = keys[j]
+                        order[j + 1] = order[j]
+                        j -= 1
+                    keys[j + 1] = kv
+                    order[j + 1] = i
                 caller = -1
                 for i in range(P):
                     q = order[i]
