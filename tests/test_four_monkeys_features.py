@@ -1,6 +1,6 @@
 """4 Monkeys ``ppo.features: plan`` (agents/heuristics/four_monkeys_features.py).
 
-Rules checked: the legal mask rebuilt from an observation is the engine's (``kernels.mask_row``)
+Rules checked: the legal mask rebuilt from an observation is the engine's (``kernels.mask_rows``)
 for every action but reveals, where it is a superset; the features carry the action ``smart``
 takes in that position (from the seat's observation only) and are the same for a row whatever
 else is in the batch; the registry serves them for 4 Monkeys with one playing area only.

@@ -26,7 +26,7 @@ import numpy as np
 from numba import literal_unroll, literally, njit
 
 from monkey_envs.core.kernel_cache import drop_stale_cache
-from monkey_envs.core.rng import next_uniform, seed_row, shuffle_order
+from monkey_envs.core.rng import next_uniform, seed_row
 from monkey_envs.four_monkeys import data as D
 from monkey_envs.four_monkeys.state import (
     END_ROUNDS,
@@ -209,14 +209,57 @@ def covers(c: int, cnt: np.ndarray, skip: int = -1) -> bool:
     return distinct >= NEED_GOLD_DISTINCT[c]
 
 
+@njit(cache=True, inline="always")
+def _meets(c: int, f0: int, f1: int, f2: int, f3: int, gold: int, gbits: int) -> bool:
+    """Do figure counts ``f0..f3``, ``gold`` golden buttons of the figures in ``gbits`` meet combo ``c``?"""
+    if f0 < NEED_FIG[c, 0] or f1 < NEED_FIG[c, 1] or f2 < NEED_FIG[c, 2] or f3 < NEED_FIG[c, 3]:
+        return False
+    if gold < NEED_GOLD[c]:
+        return False
+    distinct = (gbits & 1) + ((gbits >> 1) & 1) + ((gbits >> 2) & 1) + ((gbits >> 3) & 1)
+    return distinct >= NEED_GOLD_DISTINCT[c]
+
+
 @njit(cache=True)
 def correct(c: int, cnt: np.ndarray) -> bool:
-    """Is ``cnt (10,)`` a correct submission for combo ``c``: it covers it and no card is superfluous?"""
-    if not covers(c, cnt, -1):
+    """Is ``cnt (10,)`` a correct submission for combo ``c``: it covers it and no card is superfluous?
+
+    :func:`covers` of the whole set, then of the set less one card of each kind held: the
+    figures and golden buttons are counted once and each card's share taken off (each golden
+    figure is on one kind only, so leaving out the last card of a double loses its figure).
+    """
+    f0 = 0
+    f1 = 0
+    f2 = 0
+    f3 = 0
+    gold = 0
+    gbits = 0
+    for k in range(NK):
+        n = np.int64(cnt[k])
+        if n > 0:
+            f0 += n * KIND_FIGURES[k, 0]
+            f1 += n * KIND_FIGURES[k, 1]
+            f2 += n * KIND_FIGURES[k, 2]
+            f3 += n * KIND_FIGURES[k, 3]
+            g = KIND_GOLDEN[k]
+            if g >= 0:
+                gold += n
+                gbits |= 1 << g
+    if not _meets(c, f0, f1, f2, f3, gold, gbits):
         return False
     for k in range(NK):
-        if cnt[k] > 0 and covers(c, cnt, k):
-            return False
+        n = np.int64(cnt[k])
+        if n > 0:
+            g = KIND_GOLDEN[k]
+            gd = gold
+            gb = gbits
+            if g >= 0:
+                gd -= 1
+                if n == 1:
+                    gb &= ~(1 << g)
+            if _meets(c, f0 - KIND_FIGURES[k, 0], f1 - KIND_FIGURES[k, 1], f2 - KIND_FIGURES[k, 2],
+                      f3 - KIND_FIGURES[k, 3], gd, gb):  # fmt: skip
+                return False
     return True
 
 
@@ -291,109 +334,156 @@ def owns_all_available(b: int, q: int, tile_state, tile_owner, tile_stack, stack
     return True
 
 
+#: ``(NT,) int64`` the bit of each tile's combo (``1 << (t % 10)``) for every tile id up to 8 players.
+COMBO_BIT = np.array([1 << (t % NC) for t in range(D.num_sets(D.MAX_PLAYERS) * NC)], dtype=np.int64)
+
+
 @njit(cache=True)
-def mask_row(b: int, q: int, mask, cfg, hands, pending, tile_state, tile_owner, tile_stack, stacks, stack_size,
-             replenish_used, skin_given, replays, area) -> None:  # fmt: skip
-    """Write seat ``q``'s legal actions into ``mask[b]`` (from the state at the start of the tick)."""
+def mask_rows(b0: int, b1: int, running_only: bool, current_player, terminated, truncated, mask, cfg, hands, pending,
+              tile_state, tile_owner, stacks, stack_size, replenish_used, skin_given, replays, area) -> None:  # fmt: skip
+    """Write the legal actions of each row ``b0 <= b < b1`` for its ``current_player`` into ``mask[b]``.
+
+    From the state at the start of the tick: put a card kind held; grab an available tile of the
+    seat's area (the top of a stack, or revealed) with a non-empty pending set (with Banana skins
+    also handing the skin to a seat of the same area, while the seat still has it); burn an own
+    green tile; Hand replenish while unused; reveal a stack top (of a stack of >= 2 tiles) once
+    the seat owns every available combo of its area; Stop while replays are left or with 10
+    combos; wait. A row without a mover (``current_player < 0``) gets an empty mask; with
+    ``running_only``, finished rows (``terminated | truncated``) are skipped instead.
+
+    One loop over the rows (no call per row: each call would pay a reference count per array).
+    """
     P, NT, S, G = cfg[C_P], cfg[C_NT], cfg[C_S], cfg[C_G]
     a_grab, a_burn, a_reveal = cfg[C_A_GRAB], cfg[C_A_BURN], cfg[C_A_REVEAL]
-    mask[b, :] = False
-    npend = 0
-    for k in range(NK):
-        if hands[b, q, k] > 0:
-            mask[b, k] = True
-        npend += pending[b, q, k]
-    my_area = area[b, q]
+    a_swap, a_draw3, a_stop, a_wait = cfg[C_A_SWAP], cfg[C_A_DRAW3], cfg[C_A_STOP], cfg[C_A_WAIT]
+    A = mask.shape[1]
     n0 = cfg[C_SETS0] * NC
-    lo, hi = (0, n0) if my_area == 0 else (n0, NT)
-    s_lo, s_hi = (0, cfg[C_S0]) if my_area == 0 else (cfg[C_S0], S)
-    bits = 0  # combos owned (a seat owns tiles of its own area only)
-    for t in range(lo, hi):
-        if tile_owner[b, t] == q:
-            bits |= 1 << (t % NC)
-            if tile_state[b, t] == TILE_GREEN:
-                mask[b, a_burn + t] = True
-    all_owned = True
-    skin = cfg[C_SKINS] != 0 and not skin_given[b, q]
-    # available tiles: the tops of the area's stacks, then the revealed (loose) ones
-    for i in range(s_hi - s_lo + hi - lo):
-        if i < s_hi - s_lo:
-            n = stack_size[b, s_lo + i]
-            if n == 0:
-                continue
-            t = stacks[b, s_lo + i, n - 1]
-        else:
-            t = lo + i - (s_hi - s_lo)
-            if tile_state[b, t] != TILE_LOOSE:
-                continue
-        if (bits >> (t % NC)) & 1 == 0:
-            all_owned = False
-        if npend > 0:
-            mask[b, a_grab + t * G] = True
-            if skin:
-                for j in range(1, P):
-                    if area[b, (q + j) % P] == my_area:
-                        mask[b, a_grab + t * G + j] = True
-    if all_owned:
-        for k in range(s_lo, s_hi):
-            if stack_size[b, k] >= 2:
-                mask[b, a_reveal + stacks[b, k, stack_size[b, k] - 1]] = True
-    if not replenish_used[b, q]:
-        mask[b, cfg[C_A_SWAP]] = True
-        mask[b, cfg[C_A_DRAW3]] = True
-    if replays[b] < cfg[C_MAX_REPLAYS] or popcount10(bits) >= D.STOP_COMBOS:
-        mask[b, cfg[C_A_STOP]] = True
-    mask[b, cfg[C_A_WAIT]] = True
+    skins_on = cfg[C_SKINS] != 0
+    max_replays = cfg[C_MAX_REPLAYS]
+    for b in range(b0, b1):
+        if running_only and (terminated[b] or truncated[b]):
+            continue
+        q = np.int64(current_player[b])
+        for a in range(A):
+            mask[b, a] = False
+        if q < 0:
+            continue
+        npend = 0
+        for k in range(NK):
+            mask[b, k] = hands[b, q, k] > 0
+            npend += pending[b, q, k]
+        grab = npend > 0
+        my_area = area[b, q]
+        lo, hi = (0, n0) if my_area == 0 else (n0, NT)
+        s_lo, s_hi = (0, cfg[C_S0]) if my_area == 0 else (cfg[C_S0], S)
+        owned = 0  # combos owned (a seat owns tiles of its own area only)
+        avail = 0  # combos available in the area
+        for t in range(lo, hi):
+            ts = tile_state[b, t]
+            own = tile_owner[b, t] == q
+            loose = ts == TILE_LOOSE
+            owned |= COMBO_BIT[t] & -np.int64(own)
+            avail |= COMBO_BIT[t] & -np.int64(loose)
+            mask[b, a_burn + t] = own & (ts == TILE_GREEN)
+            mask[b, a_grab + t * G] = loose & grab
+        for k in range(s_lo, s_hi):  # the stack tops are available too
+            n = stack_size[b, k]
+            if n > 0:
+                t = stacks[b, k, n - 1]
+                avail |= COMBO_BIT[t]
+                mask[b, a_grab + t * G] = grab
+        if avail & ~owned == 0:  # owns every available combo: may reveal
+            for k in range(s_lo, s_hi):
+                n = stack_size[b, k]
+                if n >= 2:
+                    mask[b, a_reveal + stacks[b, k, n - 1]] = True
+        if G > 1 and grab and skins_on and not skin_given[b, q]:
+            for t in range(lo, hi):
+                if mask[b, a_grab + t * G]:
+                    for j in range(1, P):
+                        if area[b, (q + j) % P] == my_area:
+                            mask[b, a_grab + t * G + j] = True
+        if not replenish_used[b, q]:
+            mask[b, a_swap] = True
+            mask[b, a_draw3] = True
+        if replays[b] < max_replays or popcount10(owned) >= D.STOP_COMBOS:
+            mask[b, a_stop] = True
+        mask[b, a_wait] = True
+
+
+#: Rows stepped before their masks are written (:func:`step`): a block stays in the caches.
+MASK_BLOCK = 64
 
 
 @njit(cache=True, inline="always")
-def shuffle_row(rng: np.ndarray, b: int, values: np.ndarray, n: int) -> None:
-    """Fisher-Yates shuffle of ``values[:n]`` in place with row ``b``'s stream (``n - 1`` draws)."""
-    for i in range(n - 1, 0, -1):
-        j = min(int(next_uniform(rng, b) * (i + 1)), i)
-        v = values[i]
-        values[i] = values[j]
-        values[j] = v
+def fill_masks(b0: int, b1: int, running_only: bool, st, cfg) -> None:
+    """:func:`mask_rows` on the state tuple ``st``."""
+    mask_rows(b0, b1, running_only, st[0], st[2], st[3], st[4], cfg, st[15], st[16], st[19], st[20], st[22], st[23],
+              st[24], st[25], st[12], st[31])  # fmt: skip
 
 
 @njit(cache=True)
 def setup_round(b: int, cfg, rng, commits, tick, decks, deck_size, hands, pending, discard, under, tile_state,
-                tile_owner, tile_stack, stacks, stack_size, replenish_used, skin_given, skins, tile_ok, area) -> None:  # fmt: skip
-    """Set up (or replay) a round: fresh shuffled decks, shuffled tiles in levelled stacks, 5 cards each."""
+                tile_owner, tile_stack, stacks, stack_size, replenish_used, skin_given, skins, tile_ok, area,
+                order) -> None:  # fmt: skip
+    """Set up (or replay) a round: fresh shuffled decks, shuffled tiles in levelled stacks, 5 cards each.
+
+    Each shuffle is a Fisher-Yates pass on row ``b``'s stream (``n - 1`` draws for ``n``
+    entries): each deck from the sorted deck, then each area's tile ids in order ``order``
+    (``(NT,) int8`` scratch), dealt round-robin onto the area's stacks. Every array is written
+    by index (no view or temporary array per row).
+    """
     P, NT, S = cfg[C_P], cfg[C_NT], cfg[C_S]
     for p in range(P):
-        decks[b, p, :] = SORTED_DECK
-        shuffle_row(rng, b, decks[b, p], DECK)
+        for i in range(DECK):
+            decks[b, p, i] = SORTED_DECK[i]
+        for i in range(DECK - 1, 0, -1):
+            j = min(int(next_uniform(rng, b) * (i + 1)), i)
+            v = decks[b, p, i]
+            decks[b, p, i] = decks[b, p, j]
+            decks[b, p, j] = v
         deck_size[b, p] = DECK
-    hands[b] = 0
-    pending[b] = 0
-    discard[b] = 0
-    under[b] = 0
-    tile_ok[b] = False
-    stacks[b] = -1
-    stack_size[b] = 0
+    for p in range(P):
+        for k in range(NK):
+            hands[b, p, k] = 0
+            pending[b, p, k] = 0
+            discard[b, p, k] = 0
+        replenish_used[b, p] = False
+        skin_given[b, p] = False
+        skins[b, p] = 0
+        commits[b, p] = -1
+    for t in range(NT):
+        for k in range(NK):
+            under[b, t, k] = 0
+        tile_ok[b, t] = False
+    for k in range(S):
+        for d in range(stacks.shape[2]):
+            stacks[b, k, d] = -1
+        stack_size[b, k] = 0
     n0 = cfg[C_SETS0] * NC
     for a in range(2):
         lo, hi = (0, n0) if a == 0 else (n0, NT)
         s_lo, s_hi = (0, cfg[C_S0]) if a == 0 else (cfg[C_S0], S)
         if hi <= lo:
             continue
-        order = np.arange(lo, hi).astype(np.int8)
-        shuffle_row(rng, b, order, hi - lo)
+        n = hi - lo
+        for i in range(n):
+            order[i] = lo + i
+        for i in range(n - 1, 0, -1):
+            j = min(int(next_uniform(rng, b) * (i + 1)), i)
+            v = order[i]
+            order[i] = order[j]
+            order[j] = v
         ns = s_hi - s_lo
-        for i in range(hi - lo):
+        for i in range(n):
             t = order[i]
-            s = s_lo + i % ns
-            stacks[b, s, i // ns] = t
-            stack_size[b, s] += 1
-            tile_stack[b, t] = s
+            k = s_lo + i % ns
+            stacks[b, k, i // ns] = t
+            stack_size[b, k] += 1
+            tile_stack[b, t] = k
             tile_state[b, t] = TILE_STACK
             tile_owner[b, t] = -1
-    replenish_used[b] = False
-    skin_given[b] = False
-    skins[b] = 0
     tick[b] = 0
-    commits[b] = -1
     for p in range(P):
         draw_cards(b, p, HAND, decks, deck_size, hands, area)
 
@@ -541,21 +631,10 @@ def score_tiles(P: int, tile_owner, tile_state, under, replenish_used, skins, to
 
 
 @njit(cache=True, inline="always")
-def start_round(b: int, st, cfg) -> None:
-    """:func:`setup_round` of row ``b`` on the state tuple ``st``."""
+def start_round(b: int, st, cfg, order) -> None:
+    """:func:`setup_round` of row ``b`` on the state tuple ``st`` (``order``: its scratch)."""
     setup_round(b, cfg, st[6], st[9], st[10], st[13], st[14], st[15], st[16], st[17], st[18], st[19], st[20], st[21],
-                st[22], st[23], st[24], st[25], st[26], st[30], st[31])  # fmt: skip
-
-
-@njit(cache=True, inline="always")
-def ask(b: int, q: int, st, cfg) -> None:
-    """Make seat ``q`` the mover of row ``b`` and write its legal actions (:func:`mask_row` on ``st``).
-
-    For the cold paths (:func:`init`); the per-row loops of :func:`step` and :func:`refresh` call
-    :func:`mask_row` on arrays unpacked once, which measured faster than passing ``st`` per row.
-    """
-    st[0][b] = q
-    mask_row(b, q, st[4], cfg, st[15], st[16], st[19], st[20], st[21], st[22], st[23], st[24], st[25], st[12], st[31])
+                st[22], st[23], st[24], st[25], st[26], st[30], st[31], order)  # fmt: skip
 
 
 # ====================================================================== batch kernels
@@ -563,34 +642,18 @@ def ask(b: int, q: int, st, cfg) -> None:
 def init(seeds: np.ndarray, st, cfg) -> None:
     """Seed every row's RNG, set up round 1 and compute seat 0's mask."""
     rng = st[6]
+    order = np.empty(cfg[C_NT], np.int8)
     for b in range(seeds.size):
         seed_row(rng, b, seeds[b])
-        start_round(b, st, cfg)
-        ask(b, 0, st, cfg)
+        start_round(b, st, cfg, order)
+        st[0][b] = 0
+    fill_masks(0, seeds.size, False, st, cfg)
 
 
 @njit(cache=True)
 def refresh(st, cfg) -> None:
-    """Recompute the mask of every running row for its current player."""
-    current_player = st[0]
-    mask = st[4]
-    replays = st[12]
-    hands = st[15]
-    pending = st[16]
-    tile_state = st[19]
-    tile_owner = st[20]
-    tile_stack = st[21]
-    stacks = st[22]
-    stack_size = st[23]
-    replenish_used = st[24]
-    skin_given = st[25]
-    area = st[31]
-    for b in range(current_player.size):
-        if current_player[b] >= 0:
-            mask_row(b, current_player[b], mask, cfg, hands, pending, tile_state, tile_owner, tile_stack, stacks,
-                     stack_size, replenish_used, skin_given, replays, area)  # fmt: skip
-        else:
-            mask[b, :] = False
+    """Recompute the mask of every row for its current player (empty where there is none)."""
+    fill_masks(0, st[0].size, False, st, cfg)
 
 
 @njit(cache=True)
@@ -652,155 +715,168 @@ def step(actions: np.ndarray, st, cfg) -> bool:
     checked = np.zeros(NT, np.int8)
     smartest = np.zeros(P, np.bool_)
     winners = np.zeros(P, np.bool_)
-    for b in range(B):
-        if terminated[b] or truncated[b]:
-            continue
-        step_count[b] += 1
-        cp = np.int64(current_player[b])
-        commits[b, cp] = actions[b]
-        nxt = cp + 1  # the next seat commits; after the last one the tick resolves
-        if nxt == P:
-            nxt = 0
-            # ---- resolve the tick in a random priority order ------------------------------
-            shuffle_order(rng, b, P, P, keys, order)
-            caller = -1
-            for i in range(P):
-                q = order[i]
-                a = np.int64(commits[b, q])
-                if a < NK:  # put a card into the pending set
-                    if hands[b, q, a] > 0:
-                        hands[b, q, a] -= 1
-                        pending[b, q, a] += 1
-                elif a < a_burn:  # grab
-                    t = (a - a_grab) // G
-                    j = (a - a_grab) % G
-                    npend = 0
-                    for k in range(NK):
-                        npend += pending[b, q, k]
-                    if npend > 0 and is_available(b, t, tile_state, tile_stack, stacks, stack_size):
+    tile_order = np.empty(NT, np.int8)
+    for b0 in range(0, B, MASK_BLOCK):  # a block of rows stepped, then their masks in one call
+        b1 = min(B, b0 + MASK_BLOCK)
+        for b in range(b0, b1):
+            if terminated[b] or truncated[b]:
+                continue
+            step_count[b] += 1
+            cp = np.int64(current_player[b])
+            commits[b, cp] = actions[b]
+            nxt = cp + 1  # the next seat commits; after the last one the tick resolves
+            if nxt == P:
+                nxt = 0
+                # ---- resolve the tick in a random priority order ------------------------------
+                # the order of a stable sort of P uniform keys (rng.shuffle_order's permutation and
+                # draws), by insertion as the keys are drawn
+                for i in range(P):
+                    kv = next_uniform(rng, b)
+                    j = i - 1
+                    while j >= 0 and keys[j] > kv:
+                        keys[j + 1] = keys[j]
+                        order[j + 1] = order[j]
+                        j -= 1
+                    keys[j + 1] = kv
+                    order[j + 1] = i
+                caller = -1
+                for i in range(P):
+                    q = order[i]
+                    a = np.int64(commits[b, q])
+                    if a < NK:  # put a card into the pending set
+                        if hands[b, q, a] > 0:
+                            hands[b, q, a] -= 1
+                            pending[b, q, a] += 1
+                    elif a < a_burn:  # grab
+                        t = (a - a_grab) // G
+                        j = (a - a_grab) % G
+                        npend = 0
+                        for k in range(NK):
+                            npend += pending[b, q, k]
+                        if npend > 0 and is_available(b, t, tile_state, tile_stack, stacks, stack_size):
+                            if tile_state[b, t] == TILE_STACK:
+                                s = tile_stack[b, t]
+                                stack_size[b, s] -= 1
+                                stacks[b, s, stack_size[b, s]] = -1
+                            tile_stack[b, t] = -1
+                            tile_state[b, t] = TILE_GREEN
+                            tile_owner[b, t] = q
+                            for k in range(NK):
+                                under[b, t, k] = pending[b, q, k]
+                                pending[b, q, k] = 0
+                            stats[b, q, ST_GRABS] += 1
+                            ok = correct(t % NC, under[b, t])
+                            tile_ok[b, t] = ok
+                            if not ok:
+                                stats[b, q, ST_BLUFFS] += 1
+                            nh = 0
+                            for k in range(NK):
+                                nh += hands[b, q, k]
+                            if nh < HAND:
+                                draw_cards(b, q, HAND - nh, decks, deck_size, hands, area)
+                            if j > 0 and not skin_given[b, q] and area[b, (q + j) % P] == area[b, q]:
+                                skin_given[b, q] = True
+                                skins[b, (q + j) % P] += 1
+                                stats[b, q, ST_SKINS] += 1
+                        else:
+                            stats[b, q, ST_FAILED] += 1
+                    elif a < a_swap:  # burn
+                        t = a - a_burn
+                        if tile_owner[b, t] == q and tile_state[b, t] == TILE_GREEN:
+                            tile_state[b, t] = TILE_ORANGE
+                            stats[b, q, ST_BURNS] += 1
+                            draw_cards(b, q, BURN_DRAW, decks, deck_size, hands, area)
+                    elif a == a_swap or a == a_draw3:  # Hand replenish
+                        if not replenish_used[b, q]:
+                            replenish_used[b, q] = True
+                            stats[b, q, ST_REPLENISH] += 1
+                            if a == a_swap:
+                                for k in range(NK):
+                                    discard[b, q, k] += hands[b, q, k]
+                                    hands[b, q, k] = 0
+                                draw_cards(b, q, HAND, decks, deck_size, hands, area)
+                            else:
+                                draw_cards(b, q, BURN_DRAW, decks, deck_size, hands, area)
+                    elif a < a_stop:  # reveal
+                        t = a - a_reveal
                         if tile_state[b, t] == TILE_STACK:
                             s = tile_stack[b, t]
-                            stack_size[b, s] -= 1
-                            stacks[b, s, stack_size[b, s]] = -1
-                        tile_stack[b, t] = -1
-                        tile_state[b, t] = TILE_GREEN
-                        tile_owner[b, t] = q
-                        for k in range(NK):
-                            under[b, t, k] = pending[b, q, k]
-                            pending[b, q, k] = 0
-                        stats[b, q, ST_GRABS] += 1
-                        ok = correct(t % NC, under[b, t])
-                        tile_ok[b, t] = ok
-                        if not ok:
-                            stats[b, q, ST_BLUFFS] += 1
-                        nh = 0
-                        for k in range(NK):
-                            nh += hands[b, q, k]
-                        if nh < HAND:
-                            draw_cards(b, q, HAND - nh, decks, deck_size, hands, area)
-                        if j > 0 and not skin_given[b, q] and area[b, (q + j) % P] == area[b, q]:
-                            skin_given[b, q] = True
-                            skins[b, (q + j) % P] += 1
-                            stats[b, q, ST_SKINS] += 1
-                    else:
-                        stats[b, q, ST_FAILED] += 1
-                elif a < a_swap:  # burn
-                    t = a - a_burn
-                    if tile_owner[b, t] == q and tile_state[b, t] == TILE_GREEN:
-                        tile_state[b, t] = TILE_ORANGE
-                        stats[b, q, ST_BURNS] += 1
-                        draw_cards(b, q, BURN_DRAW, decks, deck_size, hands, area)
-                elif a == a_swap or a == a_draw3:  # Hand replenish
-                    if not replenish_used[b, q]:
-                        replenish_used[b, q] = True
-                        stats[b, q, ST_REPLENISH] += 1
-                        if a == a_swap:
-                            for k in range(NK):
-                                discard[b, q, k] += hands[b, q, k]
-                                hands[b, q, k] = 0
-                            draw_cards(b, q, HAND, decks, deck_size, hands, area)
-                        else:
-                            draw_cards(b, q, BURN_DRAW, decks, deck_size, hands, area)
-                elif a < a_stop:  # reveal
-                    t = a - a_reveal
-                    if tile_state[b, t] == TILE_STACK:
-                        s = tile_stack[b, t]
-                        if (
-                            stack_size[b, s] >= 2
-                            and stacks[b, s, stack_size[b, s] - 1] == t
-                            and owns_all_available(
-                                b, q, tile_state, tile_owner, tile_stack, stacks, stack_size, area, cfg
-                            )
-                        ):
-                            stack_size[b, s] -= 1
-                            stacks[b, s, stack_size[b, s]] = -1
-                            tile_stack[b, t] = -1
-                            tile_state[b, t] = TILE_LOOSE
-                            stats[b, q, ST_REVEALS] += 1
-                elif a == a_stop:
-                    caller = q
-                    break
-                # else: wait
-            commits[b, :] = -1
-            tick[b] += 1
-            over = False
-            if caller >= 0 or tick[b] >= cfg[C_TICKS]:
-                valid = True
-                if caller >= 0:
-                    valid = popcount10(owned_bits(b, caller, tile_owner)) >= D.STOP_COMBOS
-                if not valid:
-                    totals[b, caller] -= D.INVALID_STOP_PENALTY
-                    stats[b, caller, ST_INVALID] += 1
-                    replays[b] += 1
-                else:
+                            if (
+                                stack_size[b, s] >= 2
+                                and stacks[b, s, stack_size[b, s] - 1] == t
+                                and owns_all_available(
+                                    b, q, tile_state, tile_owner, tile_stack, stacks, stack_size, area, cfg
+                                )
+                            ):
+                                stack_size[b, s] -= 1
+                                stacks[b, s, stack_size[b, s]] = -1
+                                tile_stack[b, t] = -1
+                                tile_state[b, t] = TILE_LOOSE
+                                stats[b, q, ST_REVEALS] += 1
+                    elif a == a_stop:
+                        caller = q
+                        break
+                    # else: wait
+                commits[b, :] = -1
+                tick[b] += 1
+                over = False
+                if caller >= 0 or tick[b] >= cfg[C_TICKS]:
+                    valid = True
                     if caller >= 0:
-                        stats[b, caller, ST_STOPS] += 1
-                    score_tiles(P, tile_owner[b], tile_state[b], under[b], replenish_used[b], skins[b], totals[b],
-                                cfg[C_FAMILY] != 0, points, aside, checked, smartest)  # fmt: skip
-                    for p in range(P):
-                        totals[b, p] += points[p]
-                        round_scores[b, rnd[b], p] = points[p]
-                        if smartest[p]:
-                            stats[b, p, ST_SMARTEST] += 1
-                    for t in range(NT):
-                        if aside[t]:
-                            stats[b, tile_owner[b, t], ST_ASIDE] += 1
-                        if checked[t] == 2:
-                            stats[b, tile_owner[b, t], ST_WRONG] += 1
-                    rnd[b] += 1
-                    replays[b] = 0
-                    if cfg[C_AREA0] < P:  # two areas: the best totals play in area 0 (ties: lower seat)
+                        valid = popcount10(owned_bits(b, caller, tile_owner)) >= D.STOP_COMBOS
+                    if not valid:
+                        totals[b, caller] -= D.INVALID_STOP_PENALTY
+                        stats[b, caller, ST_INVALID] += 1
+                        replays[b] += 1
+                    else:
+                        if caller >= 0:
+                            stats[b, caller, ST_STOPS] += 1
+                        score_tiles(P, tile_owner[b], tile_state[b], under[b], replenish_used[b], skins[b], totals[b],
+                                    cfg[C_FAMILY] != 0, points, aside, checked, smartest)  # fmt: skip
                         for p in range(P):
-                            better = 0
-                            for q2 in range(P):
-                                if totals[b, q2] > totals[b, p] or (totals[b, q2] == totals[b, p] and q2 < p):
-                                    better += 1
-                            area[b, p] = 0 if better < cfg[C_AREA0] else 1
-                    if rnd[b] >= cfg[C_ROUNDS]:
-                        over = True
-                if over:
-                    last = rnd[b] - 1
-                    best = totals[b].max()
-                    bl = -(1 << 30)
-                    for p in range(P):
-                        if totals[b, p] == best and round_scores[b, last, p] > bl:
-                            bl = round_scores[b, last, p]
-                    everyone = P > 1
-                    for p in range(P):
-                        winners[p] = totals[b, p] == best and round_scores[b, last, p] == bl
-                        everyone &= winners[p]
-                    for p in range(P):
-                        rewards[b, p] = REWARD_DRAW if everyone else (REWARD_WIN if winners[p] else REWARD_LOSS)
-                        winners_mask[b, p] = winners[p]
-                    terminated[b] = True
-                    end_reason[b] = END_ROUNDS
-                    mask[b, :] = False
-                    current_player[b] = -1
-                    continue
-                start_round(b, st, cfg)
-        current_player[b] = nxt
-        mask_row(b, nxt, mask, cfg, hands, pending, tile_state, tile_owner, tile_stack, stacks, stack_size,
-                 replenish_used, skin_given, replays, area)  # fmt: skip
+                            totals[b, p] += points[p]
+                            round_scores[b, rnd[b], p] = points[p]
+                            if smartest[p]:
+                                stats[b, p, ST_SMARTEST] += 1
+                        for t in range(NT):
+                            if aside[t]:
+                                stats[b, tile_owner[b, t], ST_ASIDE] += 1
+                            if checked[t] == 2:
+                                stats[b, tile_owner[b, t], ST_WRONG] += 1
+                        rnd[b] += 1
+                        replays[b] = 0
+                        if cfg[C_AREA0] < P:  # two areas: the best totals play in area 0 (ties: lower seat)
+                            for p in range(P):
+                                better = 0
+                                for q2 in range(P):
+                                    if totals[b, q2] > totals[b, p] or (totals[b, q2] == totals[b, p] and q2 < p):
+                                        better += 1
+                                area[b, p] = 0 if better < cfg[C_AREA0] else 1
+                        if rnd[b] >= cfg[C_ROUNDS]:
+                            over = True
+                    if over:
+                        last = rnd[b] - 1
+                        best = totals[b].max()
+                        bl = -(1 << 30)
+                        for p in range(P):
+                            if totals[b, p] == best and round_scores[b, last, p] > bl:
+                                bl = round_scores[b, last, p]
+                        everyone = P > 1
+                        for p in range(P):
+                            winners[p] = totals[b, p] == best and round_scores[b, last, p] == bl
+                            everyone &= winners[p]
+                        for p in range(P):
+                            rewards[b, p] = REWARD_DRAW if everyone else (REWARD_WIN if winners[p] else REWARD_LOSS)
+                            winners_mask[b, p] = winners[p]
+                        terminated[b] = True
+                        end_reason[b] = END_ROUNDS
+                        mask[b, :] = False
+                        current_player[b] = -1
+                        continue
+                    start_round(b, st, cfg, tile_order)
+            current_player[b] = nxt
+        mask_rows(b0, b1, True, current_player, terminated, truncated, mask, cfg, hands, pending, tile_state,
+                  tile_owner, stacks, stack_size, replenish_used, skin_given, replays, area)  # fmt: skip
     return True
 
 
@@ -815,24 +891,82 @@ TILES_BY_PLAYERS = tuple(D.num_sets(p) * NC if p >= D.MIN_PLAYERS else 0 for p i
 STACKS_BY_PLAYERS = tuple(D.num_stacks(p) if p >= D.MIN_PLAYERS else 0 for p in range(D.MAX_PLAYERS + 1))
 
 
+#: Rows of the observation's lookup tables (:func:`obs_tables`): each maps a count ``v`` (at
+#: index ``v + 128``, counts clamped to [-128, 127], beyond which every feature saturates) to the
+#: feature the observation stores, computed by the same expression as the feature's definition.
+LUT_HAND, LUT_DISCARD, LUT_UNDER, LUT_SEAT_CARDS, LUT_DECK, LUT_TOTAL, LUT_LAST, LUT_STACK, LUT_COMBOS = range(9)
+
+
 @njit(cache=True)
-def observe(player: np.ndarray, obs: np.ndarray, st, cfg) -> None:
+def obs_tables(cfg) -> tuple[np.ndarray, np.ndarray]:
+    """The lookup tables of :func:`observe` for configuration ``cfg``: ``(luts, tile_codes)``.
+
+    ``luts (9, 256) float32``: rows ``LUT_*`` (hand and pending / 8, discards / 16, cards under
+    a tile / 10, hand and pending sizes / 20, deck size / 40, game total / 50, last round's
+    points / 20, stack size / depth, combos / 10), each clipped to [-1, 1] as the feature is.
+    ``tile_codes (2 + 4P, 5 + P) float32``: a tile's features but the cards under it, by code:
+    0 hidden in a stack, 1 available (revealed), ``2 + (burned * P + owner) * 2 + correct`` an
+    owned tile (``owner`` observer first, ``correct``: the observer's own tile with a correct combo).
+    """
+    P = cfg[C_P]
+    depth = cfg[C_DEPTH]
+    luts = np.zeros((9, 256), np.float32)
+    for i in range(256):
+        v8 = np.int8(i - 128)
+        v16 = np.int16(i - 128)
+        v64 = np.int64(i - 128)
+        luts[LUT_HAND, i] = _clip(v8 / 8.0)
+        luts[LUT_DISCARD, i] = _clip(v8 / 16.0)
+        luts[LUT_UNDER, i] = _clip(v64 / 10.0)
+        luts[LUT_SEAT_CARDS, i] = _clip(v64 / 20.0)
+        luts[LUT_DECK, i] = v8 / np.float32(DECK)
+        luts[LUT_TOTAL, i] = _clip(v16 / 50.0)
+        luts[LUT_LAST, i] = _clip(v16 / 20.0)
+        luts[LUT_STACK, i] = v8 / np.float32(depth)
+        luts[LUT_COMBOS, i] = v64 / np.float32(NC)
+    codes = np.zeros((2 + 4 * P, TILE_FEATURES + P), np.float32)
+    codes[0, 1] = 1.0
+    codes[1, 0] = 1.0
+    for burned in range(2):
+        for r in range(P):
+            for ok in range(2):
+                c = 2 + (burned * P + r) * 2 + ok
+                codes[c, 2] = np.float32(burned)
+                codes[c, 4] = np.float32(r == 0 and ok == 1)
+                codes[c, TILE_FEATURES + r] = 1.0
+    return luts, codes
+
+
+@njit(cache=True, inline="always")
+def _lut(luts, row: int, v) -> np.float32:
+    """``luts[row]`` at count ``v`` (clamped to the table)."""
+    return luts[row, min(max(np.int64(v), -128), 127) + 128]
+
+
+@njit(cache=True)
+def observe(player: np.ndarray, obs: np.ndarray, st, cfg, luts: np.ndarray, tile_codes: np.ndarray) -> None:
     """Write each row's observation for seat ``player[b]`` into ``obs (B, D) float32`` (values in [-1, 1]).
 
     Pieces in order: own hand, own pending set, own discards (10 kinds each); per seat
     (observer first) :data:`SEAT_FEATURES`; per tile :data:`TILE_FEATURES` then the owner one-hot
-    (observer first); stack sizes; the clock (tick, round, replays). The work is done by
+    (observer first); stack sizes; the clock (tick, round, replays). ``luts`` and
+    ``tile_codes`` are :func:`obs_tables` of ``cfg``. The work is done by
     :func:`observe_players`, compiled once per player count so that every offset is a constant.
     """
     P = cfg[C_P]
     for p in literal_unroll(PLAYER_COUNTS):
         if P == p:
-            observe_players(player, obs, st, cfg, p)
+            observe_players(player, obs, st, cfg, luts, tile_codes, p)
 
 
 @njit(cache=True, error_model="numpy")
-def observe_players(player: np.ndarray, obs: np.ndarray, st, cfg, num_players: int) -> None:
-    """:func:`observe` for ``num_players == cfg[C_P]`` seats, compiled for that number as a constant."""
+def observe_players(player: np.ndarray, obs: np.ndarray, st, cfg, luts, tile_codes, num_players: int) -> None:
+    """:func:`observe` for ``num_players == cfg[C_P]`` seats, compiled for that number as a constant.
+
+    Every count goes through a lookup table and every tile through its code in ``tile_codes``
+    (no branch on the tile's state), and the rows are indexed directly (no view per row: each
+    would pay a reference count).
+    """
     P = literally(num_players)
     tick = st[10]
     rnd = st[11]
@@ -856,60 +990,46 @@ def observe_players(player: np.ndarray, obs: np.ndarray, st, cfg, num_players: i
     tile_ok = st[30]
     NT = TILES_BY_PLAYERS[P]
     S = STACKS_BY_PLAYERS[P]
-    depth = cfg[C_DEPTH]
     R = cfg[C_ROUNDS]
     W = TILE_FEATURES + P
     I_SEAT = 3 * NK
     I_TILE = I_SEAT + P * SEAT_FEATURES
     I_STACK = I_TILE + NT * W
-    bits = np.zeros(P, np.int64)  # combos owned per seat (observer first)
+    bits = np.zeros(P + 1, np.int64)  # combos owned per seat (observer first; slot P: nobody)
     for b in range(player.size):
         o = np.int64(player[b])
-        ob = obs[b]
-        h = hands[b, o]
-        pd = pending[b, o]
-        dc = discard[b, o]
         for k in range(NK):
-            ob[k] = _clip(h[k] / 8.0)
-            ob[k + NK] = _clip(pd[k] / 8.0)
-            ob[k + 2 * NK] = _clip(dc[k] / 16.0)
-        for r in range(P):
+            obs[b, k] = _lut(luts, LUT_HAND, hands[b, o, k])
+            obs[b, k + NK] = _lut(luts, LUT_HAND, pending[b, o, k])
+            obs[b, k + 2 * NK] = _lut(luts, LUT_DISCARD, discard[b, o, k])
+        for r in range(P + 1):
             bits[r] = 0
-        ob[I_TILE:I_STACK] = 0.0
-        tst = tile_state[b]
-        tow = tile_owner[b]
-        tsk = tile_stack[b]
-        stk = stacks[b]
-        ssz = stack_size[b]
-        und = under[b]
-        tok = tile_ok[b]
         for t in range(NT):
-            ts = tst[t]
+            ts = tile_state[b, t]
             j = I_TILE + t * W
-            ob[j] = np.float32(ts == TILE_LOOSE)  # available (stack tops are set below)
-            ob[j + 1] = np.float32(ts == TILE_STACK)  # hidden in a stack
-            if ts != TILE_STACK and ts != TILE_LOOSE:
-                w = np.int64(tow[t])
-                r = w - o  # the owner, observer first: (w - o) % P without a division
-                if r < 0:
-                    r += P
-                if r >= P or r < 0:
-                    r = (w - o) % P
-                bits[r] |= 1 << (t % NC)
-                ob[j + 2] = np.float32(ts == TILE_ORANGE)
-                n = 0
-                u = und[t]
-                for k in range(NK):
-                    n += u[k]
-                ob[j + 3] = _clip(n / 10.0)
-                ob[j + 4] = np.float32(r == 0 and tok[t])
-                ob[j + TILE_FEATURES + r] = 1.0
+            own = np.int64(ts != TILE_STACK and ts != TILE_LOOSE)
+            w = np.int64(tile_owner[b, t])
+            r = w - o  # the owner, observer first: (w - o) % P without a division
+            if r < 0:
+                r += P
+            if own and (r >= P or r < 0):
+                r = (w - o) % P
+            r = r * own + P * (1 - own)
+            bits[r] |= COMBO_BIT[t]
+            n = 0
+            for k in range(NK):
+                n += under[b, t, k]
+            owned_code = 2 + ((ts == TILE_ORANGE) * P + r) * 2 + (r == 0 and tile_ok[b, t])
+            code = owned_code * own + np.int64(ts == TILE_LOOSE) * (1 - own)
+            for f in range(W):
+                obs[b, j + f] = tile_codes[code, f]
+            obs[b, j + 3] = _lut(luts, LUT_UNDER, n * own)
         # a tile in a stack is available when it is the top of its stack (tile_stack says which)
         for s in range(S):
-            t = stk[s, ssz[s] - 1]
-            if t >= 0 and t < NT and tst[t] == TILE_STACK and tsk[t] == s:
-                ob[I_TILE + t * W] = 1.0
-                ob[I_TILE + t * W + 1] = 0.0
+            t = stacks[b, s, stack_size[b, s] - 1]
+            if t >= 0 and t < NT and tile_state[b, t] == TILE_STACK and tile_stack[b, t] == s:
+                obs[b, I_TILE + t * W] = 1.0
+                obs[b, I_TILE + t * W + 1] = 0.0
         last = rnd[b] - 1
         my_area = area[b, o]
         for r in range(P):
@@ -919,27 +1039,25 @@ def observe_players(player: np.ndarray, obs: np.ndarray, st, cfg, num_players: i
             i = I_SEAT + r * SEAT_FEATURES
             nh = 0
             npd = 0
-            hq = hands[b, q]
-            pq = pending[b, q]
             for k in range(NK):
-                nh += hq[k]
-                npd += pq[k]
-            ob[i] = _clip(nh / 20.0)
-            ob[i + 1] = _clip(npd / 20.0)
-            ob[i + 2] = deck_size[b, q] / np.float32(DECK)
-            ob[i + 3] = np.float32(replenish_used[b, q])
-            ob[i + 4] = np.float32(skin_given[b, q])
-            ob[i + 5] = _clip(skins[b, q] / 8.0)
-            ob[i + 6] = popcount10(bits[r]) / np.float32(NC)
-            ob[i + 7] = _clip(totals[b, q] / 50.0)
-            ob[i + 8] = _clip(round_scores[b, last, q] / 20.0) if last >= 0 else np.float32(0.0)
-            ob[i + 9] = np.float32(area[b, q] == my_area)
+                nh += hands[b, q, k]
+                npd += pending[b, q, k]
+            obs[b, i] = _lut(luts, LUT_SEAT_CARDS, nh)
+            obs[b, i + 1] = _lut(luts, LUT_SEAT_CARDS, npd)
+            obs[b, i + 2] = _lut(luts, LUT_DECK, deck_size[b, q])
+            obs[b, i + 3] = np.float32(replenish_used[b, q])
+            obs[b, i + 4] = np.float32(skin_given[b, q])
+            obs[b, i + 5] = _lut(luts, LUT_HAND, skins[b, q])
+            obs[b, i + 6] = _lut(luts, LUT_COMBOS, popcount10(bits[r]))
+            obs[b, i + 7] = _lut(luts, LUT_TOTAL, totals[b, q])
+            obs[b, i + 8] = _lut(luts, LUT_LAST, round_scores[b, last, q]) if last >= 0 else np.float32(0.0)
+            obs[b, i + 9] = np.float32(area[b, q] == my_area)
         for s in range(S):
-            ob[I_STACK + s] = ssz[s] / np.float32(depth)
+            obs[b, I_STACK + s] = _lut(luts, LUT_STACK, stack_size[b, s])
         i = I_STACK + S
-        ob[i] = _clip(tick[b] / cfg[C_TICKS])
-        ob[i + 1] = _clip(rnd[b] / R)
-        ob[i + 2] = _clip(replays[b] / max(1, cfg[C_MAX_REPLAYS]))
+        obs[b, i] = _clip(tick[b] / cfg[C_TICKS])
+        obs[b, i + 1] = _clip(rnd[b] / R)
+        obs[b, i + 2] = _clip(replays[b] / max(1, cfg[C_MAX_REPLAYS]))
 
 
 @njit(cache=True)

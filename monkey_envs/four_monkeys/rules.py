@@ -145,6 +145,8 @@ class FourMonkeys(Game[FourMonkeysState]):
         self.a_draw3, self.a_reveal = cfg["A_DRAW3"], cfg["A_REVEAL"]
         self.a_stop, self.a_wait = cfg["A_STOP"], cfg["A_WAIT"]
         self.num_actions = cfg["NUM_ACTIONS"]
+        #: The observation's lookup tables (:func:`~monkey_envs.four_monkeys.kernels.obs_tables`).
+        self._obs_luts, self._obs_tile_codes = K.obs_tables(self.cfg)
         NT = self.num_tiles
         self.obs_layout = ObsLayout(
             [
@@ -222,7 +224,7 @@ class FourMonkeys(Game[FourMonkeysState]):
         return obs
 
     def _observe_into(self, s: FourMonkeysState, player: np.ndarray, out: np.ndarray) -> None:
-        K.observe(player, out, _state_arrays(s), self.cfg)
+        K.observe(player, out, _state_arrays(s), self.cfg, self._obs_luts, self._obs_tile_codes)
 
     def _winners(self, s: FourMonkeysState) -> np.ndarray:
         return s.winners_mask.copy()

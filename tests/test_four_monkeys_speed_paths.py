@@ -1,0 +1,78 @@
+"""4 Monkeys kernels: the fast paths equal their definitions.
+
+Rules checked: ``kernels.correct`` (figures counted once, each card's share taken off) is the
+rulebook's definition written with ``kernels.covers`` -- the set covers the combo and no card
+is superfluous -- on every multiset of up to 7 cards; the observation's lookup tables hold the
+features' own expressions (counts / divisor, clipped to [-1, 1]); the masks written for a block
+of rows (``kernels.mask_rows``) and stepped in blocks of ``MASK_BLOCK`` rows equal the masks of
+the same games stepped one row at a time, for batch sizes that do not divide into blocks.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from monkey_envs.four_monkeys import data as D
+from monkey_envs.four_monkeys import kernels as K
+from monkey_envs.four_monkeys.rules import FourMonkeys
+
+
+def test_correct_is_covers_without_a_superfluous_card() -> None:
+    for size in range(8):
+        for cards in itertools.combinations_with_replacement(range(D.NUM_KINDS), size):
+            cnt = np.bincount(np.array(cards, dtype=np.int64), minlength=D.NUM_KINDS).astype(np.int8)
+            for c in range(D.NUM_COMBOS):
+                want = K.covers(c, cnt, -1) and not any(cnt[k] > 0 and K.covers(c, cnt, k) for k in range(D.NUM_KINDS))
+                assert K.correct(c, cnt) == want, (c, cards)
+
+
+@pytest.mark.parametrize("players", [2, 4, 8])
+def test_observation_tables_hold_the_feature_expressions(players: int) -> None:
+    g = FourMonkeys(num_players=players)
+    luts, codes = K.obs_tables(g.cfg)
+
+    def clip(x: float) -> np.float32:
+        return np.float32(min(1.0, max(-1.0, x)))
+
+    v = np.arange(-128, 128)
+    assert np.array_equal(luts[K.LUT_HAND], [clip(x / 8.0) for x in v])
+    assert np.array_equal(luts[K.LUT_DISCARD], [clip(x / 16.0) for x in v])
+    assert np.array_equal(luts[K.LUT_UNDER], [clip(x / 10.0) for x in v])
+    assert np.array_equal(luts[K.LUT_SEAT_CARDS], [clip(x / 20.0) for x in v])
+    assert np.array_equal(luts[K.LUT_TOTAL], [clip(x / 50.0) for x in v])
+    assert np.array_equal(luts[K.LUT_LAST], [clip(x / 20.0) for x in v])
+    assert np.array_equal(luts[K.LUT_DECK], (v.astype(np.int8) / np.float32(D.DECK_SIZE)).astype(np.float32))
+    assert np.array_equal(luts[K.LUT_STACK], (v.astype(np.int8) / np.float32(g.stack_depth)).astype(np.float32))
+    assert np.array_equal(luts[K.LUT_COMBOS], (v / np.float32(D.NUM_COMBOS)).astype(np.float32))
+    # tile codes: hidden, available, then owned (burned, owner observer-first, own correct combo)
+    assert codes.shape == (2 + 4 * players, K.TILE_FEATURES + players)
+    assert codes[0].tolist() == [0, 1, *([0] * (codes.shape[1] - 2))]
+    assert codes[1].tolist() == [1, *([0] * (codes.shape[1] - 1))]
+    for burned, r, ok in itertools.product(range(2), range(players), range(2)):
+        row = codes[2 + (burned * players + r) * 2 + ok]
+        onehot = [0.0] * players
+        onehot[r] = 1.0
+        assert row.tolist() == [0.0, 0.0, float(burned), 0.0, float(r == 0 and ok), *onehot]
+
+
+@pytest.mark.parametrize(("players", "batch"), [(4, K.MASK_BLOCK * 2 + 5), (3, K.MASK_BLOCK - 1), (8, 1)])
+def test_blocked_step_equals_row_by_row(players: int, batch: int) -> None:
+    g = FourMonkeys(num_players=players, banana_skins=True, ticks=6)
+    whole = g.init(np.arange(batch))
+    rows = [g.init(np.array([i])) for i in range(batch)]
+    rng = np.random.default_rng(players)
+    for _ in range(120):
+        m = whole.legal_action_mask
+        a = np.where(m, rng.random(m.shape), -1.0).argmax(1)
+        g.step_inplace(whole, a)
+        for i, s in enumerate(rows):
+            g.step_inplace(s, a[i : i + 1])
+    for i, s in enumerate(rows):
+        for name, arr in s.arrays().items():
+            assert np.array_equal(getattr(whole, name)[i : i + 1], arr), (i, name)
+    mask = whole.legal_action_mask.copy()
+    g.refresh(whole)
+    assert np.array_equal(whole.legal_action_mask, mask)
