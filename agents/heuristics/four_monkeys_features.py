@@ -61,7 +61,7 @@ class _FirstChoice:
 def legal_mask_from_obs(game: Any, obs: np.ndarray) -> np.ndarray:
     """``(B, A) bool`` the acting seat's legal actions, rebuilt from ``obs (B, D) float32``.
 
-    The rules of ``kernels.mask_row`` for one playing area: put a card kind held; grab (variant
+    The rules of ``kernels.mask_rows`` for one playing area: put a card kind held; grab (variant
     0, and the Banana-skin variants when the seat has not handed its skin yet) any available tile
     while a card is pending; burn an own green tile; Hand replenish (both forms) once a round;
     Stop while replays are left or with 10 different combos; wait. Reveals are marked on every
