@@ -201,12 +201,7 @@ def covers(c: int, cnt: np.ndarray, skip: int = -1) -> bool:
             if g >= 0:
                 gold += n
                 gbits |= 1 << g
-    if f0 < NEED_FIG[c, 0] or f1 < NEED_FIG[c, 1] or f2 < NEED_FIG[c, 2] or f3 < NEED_FIG[c, 3]:
-        return False
-    if gold < NEED_GOLD[c]:
-        return False
-    distinct = (gbits & 1) + ((gbits >> 1) & 1) + ((gbits >> 2) & 1) + ((gbits >> 3) & 1)
-    return distinct >= NEED_GOLD_DISTINCT[c]
+    return _meets(c, f0, f1, f2, f3, gold, gbits)
 
 
 @njit(cache=True, inline="always")
