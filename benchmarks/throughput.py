@@ -124,8 +124,9 @@ class CoreStepper:
     def random_legal(self, mask: np.ndarray) -> np.ndarray:
         """``(B,) int64`` a uniformly random legal action of each row of ``mask`` ``(B, A) bool`` (0 if none).
 
-        One uniform per row from numpy's generator, then one compiled pass over the mask takes the
-        ``floor(u * n)``-th of the row's ``n`` legal actions: the draw is compiled, as Pgx's
+        One uniform per row from numpy's generator, then a compiled pass over the mask
+        (:func:`_kth_legal`) takes the ``floor(u * n)``-th of the row's ``n`` legal actions: the draw
+        is compiled, as Pgx's
         ``jax.random.categorical`` is compiled into its step.
         """
         out = np.empty(self.batch_size, np.int64)
@@ -159,21 +160,57 @@ class CoreStepper:
         return state / self.batch_size, self.obs.nbytes / self.batch_size
 
 
+_BYTE_ONES = np.uint64(0x0101010101010101)
+
+
+@numba.njit(cache=True, inline="always")
+def _word(m: np.ndarray, b: int, a: int) -> np.uint64:
+    """Bytes ``m[b, a : a + 8]`` as one little-endian ``uint64`` (LLVM merges the eight loads into one)."""
+    w = np.uint64(0)
+    for i in range(8):
+        w |= np.uint64(m[b, a + i]) << np.uint64(8 * i)
+    return w
+
+
 @numba.njit(cache=True)
 def _kth_legal(mask: np.ndarray, u: np.ndarray, out: np.ndarray) -> None:
     """``out[b]`` = the ``floor(u[b] * n_b)``-th legal action of row ``b`` of ``mask`` (0 if it has none).
 
-    One branch-free pass a row lists the legal actions (every action is written at the list's end,
-    which grows by the mask's bit), then the draw indexes the list: about 1.7x faster than
-    counting first and then searching with a branch per action (90-134 actions a row).
+    The mask's bytes (0 or 1) are read eight at a time: a word's legal actions are the top byte of
+    ``word * 0x0101010101010101``. One pass counts the row's legal actions word by word, the draw
+    picks ``k``, a second pass over the kept word counts finds the word holding the ``k``-th, and
+    a scan of its at most eight bytes finds the action: about 2.5x faster than one branch-free
+    pass over every action (134 actions a row), the same actions drawn.
     """
-    legal = np.empty(mask.shape[1], np.int64)
-    for b in range(mask.shape[0]):
+    B, A = mask.shape
+    m = mask.view(np.uint8)
+    W = A // 8
+    counts = np.empty(W, np.int64)
+    for b in range(B):
         n = 0
-        for a in range(mask.shape[1]):
-            legal[n] = a
-            n += mask[b, a]
-        out[b] = legal[min(int(u[b] * n), n - 1)] if n > 0 else 0
+        for w in range(W):
+            c = np.int64((_word(m, b, 8 * w) * _BYTE_ONES) >> np.uint64(56))
+            counts[w] = c
+            n += c
+        for a in range(8 * W, A):
+            n += m[b, a]
+        if n == 0:
+            out[b] = 0
+            continue
+        k = min(int(u[b] * n), n - 1)
+        seen = 0
+        a = 0
+        for w in range(W):
+            if seen + counts[w] > k:
+                break
+            seen += counts[w]
+            a += 8
+        while True:  # the k-th legal action is in a's word (or the tail after the last word)
+            seen += m[b, a]
+            if seen > k:
+                break
+            a += 1
+        out[b] = a
 
 
 def core_stepper(

@@ -60,6 +60,27 @@ def test_core_random_policy_draws_uniformly_among_legal_actions():
     assert np.all(np.abs(share - 1 / 3) < 0.02), share  # 39,990 draws: sd of a share ~0.0024
 
 
+def test_core_random_policy_takes_the_kth_legal_action_of_wide_rows():
+    """The word-at-a-time draw equals the plain definition (the ``floor(u * n)``-th legal action)
+    for row widths around its 8-byte words and for empty, sparse, dense and full rows."""
+    import numpy as np
+
+    bench = load_benchmark("throughput")
+    rng = np.random.default_rng(3)
+    for width in (1, 7, 8, 9, 16, 17, 134):
+        for p in (0.0, 0.05, 0.5, 1.0):
+            mask = rng.random((400, width)) < p
+            u = rng.random(400)
+            u[::5] = np.nextafter(1.0, 0.0)  # the last legal action
+            u[::7] = 0.0  # the first
+            out = np.empty(400, np.int64)
+            bench._kth_legal(mask, u, out)
+            for b in range(400):
+                legal = np.flatnonzero(mask[b])
+                want = legal[min(int(u[b] * legal.size), legal.size - 1)] if legal.size else 0
+                assert out[b] == want, (width, p, b)
+
+
 class FakeClock:
     """A clock that only the fake steppers advance."""
 
