@@ -374,14 +374,15 @@ def mask_rows(b0: int, b1: int, running_only: bool, current_player, terminated, 
         s_lo, s_hi = (0, cfg[C_S0]) if my_area == 0 else (cfg[C_S0], S)
         owned = 0  # combos owned (a seat owns tiles of its own area only)
         avail = 0  # combos available in the area
-        for t in range(lo, hi):
+        for i in range(hi - lo):  # unsigned indices: no negative-index wraparound to compute
+            t = np.uint64(lo + i)
             ts = tile_state[b, t]
             own = tile_owner[b, t] == q
             loose = ts == TILE_LOOSE
             owned |= COMBO_BIT[t] & -np.int64(own)
             avail |= COMBO_BIT[t] & -np.int64(loose)
-            mask[b, a_burn + t] = own & (ts == TILE_GREEN)
-            mask[b, a_grab + t * G] = loose & grab
+            mask[b, np.uint64(a_burn + lo + i)] = own & (ts == TILE_GREEN)
+            mask[b, np.uint64(a_grab + (lo + i) * G)] = loose & grab
         for k in range(s_lo, s_hi):  # the stack tops are available too
             n = stack_size[b, k]
             if n > 0:
@@ -943,7 +944,7 @@ def obs_tables(cfg) -> tuple[np.ndarray, np.ndarray]:
 @njit(cache=True, inline="always")
 def _lut(luts, row: int, v) -> np.float32:
     """``luts[row]`` at count ``v`` (clamped to the table)."""
-    return luts[row, min(max(np.int64(v), -128), 127) + 128]
+    return luts[row, np.uint64(min(max(np.int64(v), -128), 127) + 128)]  # (unsigned: no wraparound)
 
 
 @njit(cache=True)
@@ -1014,22 +1015,22 @@ def observe_players(player: np.ndarray, obs: np.ndarray, st, cfg, luts, tile_cod
             rel[w + 1] = (w - o) % P
         for i in range(I_TILE, I_STACK):  # the tile block is mostly zeros: cleared, then its ones set
             obs[b, i] = 0.0
-        for t in range(NT):
-            ts = tile_state[b, t]
+        for t in range(NT):  # (unsigned indices: no negative-index wraparound to compute)
+            ts = tile_state[b, np.uint64(t)]
             j = I_TILE + t * W
             own = np.int64(ts != TILE_STACK and ts != TILE_LOOSE)
-            w = np.int64(tile_owner[b, t])
+            w = np.int64(tile_owner[b, np.uint64(t)])
             if w >= -1 and w < P:
-                r = rel[w + 1]
+                r = rel[np.uint64(w + 1)]
             else:  # (an owner out of range: a broken state)
                 r = (w - o) % P
             r = r * own + P * (1 - own)  # the owner observer first; P: nobody
-            bits[r] |= COMBO_BIT[t]
+            bits[np.uint64(r)] |= COMBO_BIT[np.uint64(t)]
             # the one 1 among hidden / available and the owner one-hot, then burned, cards, correct
-            obs[b, j + (TILE_FEATURES + r) * own + np.int64(ts == TILE_STACK) * (1 - own)] = 1.0
-            obs[b, j + 2] = ZERO_ONE[own & np.int64(ts == TILE_ORANGE)]
-            obs[b, j + 3] = _lut(luts, LUT_UNDER, np.int64(under_count[b, t]) * own)
-            obs[b, j + 4] = ZERO_ONE[own & np.int64(r == 0) & np.int64(tile_ok[b, t])]
+            obs[b, np.uint64(j + (TILE_FEATURES + r) * own + np.int64(ts == TILE_STACK) * (1 - own))] = 1.0
+            obs[b, np.uint64(j + 2)] = ZERO_ONE[np.uint64(own & np.int64(ts == TILE_ORANGE))]
+            obs[b, np.uint64(j + 3)] = _lut(luts, LUT_UNDER, np.int64(under_count[b, np.uint64(t)]) * own)
+            obs[b, np.uint64(j + 4)] = ZERO_ONE[np.uint64(own & np.int64(r == 0) & np.int64(tile_ok[b, np.uint64(t)]))]
         # a tile in a stack is available when it is the top of its stack (tile_stack says which)
         for s in range(S):
             t = stacks[b, s, stack_size[b, s] - 1]
