@@ -3,9 +3,12 @@
 Rules checked: ``kernels.correct`` (figures counted once, each card's share taken off) is the
 rulebook's definition written with ``kernels.covers`` -- the set covers the combo and no card
 is superfluous -- on every multiset of up to 7 cards; the observation's lookup tables hold the
-features' own expressions (counts / divisor, clipped to [-1, 1]); the masks written for a block
-of rows (``kernels.mask_rows``) and stepped in blocks of ``MASK_BLOCK`` rows equal the masks of
-the same games stepped one row at a time, for batch sizes that do not divide into blocks.
+features' own expressions (counts / divisor, clipped to [-1, 1]); the observation's tile block
+(cleared, then only its non-zero features stored) is each tile's row of ``tile_codes`` with the
+cards under it / 10, and ``under_count`` is the number of cards under each tile; the masks
+written for a block of rows (``kernels.mask_rows``) and stepped in blocks of ``MASK_BLOCK`` rows
+equal the masks of the same games stepped one row at a time, for batch sizes that do not divide
+into blocks.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import pytest
 from monkey_envs.four_monkeys import data as D
 from monkey_envs.four_monkeys import kernels as K
 from monkey_envs.four_monkeys.rules import FourMonkeys
+from monkey_envs.four_monkeys.state import TILE_GREEN, TILE_LOOSE, TILE_ORANGE, TILE_STACK
 
 
 def test_correct_is_covers_without_a_superfluous_card() -> None:
@@ -76,3 +80,41 @@ def test_blocked_step_equals_row_by_row(players: int, batch: int) -> None:
     mask = whole.legal_action_mask.copy()
     g.refresh(whole)
     assert np.array_equal(whole.legal_action_mask, mask)
+
+
+@pytest.mark.parametrize(("players", "skins"), [(4, False), (2, False), (5, True), (8, True)])
+def test_tile_block_is_the_tile_codes_table_and_under_count_counts(players: int, skins: bool) -> None:
+    g = FourMonkeys(num_players=players, banana_skins=skins)
+    luts, codes = K.obs_tables(g.cfg)
+    s = g.init(np.arange(16))
+    rng = np.random.default_rng(players)
+    P, NT, W = players, g.num_tiles, K.TILE_FEATURES + players
+    start = 3 * D.NUM_KINDS + P * K.SEAT_FEATURES
+    owned_seen = 0
+    for step in range(400):
+        assert np.array_equal(s.under_count, s.under.astype(np.int64).sum(2)), step
+        if step % 25 == 0:
+            for seat in range(P):
+                tiles = g.observe(s, seat)[:, start : start + NT * W].reshape(-1, NT, W)
+                for b in range(s.batch_size):
+                    for t in range(NT):
+                        ts, w = int(s.tile_state[b, t]), int(s.tile_owner[b, t])
+                        if ts in (TILE_GREEN, TILE_ORANGE):
+                            r = (w - seat) % P
+                            ok = int(r == 0 and s.tile_ok[b, t])
+                            want = codes[2 + ((ts == TILE_ORANGE) * P + r) * 2 + ok].copy()
+                            want[3] = luts[K.LUT_UNDER, min(int(s.under[b, t].sum()), 127) + 128]
+                            owned_seen += 1
+                        else:
+                            top = (
+                                ts == TILE_STACK
+                                and s.stacks[b, s.tile_stack[b, t], s.stack_size[b, s.tile_stack[b, t]] - 1] == t
+                            )
+                            want = codes[1 if ts == TILE_LOOSE or top else 0]
+                        assert np.array_equal(tiles[b, t].view(np.uint32), want.view(np.uint32)), (step, seat, b, t)
+        m = s.legal_action_mask
+        g.step_inplace(s, np.where(m, rng.random(m.shape), -1.0).argmax(1))
+        done = np.flatnonzero(s.terminated)
+        if done.size:
+            g.reset_rows(s, done, 1000 + step + np.arange(done.size))
+    assert owned_seen > 0

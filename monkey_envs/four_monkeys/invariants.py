@@ -10,7 +10,8 @@ Laws, each reported as ``(field, row, why)``:
   a seat's hand holds at most all cards;
 * **tiles**: every tile is in exactly one place: in a stack (``tile_stack`` names it and the stack
   lists it exactly once, below its size), next to the stacks (loose) or owned (green / orange);
-  owner -1 exactly for tiles on the table; cards lie only under owned tiles, at least one each;
+  owner -1 exactly for tiles on the table; cards lie only under owned tiles, at least one each,
+  and ``under_count`` counts them;
   stacks list -1 past their size;
 * **areas** (7-8 players): area 0 seats 4 players; a seat owns only tiles of its area, and a
   stack holds only tiles of its area;
@@ -123,6 +124,8 @@ def state_violations(game: FourMonkeys, s: FourMonkeysState) -> list[Violation]:
     ncards = s.under.astype(np.int64).sum(2)
     rep.add("under", ok & ((on_table & (ncards > 0)) | (~on_table & (ncards < 1))).any(1),
             "cards lie only under owned tiles, at least one under each")  # fmt: skip
+    rep.add("under_count", ok & (s.under_count != ncards).any(1),
+            "under_count must be the number of cards under each tile")  # fmt: skip
     correct = np.zeros((B, NT), bool)
     for b, t in zip(*np.nonzero(ok[:, None] & ~on_table), strict=True):
         correct[b, t] = K.correct(int(t) % D.NUM_COMBOS, s.under[b, t])

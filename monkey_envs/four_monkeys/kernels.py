@@ -94,6 +94,7 @@ STATE_FIELDS = (
     "stats",
     "tile_ok",
     "area",
+    "under_count",
 )
 #: The configuration vector ``cfg``: players, tiles, stacks, stack depth, grab variants per tile,
 #: ticks per round, rounds, replay cap, Banana skins (0/1), family scoring (0/1), then the action
@@ -373,14 +374,15 @@ def mask_rows(b0: int, b1: int, running_only: bool, current_player, terminated, 
         s_lo, s_hi = (0, cfg[C_S0]) if my_area == 0 else (cfg[C_S0], S)
         owned = 0  # combos owned (a seat owns tiles of its own area only)
         avail = 0  # combos available in the area
-        for t in range(lo, hi):
+        for i in range(hi - lo):  # unsigned indices: no negative-index wraparound to compute
+            t = np.uint64(lo + i)
             ts = tile_state[b, t]
             own = tile_owner[b, t] == q
             loose = ts == TILE_LOOSE
             owned |= COMBO_BIT[t] & -np.int64(own)
             avail |= COMBO_BIT[t] & -np.int64(loose)
-            mask[b, a_burn + t] = own & (ts == TILE_GREEN)
-            mask[b, a_grab + t * G] = loose & grab
+            mask[b, np.uint64(a_burn + lo + i)] = own & (ts == TILE_GREEN)
+            mask[b, np.uint64(a_grab + (lo + i) * G)] = loose & grab
         for k in range(s_lo, s_hi):  # the stack tops are available too
             n = stack_size[b, k]
             if n > 0:
@@ -420,7 +422,7 @@ def fill_masks(b0: int, b1: int, running_only: bool, st, cfg) -> None:
 @njit(cache=True)
 def setup_round(b: int, cfg, rng, commits, tick, decks, deck_size, hands, pending, discard, under, tile_state,
                 tile_owner, tile_stack, stacks, stack_size, replenish_used, skin_given, skins, tile_ok, area,
-                order) -> None:  # fmt: skip
+                under_count, order) -> None:  # fmt: skip
     """Set up (or replay) a round: fresh shuffled decks, shuffled tiles in levelled stacks, 5 cards each.
 
     Each shuffle is a Fisher-Yates pass on row ``b``'s stream (``n - 1`` draws for ``n``
@@ -450,6 +452,7 @@ def setup_round(b: int, cfg, rng, commits, tick, decks, deck_size, hands, pendin
     for t in range(NT):
         for k in range(NK):
             under[b, t, k] = 0
+        under_count[b, t] = 0
         tile_ok[b, t] = False
     for k in range(S):
         for d in range(stacks.shape[2]):
@@ -629,7 +632,7 @@ def score_tiles(P: int, tile_owner, tile_state, under, replenish_used, skins, to
 def start_round(b: int, st, cfg, order) -> None:
     """:func:`setup_round` of row ``b`` on the state tuple ``st`` (``order``: its scratch)."""
     setup_round(b, cfg, st[6], st[9], st[10], st[13], st[14], st[15], st[16], st[17], st[18], st[19], st[20], st[21],
-                st[22], st[23], st[24], st[25], st[26], st[30], st[31], order)  # fmt: skip
+                st[22], st[23], st[24], st[25], st[26], st[30], st[31], st[32], order)  # fmt: skip
 
 
 # ====================================================================== batch kernels
@@ -692,6 +695,7 @@ def step(actions: np.ndarray, st, cfg) -> bool:
     stats = st[29]
     area = st[31]
     tile_ok = st[30]
+    under_count = st[32]
     B = actions.size
     A = cfg[C_NUM_ACTIONS]
     for b in range(B):
@@ -759,6 +763,7 @@ def step(actions: np.ndarray, st, cfg) -> bool:
                             for k in range(NK):
                                 under[b, t, k] = pending[b, q, k]
                                 pending[b, q, k] = 0
+                            under_count[b, t] = npend
                             stats[b, q, ST_GRABS] += 1
                             ok = correct(t % NC, under[b, t])
                             tile_ok[b, t] = ok
@@ -875,6 +880,10 @@ def step(actions: np.ndarray, st, cfg) -> bool:
     return True
 
 
+#: ``(2,) float32`` 0 and 1 (a 0/1 feature stored by a load, without a branch).
+ZERO_ONE = np.array([0.0, 1.0], np.float32)
+
+
 @njit(cache=True, inline="always")
 def _clip(x: float) -> np.float32:
     return np.float32(min(1.0, max(-1.0, x)))
@@ -935,7 +944,7 @@ def obs_tables(cfg) -> tuple[np.ndarray, np.ndarray]:
 @njit(cache=True, inline="always")
 def _lut(luts, row: int, v) -> np.float32:
     """``luts[row]`` at count ``v`` (clamped to the table)."""
-    return luts[row, min(max(np.int64(v), -128), 127) + 128]
+    return luts[row, np.uint64(min(max(np.int64(v), -128), 127) + 128)]  # (unsigned: no wraparound)
 
 
 @njit(cache=True)
@@ -958,9 +967,11 @@ def observe(player: np.ndarray, obs: np.ndarray, st, cfg, luts: np.ndarray, tile
 def observe_players(player: np.ndarray, obs: np.ndarray, st, cfg, luts, tile_codes, num_players: int) -> None:
     """:func:`observe` for ``num_players == cfg[C_P]`` seats, compiled for that number as a constant.
 
-    Every count goes through a lookup table and every tile through its code in ``tile_codes``
-    (no branch on the tile's state), and the rows are indexed directly (no view per row: each
-    would pay a reference count).
+    Every count goes through a lookup table; a row's tile block is cleared and then only its
+    non-zero features are stored, each at an index computed without a branch on the tile's state
+    (the features of ``tile_codes``, which this kernel does not read); the cards under a tile are
+    its ``under_count``; the rows are indexed directly (no view per row: each would pay a
+    reference count).
     """
     P = literally(num_players)
     tick = st[10]
@@ -970,7 +981,6 @@ def observe_players(player: np.ndarray, obs: np.ndarray, st, cfg, luts, tile_cod
     hands = st[15]
     pending = st[16]
     discard = st[17]
-    under = st[18]
     tile_state = st[19]
     tile_owner = st[20]
     tile_stack = st[21]
@@ -983,6 +993,7 @@ def observe_players(player: np.ndarray, obs: np.ndarray, st, cfg, luts, tile_cod
     round_scores = st[28]
     area = st[31]
     tile_ok = st[30]
+    under_count = st[32]
     NT = TILES_BY_PLAYERS[P]
     S = STACKS_BY_PLAYERS[P]
     R = cfg[C_ROUNDS]
@@ -991,6 +1002,7 @@ def observe_players(player: np.ndarray, obs: np.ndarray, st, cfg, luts, tile_cod
     I_TILE = I_SEAT + P * SEAT_FEATURES
     I_STACK = I_TILE + NT * W
     bits = np.zeros(P + 1, np.int64)  # combos owned per seat (observer first; slot P: nobody)
+    rel = np.zeros(P + 1, np.int64)  # owner seat w -> (w - o) % P, at w + 1
     for b in range(player.size):
         o = np.int64(player[b])
         for k in range(NK):
@@ -999,26 +1011,26 @@ def observe_players(player: np.ndarray, obs: np.ndarray, st, cfg, luts, tile_cod
             obs[b, k + 2 * NK] = _lut(luts, LUT_DISCARD, discard[b, o, k])
         for r in range(P + 1):
             bits[r] = 0
-        for t in range(NT):
-            ts = tile_state[b, t]
+        for w in range(-1, P):  # owner seat w (-1 too) -> its index observer first
+            rel[w + 1] = (w - o) % P
+        for i in range(I_TILE, I_STACK):  # the tile block is mostly zeros: cleared, then its ones set
+            obs[b, i] = 0.0
+        for t in range(NT):  # (unsigned indices: no negative-index wraparound to compute)
+            ts = tile_state[b, np.uint64(t)]
             j = I_TILE + t * W
             own = np.int64(ts != TILE_STACK and ts != TILE_LOOSE)
-            w = np.int64(tile_owner[b, t])
-            r = w - o  # the owner, observer first: (w - o) % P without a division
-            if r < 0:
-                r += P
-            if own and (r >= P or r < 0):
+            w = np.int64(tile_owner[b, np.uint64(t)])
+            if w >= -1 and w < P:
+                r = rel[np.uint64(w + 1)]
+            else:  # (an owner out of range: a broken state)
                 r = (w - o) % P
-            r = r * own + P * (1 - own)
-            bits[r] |= COMBO_BIT[t]
-            n = 0
-            for k in range(NK):
-                n += under[b, t, k]
-            owned_code = 2 + ((ts == TILE_ORANGE) * P + r) * 2 + (r == 0 and tile_ok[b, t])
-            code = owned_code * own + np.int64(ts == TILE_LOOSE) * (1 - own)
-            for f in range(W):
-                obs[b, j + f] = tile_codes[code, f]
-            obs[b, j + 3] = _lut(luts, LUT_UNDER, n * own)
+            r = r * own + P * (1 - own)  # the owner observer first; P: nobody
+            bits[np.uint64(r)] |= COMBO_BIT[np.uint64(t)]
+            # the one 1 among hidden / available and the owner one-hot, then burned, cards, correct
+            obs[b, np.uint64(j + (TILE_FEATURES + r) * own + np.int64(ts == TILE_STACK) * (1 - own))] = 1.0
+            obs[b, np.uint64(j + 2)] = ZERO_ONE[np.uint64(own & np.int64(ts == TILE_ORANGE))]
+            obs[b, np.uint64(j + 3)] = _lut(luts, LUT_UNDER, np.int64(under_count[b, np.uint64(t)]) * own)
+            obs[b, np.uint64(j + 4)] = ZERO_ONE[np.uint64(own & np.int64(r == 0) & np.int64(tile_ok[b, np.uint64(t)]))]
         # a tile in a stack is available when it is the top of its stack (tile_stack says which)
         for s in range(S):
             t = stacks[b, s, stack_size[b, s] - 1]

@@ -208,6 +208,7 @@ class FourMonkeys(Game[FourMonkeysState]):
             stats=np.zeros((B, P, NUM_STATS), np.int32),
             tile_ok=np.zeros((B, NT), bool),
             area=np.tile((np.arange(P) >= self.area_sizes[0]).astype(np.int8), (B, 1)),
+            under_count=np.zeros((B, NT), np.int16),
         )
         K.init(seeds, _state_arrays(s), self.cfg)
         return s
@@ -301,6 +302,7 @@ class FourMonkeys(Game[FourMonkeysState]):
         for t in loose:
             s.tile_state[0, t], s.tile_owner[0, t] = TILE_LOOSE, -1
             s.under[0, t] = 0
+            s.under_count[0, t] = 0
             s.tile_ok[0, t] = False
         for t, (owner, cards, burned) in move.items():
             if not 0 <= owner < P:
@@ -308,6 +310,7 @@ class FourMonkeys(Game[FourMonkeysState]):
             s.tile_owner[0, t] = owner
             s.tile_state[0, t] = TILE_ORANGE if burned else TILE_GREEN
             s.under[0, t] = self.parse_cards(cards)
+            s.under_count[0, t] = s.under[0, t].sum()
             s.tile_ok[0, t] = self.is_correct(t % D.NUM_COMBOS, s.under[0, t])
         for q, used in (replenish_used or {}).items():
             s.replenish_used[0, q] = bool(used)

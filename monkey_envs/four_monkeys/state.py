@@ -71,6 +71,8 @@ class FourMonkeysState(BatchState):
             seen only by the tile's owner).
         area: ``(B, P) int8`` each seat's playing area (0, or 1 with 7-8 players; regrouped by
             totals after each round).
+        under_count: ``(B, NT) int16`` cards under each tile (``under`` summed over the kinds;
+            public, kept with ``under`` so that the observation reads one count per tile).
     """
 
     commits: np.ndarray
@@ -96,3 +98,4 @@ class FourMonkeysState(BatchState):
     stats: np.ndarray
     tile_ok: np.ndarray
     area: np.ndarray
+    under_count: np.ndarray
