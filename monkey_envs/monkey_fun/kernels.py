@@ -715,9 +715,9 @@ def observe(
                     dst[2 * i + 1] = np.float32(cf[2 * i]) * _F025
         else:
             for r in range(P):
-                seat = rot[r]
+                seat = rot[np.uint64(r)]
                 for f in range(FIELDS):
-                    row[o_counts + f * P + r] = np.float32(c[f, seat]) * _F025
+                    row[np.uint64(o_counts + f * P + r)] = np.float32(c[np.uint64(f), seat]) * _F025
         ow = row[o_owner:o_fv]  # every cell written (no branch on the owner): 1 where slot r owns f
         ob = owner[b]
         if P == 2:
@@ -729,9 +729,9 @@ def observe(
                 ow[2 * f + 1] = np.float32(o == s1)
         else:
             for f in range(FIELDS):
-                o = ob[f]
+                o = ob[np.uint64(f)]
                 for r in range(P):
-                    ow[f * P + r] = np.float32(o == rot[r])
+                    ow[np.uint64(f * P + r)] = np.float32(o == rot[np.uint64(r)])
         fv = row[o_fv : o_fv + FIELDS]
         for f in range(FIELDS):
             fv[f] = field_value[f]
