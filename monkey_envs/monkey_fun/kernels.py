@@ -714,7 +714,7 @@ def observe(
                     dst[2 * i] = np.float32(cf[2 * i + 1]) * _F025
                     dst[2 * i + 1] = np.float32(cf[2 * i]) * _F025
         else:
-            for r in range(P):
+            for r in range(P):  # (unsigned indices: counters and offsets, so no wraparound to compute)
                 seat = rot[np.uint64(r)]
                 for f in range(FIELDS):
                     row[np.uint64(o_counts + f * P + r)] = np.float32(c[np.uint64(f), seat]) * _F025
@@ -729,7 +729,7 @@ def observe(
                 ow[2 * f + 1] = np.float32(o == s1)
         else:
             for f in range(FIELDS):
-                o = ob[np.uint64(f)]
+                o = ob[np.uint64(f)]  # (unsigned, as above)
                 for r in range(P):
                     ow[np.uint64(f * P + r)] = np.float32(o == rot[np.uint64(r)])
         fv = row[o_fv : o_fv + FIELDS]
