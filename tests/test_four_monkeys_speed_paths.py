@@ -118,3 +118,37 @@ def test_tile_block_is_the_tile_codes_table_and_under_count_counts(players: int,
         if done.size:
             g.reset_rows(s, done, 1000 + step + np.arange(done.size))
     assert owned_seen > 0
+
+
+def test_under_count_is_derived_not_stored_and_recomputed_on_load() -> None:
+    """``under_count`` is a derived field (``DERIVED_FIELDS``): state files leave it out, so files
+    written before it existed load, and a file cannot smuggle in a count that disagrees with
+    ``under`` -- every loader recomputes it."""
+    import io
+    import json
+
+    g = FourMonkeys(num_players=4)
+    s = g.init(np.arange(6))
+    rng = np.random.default_rng(7)
+    for _ in range(300):
+        m = s.legal_action_mask
+        g.step_inplace(s, np.where(m, rng.random(m.shape), -1.0).argmax(1))
+    assert s.under_count.sum() > 0  # cards lie under tiles, so the count matters
+    data = s.get_state()
+    assert "under_count" not in data["fields"] and "under" in data["fields"]
+    assert g.set_state(json.loads(json.dumps(data))).equals(s)
+    buf = io.BytesIO()
+    s.save(buf)
+    buf.seek(0)
+    assert "under_count.npy" not in np.load(buf).files
+    buf.seek(0)
+    assert g.load_state(buf).equals(s)
+    # a file that does carry a wrong count (written by hand) loads with the count of its cards
+    forged = {k: v for k, v in s.arrays().items()}
+    forged["under_count"] = np.zeros_like(s.under_count)
+    meta = {"__state_class__": np.array(type(s).__name__), "__format__": np.array(type(s).FORMAT)}
+    buf = io.BytesIO()
+    np.savez_compressed(buf, **meta, **forged)
+    buf.seek(0)
+    loaded = g.load_state(buf)
+    assert np.array_equal(loaded.under_count, s.under_count) and loaded.equals(s)

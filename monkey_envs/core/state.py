@@ -275,6 +275,11 @@ class BatchState:
     FORMAT: ClassVar[int] = 2
     #: The formats :meth:`set_state` and :meth:`load` read.
     READ_FORMATS: ClassVar[tuple[int, ...]] = (1, 2)
+    #: Fields that are a function of the other fields (caches a game's kernels keep for speed, e.g.
+    #: a count of what another array holds). :meth:`get_state` and :meth:`save` leave them out and
+    #: every loader recomputes them with :meth:`_derive`, so a file written before such a field
+    #: existed still loads, and no file can hold a cache that disagrees with what it caches.
+    DERIVED_FIELDS: ClassVar[tuple[str, ...]] = ()
     #: The most bytes of arrays :meth:`load` unpacks from one file (its headers are read first), so
     #: that a small compressed file cannot make it allocate without bound.
     MAX_LOAD_BYTES: ClassVar[int] = 2**31
@@ -289,6 +294,18 @@ class BatchState:
     def field_names(cls) -> list[str]:
         """Names of all array fields, in declaration order."""
         return list(cls._field_tuple())
+
+    @classmethod
+    def stored_field_names(cls) -> list[str]:
+        """Names of the fields :meth:`get_state` and :meth:`save` write: all but :attr:`DERIVED_FIELDS`."""
+        return [k for k in cls._field_tuple() if k not in cls.DERIVED_FIELDS]
+
+    @classmethod
+    def _derive(cls, arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """The :attr:`DERIVED_FIELDS` computed from the stored fields ``arrays`` (each already checked
+        against the game's dtype and row shape; the laws are checked afterwards). States with
+        derived fields override this."""
+        return {}
 
     @classmethod
     def _field_tuple(cls) -> tuple[str, ...]:
@@ -396,7 +413,9 @@ class BatchState:
         if ident is not None:
             out["game"] = ident
         out["fields"] = {
-            k: {"dtype": str(v.dtype), "shape": list(v.shape), "data": v.tolist()} for k, v in self.arrays().items()
+            k: {"dtype": str(v.dtype), "shape": list(v.shape), "data": v.tolist()}
+            for k, v in self.arrays().items()
+            if k not in self.DERIVED_FIELDS
         }
         return out
 
@@ -425,7 +444,7 @@ class BatchState:
         fields = data.get("fields")
         if not isinstance(fields, dict):
             raise StateError(f"{where} has no 'fields' mapping")
-        missing = set(cls.field_names()) - set(fields)
+        missing = set(cls.stored_field_names()) - set(fields)
         if missing:
             raise StateError(f"{where} lacks fields {sorted(missing)}")
 
@@ -435,12 +454,13 @@ class BatchState:
 
         g = _game_for(cls, game, data.get("game") if fmt >= 2 else None, players, where)
         layout = g.state_layout()
-        arrays = {k: _json_field(k, fields[k], *layout[k]) for k in cls.field_names()}
+        arrays = {k: _json_field(k, fields[k], *layout[k]) for k in cls.stored_field_names()}
         return cls._finish(arrays, g, where)
 
     @classmethod
     def _finish(cls: type[S], arrays: dict[str, np.ndarray], game: Game, where: str) -> S:
-        """The state of ``arrays`` after the batch-size check, marked with and validated by ``game``."""
+        """The state of the stored fields ``arrays`` and the derived ones (:meth:`_derive`), after
+        the batch-size check, marked with and validated by ``game``."""
         state = cls._checked(arrays)
         state.mark_game(game)
         try:
@@ -451,10 +471,13 @@ class BatchState:
 
     @classmethod
     def _checked(cls: type[S], arrays: dict[str, np.ndarray]) -> S:
-        """Build a state after checking every field has the same batch size."""
+        """Build a state of the stored fields ``arrays`` and the derived ones (:meth:`_derive`) after
+        checking every field has the same batch size."""
         sizes = {k: (v.shape[0] if v.ndim else None) for k, v in arrays.items()}
         if len(set(sizes.values())) != 1 or None in sizes.values():
             raise StateError(f"state fields disagree on the batch size: {sizes}")
+        if cls.DERIVED_FIELDS:
+            arrays = {**arrays, **cls._derive(arrays)}
         return cls(**arrays)
 
     def to_json(self, game: Game | None = None) -> str:
@@ -480,7 +503,8 @@ class BatchState:
         ident = self._identity_for(game)
         if ident is not None:
             meta["__game__"] = np.array(json.dumps(ident))
-        np.savez_compressed(path, **meta, **self.arrays())
+        stored = {k: v for k, v in self.arrays().items() if k not in self.DERIVED_FIELDS}
+        np.savez_compressed(path, **meta, **stored)
 
     @classmethod
     def load(cls: type[S], path: str | Path | io.BytesIO) -> S:
@@ -528,10 +552,10 @@ class BatchState:
         ident = None
         if fmt >= 2 and "__game__" in files:
             ident = _parse_json(_npz_scalar(z, "__game__", "U"), f"{where}: entry __game__")
-        missing = sorted(set(cls.field_names()) - files)
+        missing = sorted(set(cls.stored_field_names()) - files)
         if missing:
             raise StateError(f"{where} lacks fields {missing}")
-        headers = {k: _npy_header(z, k) for k in cls.field_names()}
+        headers = {k: _npy_header(z, k) for k in cls.stored_field_names()}
 
         def players() -> Any:
             shape = headers["rewards"][0]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from typing import ClassVar
 
 import numpy as np
 
@@ -72,8 +73,17 @@ class FourMonkeysState(BatchState):
         area: ``(B, P) int8`` each seat's playing area (0, or 1 with 7-8 players; regrouped by
             totals after each round).
         under_count: ``(B, NT) int16`` cards under each tile (``under`` summed over the kinds;
-            public, kept with ``under`` so that the observation reads one count per tile).
+            public, kept with ``under`` so that the observation reads one count per tile). A
+            derived field: state files leave it out and loading recomputes it.
     """
+
+    #: ``under_count`` is ``under`` summed (not written to state files, recomputed on load).
+    DERIVED_FIELDS: ClassVar[tuple[str, ...]] = ("under_count",)
+
+    @classmethod
+    def _derive(cls, arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """``under_count``: the cards under each tile, from ``under``."""
+        return {"under_count": arrays["under"].sum(axis=2, dtype=np.int16)}
 
     commits: np.ndarray
     tick: np.ndarray
