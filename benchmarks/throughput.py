@@ -154,6 +154,36 @@ class CoreStepper:
             game.observe(state, state.current_player, out=self.obs)
         return self.batch_size
 
+    def profile(self, calls: int) -> dict[str, float]:
+        """CPU milliseconds per call of each piece of :meth:`__call__` (in-place forms), over ``calls`` calls.
+
+        Pieces: ``draw`` (the random legal actions), ``step`` (``step_inplace``), ``done`` (finding
+        the finished rows), ``reset`` (``reset_rows``), ``observe`` (``observe(out=)``) and
+        ``total``. The same loop as :meth:`__call__`, with a ``time.process_time`` read between
+        the pieces (about a microsecond each).
+        """
+        game, state, clock = self.game, self.state, time.process_time
+        spent = dict.fromkeys(("draw", "step", "done", "reset", "observe"), 0.0)
+        start = clock()
+        for _ in range(calls):
+            t0 = clock()
+            actions = self.random_legal(state.legal_action_mask)
+            t1 = clock()
+            game.step_inplace(state, actions)
+            t2 = clock()
+            done = np.flatnonzero(state.terminated | state.truncated)
+            t3 = clock()
+            if done.size:
+                game.reset_rows(state, done, self.next_seed + np.arange(done.size))
+                self.next_seed += done.size
+            t4 = clock()
+            game.observe(state, state.current_player, out=self.obs)
+            t5 = clock()
+            for k, dt in zip(spent, (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4), strict=True):
+                spent[k] += dt
+        spent["total"] = clock() - start
+        return {k: 1000 * v / calls for k, v in spent.items()}
+
     def footprint(self) -> tuple[float, float]:
         """``(state bytes, observation bytes)`` per env: the arrays' ``nbytes`` over ``B``."""
         state = sum(a.nbytes for a in self.state.arrays().values())
@@ -739,6 +769,13 @@ def main(argv: list[str] | None = None) -> int:
         help="divide steps by the process's CPU time (default: other programs on the core do not count) or wall time",
     )
     parser.add_argument("--check-threads", action="store_true", help="show XLA_FLAGS limiting XLA to one thread")
+    parser.add_argument(
+        "--profile",
+        type=int,
+        metavar="CALLS",
+        default=None,
+        help="instead of the table: CPU ms per call of each piece of every core row's loop, over CALLS calls",
+    )
     args = parser.parse_args(argv)
     batch_sizes = args.batch_sizes or (SCALING_BATCH_SIZES if args.scaling else TABLE_BATCH_SIZES)
     if args.seconds <= 0 or args.rounds < 1 or any(b < 1 for b in batch_sizes):
@@ -771,6 +808,21 @@ def main(argv: list[str] | None = None) -> int:
             f"{platform.python_version()}, numpy {np.__version__}, {pgx_version() or 'no Pgx'}; pinned to core "
             f"{core}; {args.rounds} rounds x {args.seconds:g} s per row; steps per {args.clock} second; XLA_FLAGS={os.environ['XLA_FLAGS']!r}"
         )
+        if args.profile is not None:
+            if args.profile < 1:
+                parser.error("--profile needs at least one call")
+            for game_name in games:
+                for players in args.players or game_facts(game_name)[2]:
+                    for b in batch_sizes:
+                        stepper = CoreStepper(game_name, b, players)
+                        for _ in range(min(50, args.profile)):  # compiled and warm first
+                            stepper()
+                        ms = stepper.profile(args.profile)
+                        pieces = " ".join(f"{k} {v:.3f}" for k, v in ms.items())
+                        print(
+                            f"{game_name} {players}p B={b}: ms per call: {pieces} ({b / ms['total'] / 1000:.2f}M steps/s)"
+                        )
+            return 0
         if args.scaling:
             measured = scaling(games, batch_sizes, args.players, args.rounds, args.seconds, work_clock)
             out_csv = write_scaling(measured, args.out)

@@ -81,6 +81,17 @@ def test_core_random_policy_takes_the_kth_legal_action_of_wide_rows():
                 assert out[b] == want, (width, p, b)
 
 
+def test_profile_prints_the_loops_pieces(capsys):
+    """``--profile CALLS`` times the core loop's pieces; they add up to no more than the whole call."""
+    bench = load_benchmark("throughput")
+    ms = bench.core_stepper("monkey_fun", 16, 2).profile(20)
+    assert set(ms) == {"draw", "step", "done", "reset", "observe", "total"}
+    assert all(v >= 0 for v in ms.values()) and sum(v for k, v in ms.items() if k != "total") <= ms["total"] + 1e-9
+    assert bench.main(["--profile", "5", "--games", "monkey_fun", "--batch-sizes", "8"]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("monkey_fun 2p B=8:"))
+    assert "ms per call: draw " in line and " observe " in line and "steps/s" in line
+
+
 class FakeClock:
     """A clock that only the fake steppers advance."""
 
