@@ -182,9 +182,10 @@ def obs_size(num_players: int) -> int:
 
 
 # ====================================================================== combos
-@njit(cache=True)
-def covers(c: int, cnt: np.ndarray, skip: int = -1) -> bool:
-    """Do the cards ``cnt (10,)`` (count per kind; one card of kind ``skip`` left out) show everything combo ``c`` needs?"""
+@njit(cache=True, inline="always")
+def _tally(cnt: np.ndarray, skip: int) -> tuple[int, int, int, int, int, int]:
+    """``(f0, f1, f2, f3, gold, gbits)`` of the cards ``cnt (10,)`` (one card of kind ``skip`` left
+    out): the count of each figure, of golden buttons, and the bits of the figures that show one."""
     f0 = 0
     f1 = 0
     f2 = 0
@@ -202,6 +203,13 @@ def covers(c: int, cnt: np.ndarray, skip: int = -1) -> bool:
             if g >= 0:
                 gold += n
                 gbits |= 1 << g
+    return f0, f1, f2, f3, gold, gbits
+
+
+@njit(cache=True)
+def covers(c: int, cnt: np.ndarray, skip: int = -1) -> bool:
+    """Do the cards ``cnt (10,)`` (count per kind; one card of kind ``skip`` left out) show everything combo ``c`` needs?"""
+    f0, f1, f2, f3, gold, gbits = _tally(cnt, skip)
     return _meets(c, f0, f1, f2, f3, gold, gbits)
 
 
@@ -224,23 +232,7 @@ def correct(c: int, cnt: np.ndarray) -> bool:
     figures and golden buttons are counted once and each card's share taken off (each golden
     figure is on one kind only, so leaving out the last card of a double loses its figure).
     """
-    f0 = 0
-    f1 = 0
-    f2 = 0
-    f3 = 0
-    gold = 0
-    gbits = 0
-    for k in range(NK):
-        n = np.int64(cnt[k])
-        if n > 0:
-            f0 += n * KIND_FIGURES[k, 0]
-            f1 += n * KIND_FIGURES[k, 1]
-            f2 += n * KIND_FIGURES[k, 2]
-            f3 += n * KIND_FIGURES[k, 3]
-            g = KIND_GOLDEN[k]
-            if g >= 0:
-                gold += n
-                gbits |= 1 << g
+    f0, f1, f2, f3, gold, gbits = _tally(cnt, -1)
     if not _meets(c, f0, f1, f2, f3, gold, gbits):
         return False
     for k in range(NK):
