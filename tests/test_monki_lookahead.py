@@ -93,15 +93,20 @@ def test_keeping_the_last_empty_space_of_row_one_wins():
     assert v[0] < v[12]
 
 
-def test_it_passes_when_the_pass_wins():
-    g = Monki()
-    s = g.position(
+def _pass_wins_position(g: Monki) -> object:
+    """Seat 0 flipping with a seven-fruit board: collecting the flipped fruit wins at once."""
+    return g.position(
         stacks={0: ["green golden fig", "blue banana", "blue grapes"]},
         boards=[SEVEN, []],
         monkis=[(0, 0), (5, 5)],
         phase="flipping",
         face_up=[0],
     )
+
+
+def test_it_passes_when_the_pass_wins():
+    g = Monki()
+    s = _pass_wins_position(g)
     assert _choice(g, s) == "pass (collect the flipped fruit)"
 
 
@@ -197,13 +202,7 @@ def _decisions() -> dict:
     import agents.heuristics.monki as lookahead_module
 
     g = Monki()
-    s = g.position(
-        stacks={0: ["green golden fig", "blue banana", "blue grapes"]},
-        boards=[SEVEN, []],
-        monkis=[(0, 0), (5, 5)],
-        phase="flipping",
-        face_up=[0],
-    )
+    s = _pass_wins_position(g)
     passes = _choice(g, s)
     d = [[1, 1, 1, 1], [0, 0, 0, 0]]
     flip = _one({3: 0}, d, [0, 0], [[1, 1, 1, 1], [1, 1, 1, 1]], fm=0b0001, k=1, need=8, can_pass=True, per_stack=True)
