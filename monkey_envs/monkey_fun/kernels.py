@@ -14,15 +14,29 @@ from other versions of those files is dropped (:func:`monkey_envs.core.kernel_ca
 Notation: ``b`` a row, ``cp`` the seat to move, ``f`` a field index (``row * 6 + col``), ``a``
 an action (``a < 15`` plays the hand slots of bitmask ``a + 1``; 15 discards the hand).
 
+Where the time went, found with ``perf`` (software clock samples of the benchmark loop, JIT
+addresses matched to the kernels; ``benchmarks/throughput.py --profile`` gives the per-call
+split): about a sixth of the loop was glibc ``memset``, called for the 2,160 zero bytes of the
+action-field piece of every row (``af[:] = 0.0``; above 2,048 bytes glibc takes ``rep stosb``, slow
+on these AMD cores), and about a tenth was numba's atomic reference counts (``lock inc`` / ``lock
+dec``): one pair for every per-row view and for every array handed to an inlined helper
+(:func:`legal_row`, :func:`has_line`, :func:`draw_row`), which numba's pruning pass cannot remove.
+So the row loops (:func:`step_rows`, :func:`deal_rows`, :func:`observe_rows`) are compiled without
+reference counting (:func:`~monkey_envs.core.kernel_cache.njit_borrowed`), their scratch arrays
+allocated by the thin kernels that call them (:func:`step`, :func:`deal`, :func:`observe`), and
+zeros are stored by vector loops that LLVM cannot turn into ``memset`` (a zero read at run time;
+the pile clear in :func:`draw_row` is a select). Together: the benchmark loop at ``B = 4096`` in
+0.78-0.89x of its time before, bit for bit the same states and observations.
+
 Grouping: a kernel takes its arrays out of ``st`` and ``rules`` once, before its loop over the rows
 (``st[COUNTS]``: numba resolves a constant index into a tuple when it compiles). A per-row helper
 that runs in that loop gets its arrays from tuples built there too (``board``, ``legal``, ``ends``);
-it never indexes ``st`` itself: each array taken out of a tuple is a reference-count increment and
-decrement, which inside the row loop cost ``step`` up to 65% at ``B = 4096``. The draw helpers
-(:func:`draw_row`, :func:`reshuffle_row`) keep their arrays one by one: grouping them cost 5-10%.
+it never indexes ``st`` itself. (With reference counting, each array taken out of a tuple was an
+increment and a decrement, which inside the row loop cost ``step`` up to 65% at ``B = 4096``.)
+The draw helpers (:func:`draw_row`, :func:`reshuffle_row`) keep their arrays one by one.
 
-Tried and measured slower or no faster (2 players, ``B = 4096``, old and new kernels timed in
-one process): indexing ``obs``/``counts``/``owner``/``hands`` directly instead of the per-row views
+Tried before that and measured slower or no faster (2 players, ``B = 4096``, old and new kernels
+timed in one process; with reference counting and ``memset``): indexing ``obs``/``counts``/``owner``/``hands`` directly instead of the per-row views
 (``observe`` +15-20%, ``step`` +15%),
 more views in ``step`` (+5%), ``observe`` compiled per player count with constant offsets (same),
 ``action_field`` by a compare per cell (+100%), counts and owners as pairs of float bits in
@@ -30,8 +44,8 @@ more views in ``step`` (+5%), ``observe`` compiled per player count with constan
 in an L1 scratch row and copied out (+15-30%; with streaming non-temporal stores, +45% to +200% in
 the benchmark loop), software prefetch of the rows ahead (``step`` +2%, ``observe`` +10%), branch-free
 card play and draw (same), unsigned subset sums (same), ``step`` compiled per player count (same).
-In the benchmark loop ``observe`` costs about the time of plain stores to the whole buffer plus a
-third: zeroing the ``(4096, 752) float32`` buffer there takes 0.5-0.9 ms, ``observe`` 0.8-1.4 ms.
+Now most of :func:`observe`'s time in the benchmark loop is the stores themselves: 3,008 bytes a
+row, 12.3 MB a call at ``B = 4096``, more than the L2 holds.
 
 Unsigned indices (``arr[np.uint64(i)]``: numba then emits no negative-index wraparound) pay only
 in :func:`observe`'s 3-4 player loops, whose cells sit at ``offset + f * P + r`` (about 0.85x of
@@ -46,7 +60,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from monkey_envs.core.kernel_cache import drop_stale_cache
+from monkey_envs.core.kernel_cache import drop_stale_cache, njit_borrowed
 from monkey_envs.core.rng import next_uniform, seed_row, shuffle_order
 from monkey_envs.monkey_fun import data as D
 from monkey_envs.monkey_fun.state import (
@@ -194,16 +208,23 @@ def sort4(hand: np.ndarray) -> None:
 
 
 @njit(cache=True, inline="always")
-def subset_fields(hand: np.ndarray, field_of_sum: np.ndarray, out: np.ndarray) -> None:
-    """Field each subset action of one sorted hand ``(4,) int8`` places on, into ``out (15,) intp``.
+def _u(i: int) -> np.uint64:
+    """``i`` as an unsigned index (numba then emits no negative-index wraparound for it)."""
+    return np.uint64(i)
 
-    -1 when the subset's sum is no field number or the subset uses an empty slot (its sum then
-    exceeds 76: ``field_of_sum`` is -1 there).
+
+@njit(cache=True, inline="always")
+def subset_fields(h0: int, h1: int, h2: int, h3: int, field_of_sum: np.ndarray, out: np.ndarray) -> None:
+    """Field each subset action of one sorted hand ``h0 <= h1 <= h2 <= h3`` places on, into ``out (15,) intp``.
+
+    The hand's four slots are passed as values (``int8``, 0 for an empty slot), not as a view of
+    the hands array (see :func:`observe` on views). -1 when the subset's sum is no field number
+    or the subset uses an empty slot (its sum then exceeds 76: ``field_of_sum`` is -1 there).
     """
-    v0 = hand[0] if hand[0] != 0 else EMPTY_SLOT_VALUE
-    v1 = hand[1] if hand[1] != 0 else EMPTY_SLOT_VALUE
-    v2 = hand[2] if hand[2] != 0 else EMPTY_SLOT_VALUE
-    v3 = hand[3] if hand[3] != 0 else EMPTY_SLOT_VALUE
+    v0 = h0 if h0 != 0 else EMPTY_SLOT_VALUE
+    v1 = h1 if h1 != 0 else EMPTY_SLOT_VALUE
+    v2 = h2 if h2 != 0 else EMPTY_SLOT_VALUE
+    v3 = h3 if h3 != 0 else EMPTY_SLOT_VALUE
     s01 = v0 + v1
     s23 = v2 + v3
     # action a plays the slots of bitmask a + 1
@@ -235,7 +256,7 @@ def legal_row(b: int, cp: int, board: Board, legal: LegalRules, scratch: np.ndar
     """
     hands, owner, counts, mask = board
     field_of_sum, solo, own_ok = legal
-    subset_fields(hands[b, cp], field_of_sum, scratch)
+    subset_fields(hands[b, cp, 0], hands[b, cp, 1], hands[b, cp, 2], hands[b, cp, 3], field_of_sum, scratch)
     any_ok = False
     if not solo:
         ob = owner[b]
@@ -271,7 +292,7 @@ def legal_row(b: int, cp: int, board: Board, legal: LegalRules, scratch: np.ndar
     return not any_ok
 
 
-@njit(cache=True)
+@njit_borrowed(cache=True)
 def finish_row(b: int, winners: np.ndarray, reason: int, ends: EndArrays) -> None:
     """End game ``b`` with ``winners (P,) bool``: +1 each winner, -1 the others, 0 each if all share.
 
@@ -297,17 +318,26 @@ def finish_row(b: int, winners: np.ndarray, reason: int, ends: EndArrays) -> Non
     current_player[b] = -1
 
 
-@njit(cache=True)
-def final_scores_row(counts: np.ndarray, field_number: np.ndarray, scores: np.ndarray, winners: np.ndarray) -> None:
+@njit_borrowed(cache=True)
+def final_scores_row(
+    counts: np.ndarray,
+    field_number: np.ndarray,
+    scores: np.ndarray,
+    winners: np.ndarray,
+    best: np.ndarray,
+    total: np.ndarray,
+) -> None:
     """Score one board ``counts (36, P)`` into ``scores (P,)`` and ``winners (P,) bool``.
 
     Per field the unique highest count keeps it (a tie voids it); a seat scores the numbers of
     its kept fields. Winners: the highest score, ties broken by the highest kept field (a seat
-    keeping nothing has 0); all-zero ties stay shared.
+    keeping nothing has 0); all-zero ties stay shared. ``best`` and ``total`` ``(P,) int64`` are
+    scratch (cleared here).
     """
     P = counts.shape[1]
-    best = np.zeros(P, np.int64)
-    total = np.zeros(P, np.int64)
+    for p in range(P):
+        best[p] = 0
+        total[p] = 0
     for f in range(FIELDS):
         top = 0
         n_top = 0
@@ -364,7 +394,7 @@ def has_line(b: int, cp: int, counts: np.ndarray, owner: np.ndarray, window_bits
     return found
 
 
-@njit(cache=True)
+@njit_borrowed(cache=True)
 def reshuffle_row(
     b: int,
     rng: np.ndarray,
@@ -443,7 +473,9 @@ def draw_row(
         hands[b, cp, j] = rest[j]
     new_size = size - need
     draw_size[b] = new_size
-    draw_pile[b, max(new_size, 0) :] = 0
+    for k in range(CARDS):  # clear the pile from the new top (a select: no memset call, no view)
+        card = draw_pile[b, k]
+        draw_pile[b, k] = card if k < new_size else 0
 
 
 @njit(cache=True, inline="always")
@@ -485,6 +517,22 @@ def deal(rows: np.ndarray, seeds: np.ndarray, st: StateArrays, rules: RulesTable
     each seat from the top (stored sorted), the rest left as the draw pile, the starting seat
     drawn and its legal mask computed (a solo game that cannot place at all is lost at once).
     """
+    P = st[HANDS].shape[1]
+    work = (
+        np.empty(CARDS, np.int8),  # the shuffled deck
+        np.empty(CARDS, np.float64),  # shuffle keys
+        np.empty(2 * CARDS + 1, np.intp),  # shuffle order
+        np.empty(NUM_SUBSETS, np.intp),  # the field of each subset
+        np.zeros(P, np.bool_),  # nobody wins (a stuck solo game)
+    )
+    deal_rows(rows, seeds, st, rules, work)
+
+
+@njit_borrowed(cache=True)
+def deal_rows(
+    rows: np.ndarray, seeds: np.ndarray, st: StateArrays, rules: RulesTables, work: tuple[np.ndarray, ...]
+) -> None:
+    """The loop of :func:`deal` over the rows, without reference counting; ``work`` its scratch arrays."""
     rng, current_player, hands = st[RNG], st[CURRENT_PLAYER], st[HANDS]
     draw_pile, draw_size = st[DRAW_PILE], st[DRAW_SIZE]
     rewards, terminated, truncated, step_count = st[REWARDS], st[TERMINATED], st[TRUNCATED], st[STEP_COUNT]
@@ -492,11 +540,7 @@ def deal(rows: np.ndarray, seeds: np.ndarray, st: StateArrays, rules: RulesTable
     scores, winners_mask, end_reason, last_field = st[SCORES], st[WINNERS_MASK], st[END_REASON], st[LAST_FIELD]
     board, legal, ends = row_tuples(st, rules)
     P = hands.shape[1]
-    pile = np.empty(CARDS, np.int8)
-    keys = np.empty(CARDS, np.float64)
-    order = np.empty(2 * CARDS + 1, np.intp)
-    scratch = np.empty(NUM_SUBSETS, np.intp)
-    nobody = np.zeros(P, np.bool_)
+    pile, keys, order, scratch, nobody = work
     for i in range(rows.size):
         b = rows[i]
         # ---- the start values of every array the deal below does not write
@@ -550,6 +594,24 @@ def step(actions: np.ndarray, st: StateArrays, rules: RulesTables) -> bool:
     left and compute its mask, and end the game when it is over. Finished rows ignore their
     action and stay as they are.
     """
+    P = st[REWARDS].shape[1]
+    work = (
+        np.empty(NUM_SUBSETS, np.intp),  # scratch: the field of each subset
+        np.empty(HAND, np.int8),  # the hand being played
+        np.zeros(P, np.bool_),  # winners
+        np.zeros(P, np.int64),  # final scores
+        np.empty(CARDS, np.float64),  # reshuffle keys
+        np.empty(2 * CARDS + 1, np.intp),  # reshuffle order
+        np.empty(CARDS, np.int8),  # reshuffle cards
+        np.empty(P, np.int64),  # final scoring: best kept field
+        np.empty(P, np.int64),  # final scoring: total
+    )
+    return step_rows(actions, st, rules, work)
+
+
+@njit_borrowed(cache=True)
+def step_rows(actions: np.ndarray, st: StateArrays, rules: RulesTables, work: tuple[np.ndarray, ...]) -> bool:
+    """The loop of :func:`step` over the rows, without reference counting; ``work`` its scratch arrays."""
     current_player, rewards, mask = st[CURRENT_PLAYER], st[REWARDS], st[MASK]
     terminated, truncated, step_count = st[TERMINATED], st[TRUNCATED], st[STEP_COUNT]
     rng, counts, owner, supply, box = st[RNG], st[COUNTS], st[OWNER], st[SUPPLY], st[BOX]
@@ -565,13 +627,7 @@ def step(actions: np.ndarray, st: StateArrays, rules: RulesTables) -> bool:
             if a < 0 or a >= NUM_ACTIONS or not mask[b, a]:
                 return False
     rewards[:] = 0.0
-    scratch = np.empty(NUM_SUBSETS, np.intp)
-    hand = np.empty(HAND, np.int8)
-    winners = np.zeros(P, np.bool_)
-    fscores = np.zeros(P, np.int64)
-    keys = np.empty(CARDS, np.float64)  # reshuffle scratch
-    order = np.empty(2 * CARDS + 1, np.intp)
-    cards = np.empty(CARDS, np.int8)
+    scratch, hand, winners, fscores, keys, order, cards, fs_best, fs_total = work
     for b in range(B):
         if terminated[b] or truncated[b]:
             continue
@@ -652,7 +708,7 @@ def step(actions: np.ndarray, st: StateArrays, rules: RulesTables) -> bool:
             current_player[b] = nxt
             legal_row(b, nxt, board, legal, scratch)
             if key == 0 and not won:
-                final_scores_row(counts[b], field_number, fscores, winners)
+                final_scores_row(counts[b], field_number, fscores, winners, fs_best, fs_total)
                 for k in range(P):
                     scores[b, k] = fscores[k]
                 finish_row(b, winners, np.int64(END_SUPPLIES), ends)
@@ -666,8 +722,11 @@ def step(actions: np.ndarray, st: StateArrays, rules: RulesTables) -> bool:
 @njit(cache=True)
 def final_scores(counts: np.ndarray, field_number: np.ndarray, scores: np.ndarray, winners: np.ndarray) -> None:
     """:func:`final_scores_row` of every board of ``counts (n, 36, P)`` into ``scores (n, P)``, ``winners (n, P)``."""
+    P = counts.shape[2]
+    best = np.empty(P, np.int64)
+    total = np.empty(P, np.int64)
     for i in range(counts.shape[0]):
-        final_scores_row(counts[i], field_number, scores[i], winners[i])
+        final_scores_row(counts[i], field_number, scores[i], winners[i], best, total)
 
 
 @njit(cache=True)
@@ -680,102 +739,136 @@ def observe(
     ``rules[OBS_OFFSETS] (11,) int64`` the start of each piece of :data:`OBS_PIECES` (the layout
     of :class:`~monkey_envs.monkey_fun.rules.MonkeyFun`, pieces back to back). Seats are listed
     observer-first (slot ``r`` is seat ``(player + r) % P``); ``player (B,) int64`` in ``[0, P)``.
-    ``counts`` must be C-contiguous (its rows are read flat).
+    ``obs`` and the state arrays must be C-contiguous (they are read and written flat).
+
+    Every array is indexed flat, at ``row * width + offset`` in unsigned arithmetic: no per-row
+    view is made (a view that crosses the row's inner loops costs an atomic reference-count
+    increment and decrement, which numba's pruning cannot remove) and no wraparound is computed.
+    The zero cells are stored by vector loops of a zero read at run time (``zero``), because LLVM
+    turns a loop storing the constant 0 into a ``memset`` call, and glibc's ``memset`` takes
+    ``rep stosb`` for the 2,160 bytes of the action-field piece, which on these AMD cores cost more
+    than all the rest of the row (see the module docstring).
+    """
+    observe_rows(player, obs, counts, seen, rules, np.empty(NUM_SUBSETS, np.intp), np.empty(seen[2].shape[1], np.intp))
+
+
+@njit_borrowed(cache=True)
+def observe_rows(
+    player: np.ndarray,
+    obs: np.ndarray,
+    counts: np.ndarray,
+    seen: tuple[np.ndarray, ...],
+    rules: RulesTables,
+    scratch: np.ndarray,
+    rot: np.ndarray,
+) -> None:
+    """The loop of :func:`observe` over the rows, without reference counting.
+
+    ``scratch (15,) intp`` and ``rot (P,) intp`` are its scratch arrays.
     """
     current_player, owner, supply, box, hands, draw_size, discard = seen
     field_of_sum, field_value, offsets, solo = rules[FIELD_OF_SUM], rules[FIELD_VALUE], rules[OBS_OFFSETS], rules[SOLO]
+    B, dim = obs.shape
     P = supply.shape[1]
-    o_hand, o_af, o_counts, o_owner, o_fv, o_supply, o_box, o_disc, o_draw, o_move, o_solo = (
-        offsets[0],
-        offsets[1],
-        offsets[2],
-        offsets[3],
-        offsets[4],
-        offsets[5],
-        offsets[6],
-        offsets[7],
-        offsets[8],
-        offsets[9],
-        offsets[10],
+    n_disc = discard.shape[1]
+    of = obs.reshape(obs.size)
+    cf = counts.reshape(counts.size)
+    hf = hands.reshape(hands.size)
+    owf = owner.reshape(owner.size)
+    sf = supply.reshape(supply.size)
+    bf = box.reshape(box.size)
+    df = discard.reshape(discard.size)
+    o_hand, o_af, o_counts, o_owner, o_fv = (
+        _u(offsets[0]),
+        _u(offsets[1]),
+        _u(offsets[2]),
+        _u(offsets[3]),
+        _u(offsets[4]),
     )
-    scratch = np.empty(NUM_SUBSETS, np.intp)
-    counts_flat = counts.reshape(counts.shape[0], FIELDS * P)
-    rot = np.empty(P, np.intp)  # absolute seat of each observer-first slot
-    dim = obs.shape[1]
-    for b in range(obs.shape[0]):
-        row = obs[b]
-        p = player[b]
+    o_supply, o_box, o_disc, o_draw, o_move = (
+        _u(offsets[5]),
+        _u(offsets[6]),
+        _u(offsets[7]),
+        _u(offsets[8]),
+        _u(offsets[9]),
+    )
+    o_solo = _u(offsets[10])
+    # 0.0 read at run time (field values are positive and finite): see the docstring
+    zero = field_value[0] * np.float32(0.0)
+    uP = _u(P)  # rot[r]: the absolute seat of observer-first slot r
+    for b in range(B):
+        ub = _u(b)
+        base = ub * _u(dim)
+        p = np.int64(player[b])
         for r in range(P):
             seat = p + r
             if seat >= P:
                 seat -= P
             rot[r] = seat
-        hand = hands[b, p]
-        hv = row[o_hand : o_hand + HAND]
-        for j in range(HAND):
-            hv[j] = np.float32(hand[j]) * _F_CARD
-        af = row[o_af:o_counts]
-        af[:] = 0.0
-        subset_fields(hand, field_of_sum, scratch)
+        # ---- hand, and the field each subset action would place on
+        hb = (ub * uP + _u(p)) * _u(HAND)
+        h0, h1, h2, h3 = hf[hb], hf[hb + _u(1)], hf[hb + _u(2)], hf[hb + _u(3)]
+        of[base + o_hand] = np.float32(h0) * _F_CARD
+        of[base + o_hand + _u(1)] = np.float32(h1) * _F_CARD
+        of[base + o_hand + _u(2)] = np.float32(h2) * _F_CARD
+        of[base + o_hand + _u(3)] = np.float32(h3) * _F_CARD
+        af = base + o_af
+        for i in range(NUM_SUBSETS * FIELDS):
+            of[af + _u(i)] = zero
+        subset_fields(h0, h1, h2, h3, field_of_sum, scratch)
         for a in range(NUM_SUBSETS):
             f = scratch[a]
             # no branch: a subset on no field (-1) writes 0 over its own first cell, which holds 0
-            af[a * FIELDS + max(f, 0)] = np.float32(f >= 0)
-        c = counts[b]
+            of[af + _u(a * FIELDS + max(f, 0))] = np.float32(f >= 0)
+        # ---- monkeys per field and seat, and the owners, seats observer-first
+        cb = ub * _u(FIELDS * P)
+        oc = base + o_counts
+        ow = base + o_owner
+        obr = ub * _u(FIELDS)
         if P == 2:
-            cf = counts_flat[b]
-            dst = row[o_counts : o_counts + 2 * FIELDS]
             if rot[0] == 0:  # observer seat 0: the seats' order as stored
                 for i in range(2 * FIELDS):
-                    dst[i] = np.float32(cf[i]) * _F025
+                    of[oc + _u(i)] = np.float32(cf[cb + _u(i)]) * _F025
             else:
                 for i in range(FIELDS):
-                    dst[2 * i] = np.float32(cf[2 * i + 1]) * _F025
-                    dst[2 * i + 1] = np.float32(cf[2 * i]) * _F025
-        else:
-            for r in range(P):  # (unsigned indices: counters and offsets, so no wraparound to compute)
-                seat = rot[np.uint64(r)]
-                for f in range(FIELDS):
-                    row[np.uint64(o_counts + f * P + r)] = np.float32(c[np.uint64(f), seat]) * _F025
-        ow = row[o_owner:o_fv]  # every cell written (no branch on the owner): 1 where slot r owns f
-        ob = owner[b]
-        if P == 2:
+                    of[oc + _u(2 * i)] = np.float32(cf[cb + _u(2 * i + 1)]) * _F025
+                    of[oc + _u(2 * i + 1)] = np.float32(cf[cb + _u(2 * i)]) * _F025
             s0 = rot[0]
             s1 = rot[1]
-            for f in range(FIELDS):
-                o = ob[f]
-                ow[2 * f] = np.float32(o == s0)
-                ow[2 * f + 1] = np.float32(o == s1)
+            for f in range(FIELDS):  # every cell written (no branch on the owner): 1 where slot r owns f
+                o = owf[obr + _u(f)]
+                of[ow + _u(2 * f)] = np.float32(o == s0)
+                of[ow + _u(2 * f + 1)] = np.float32(o == s1)
         else:
+            for r in range(P):
+                seat = _u(rot[_u(r)])
+                for f in range(FIELDS):
+                    of[oc + _u(f * P + r)] = np.float32(cf[cb + _u(f * P) + seat]) * _F025
             for f in range(FIELDS):
-                o = ob[np.uint64(f)]  # (unsigned, as above)
+                o = owf[obr + _u(f)]
                 for r in range(P):
-                    ow[np.uint64(f * P + r)] = np.float32(o == rot[np.uint64(r)])
-        fv = row[o_fv : o_fv + FIELDS]
+                    of[ow + _u(f * P + r)] = np.float32(o == rot[_u(r)])
+        fv = base + o_fv
         for f in range(FIELDS):
-            fv[f] = field_value[f]
+            of[fv + _u(f)] = field_value[f]
+        # ---- supplies, boxes, seat to move (observer-first), discard pile, draw pile, solo
         cp = current_player[b]
-        sv = row[o_supply : o_supply + P]
-        bv = row[o_box : o_box + P]
-        mv = row[o_move : o_move + P]
-        sb = supply[b]
-        bb = box[b]
+        sb = ub * uP
         for r in range(P):
             seat = rot[r]
-            sv[r] = np.float32(sb[seat]) * _F_MONKEY
-            bv[r] = np.float32(bb[seat]) * _F_MONKEY
-            mv[r] = _ONE_F if cp == seat else np.float32(0.0)
-        dd = row[o_disc : o_disc + MAX_CARD]
-        db = discard[b]
-        db1 = db[1:]  # values 1..19
+            of[base + o_supply + _u(r)] = np.float32(sf[sb + _u(seat)]) * _F_MONKEY
+            of[base + o_box + _u(r)] = np.float32(bf[sb + _u(seat)]) * _F_MONKEY
+            of[base + o_move + _u(r)] = _ONE_F if cp == seat else zero
+        db = ub * _u(n_disc) + _u(1)  # values 1..19
         for v in range(MAX_CARD):
-            dd[v] = np.float32(db1[v]) * _F025
-        row[o_draw] = np.float32(draw_size[b]) * _F_PILE
-        row[o_solo:dim] = 0.0
+            of[base + o_disc + _u(v)] = np.float32(df[db + _u(v)]) * _F025
+        of[base + o_draw] = np.float32(draw_size[b]) * _F_PILE
+        for i in range(offsets[10], dim):
+            of[base + _u(i)] = zero
         if solo:
             towers = 0
             for f in range(FIELDS):
-                if INNER_MASK[f] and c[f, 0] >= 2:
+                if INNER_MASK[f] and cf[cb + _u(f * P)] >= 2:
                     towers += 1
-            row[o_solo] = np.float32(towers * 0.25)
-            row[o_solo + 1] = np.float32(MONKEYS - supply[b, 0]) * _F_ROUNDS
+            of[base + o_solo] = np.float32(towers * 0.25)
+            of[base + o_solo + _u(1)] = np.float32(MONKEYS - sf[sb]) * _F_ROUNDS

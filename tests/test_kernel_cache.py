@@ -1,0 +1,70 @@
+"""The kit's kernel compiling helpers (core/kernel_cache.py): the stale-cache guard and njit_borrowed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from numba.core.errors import TypingError
+
+from monkey_envs.core import kernel_cache
+from monkey_envs.core.kernel_cache import BORROWED_KERNELS, drop_stale_cache, njit_borrowed
+
+
+def _row_sums(a: np.ndarray, out: np.ndarray) -> None:
+    for b in range(a.shape[0]):
+        row = a[b]  # a per-row view: a reference-count pair per row under plain njit
+        s = 0
+        for k in range(row.size):
+            s += row[k]
+        out[b] = s
+
+
+def _allocates(n: int) -> np.ndarray:
+    return np.empty(n)
+
+
+def test_borrowed_kernels_available_on_the_installed_numba() -> None:
+    # numba >= 0.60 (pyproject) has the _nrt option; without it every kernel silently runs slower
+    assert BORROWED_KERNELS
+
+
+def test_njit_borrowed_emits_no_reference_counts_and_computes_the_same() -> None:
+    a = np.arange(24, dtype=np.int64).reshape(6, 4)
+    out = np.zeros(6, np.int64)
+    fn = njit_borrowed()(_row_sums)
+    fn(a, out)
+    np.testing.assert_array_equal(out, a.sum(1))
+    (ir,) = fn.inspect_llvm().values()
+    assert "@NRT_incref(" not in ir and "@NRT_decref(" not in ir
+
+
+def test_njit_borrowed_refuses_to_allocate() -> None:
+    # its contract: the caller allocates the scratch; an allocation inside fails to compile
+    with pytest.raises(TypingError):
+        njit_borrowed()(_allocates)(3)
+
+
+def test_njit_borrowed_falls_back_to_plain_njit(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(kernel_cache, "BORROWED_KERNELS", False)
+    a = np.arange(12, dtype=np.int64).reshape(3, 4)
+    out = np.zeros(3, np.int64)
+    njit_borrowed()(_row_sums)(a, out)
+    np.testing.assert_array_equal(out, a.sum(1))
+    assert njit_borrowed()(_allocates)(3).shape == (3,)  # plain njit may allocate
+
+
+def test_drop_stale_cache_clears_a_cache_built_from_other_sources(tmp_path: Path) -> None:
+    kernels = tmp_path / "kernels.py"
+    kernels.write_text("x = 1\n")
+    (tmp_path / "data.py").write_text("A = 1\n")
+    (tmp_path / "state.py").write_text("")
+    drop_stale_cache(kernels)
+    cached = tmp_path / "__pycache__" / "kernels.step-1.py311.nbi"
+    cached.write_bytes(b"old machine code")
+    drop_stale_cache(kernels)  # nothing changed: the cache stays
+    assert cached.exists()
+    (tmp_path / "data.py").write_text("A = 2\n")  # a compiled-in source changed
+    drop_stale_cache(kernels)
+    assert not cached.exists()
