@@ -27,6 +27,9 @@ allocated by the thin kernels that call them (:func:`step`, :func:`deal`, :func:
 zeros are stored by vector loops that LLVM cannot turn into ``memset`` (a zero read at run time;
 the pile clear in :func:`draw_row` is a select). Together: the benchmark loop at ``B = 4096`` in
 0.78-0.89x of its time before, bit for bit the same states and observations.
+Then :func:`legal_row` (a quarter of ``step``: calling it twice per row added 0.22 ms a call)
+reads the owners once into a 36-bit mask of the fields the seat may place on (a vectorized loop)
+instead of gathering one owner per subset: ``step`` 0.92x.
 
 Grouping: a kernel takes its arrays out of ``st`` and ``rules`` once, before its loop over the rows
 (``st[COUNTS]``: numba resolves a constant index into a tuple when it compiles). A per-row helper
@@ -260,10 +263,13 @@ def legal_row(b: int, cp: int, board: Board, legal: LegalRules, scratch: np.ndar
     any_ok = False
     if not solo:
         ob = owner[b]
+        free = np.uint64(0)  # bit f: cp may place on field f (nobody secured it, or cp did with own_ok)
+        for f in range(FIELDS):
+            o = ob[f]
+            free |= np.uint64((o == -1) | (own_ok & (o == cp))) << np.uint64(f)
         for a in range(NUM_SUBSETS):
-            f = scratch[a]
-            o = ob[f]  # field -1 reads the last field; cleared by f >= 0
-            ok = (f >= 0) & ((o == -1) | (own_ok & (o == cp)))
+            # no field (-1) reads bit 63, which no field sets
+            ok = ((free >> (np.uint64(scratch[a]) & np.uint64(63))) & np.uint64(1)) != 0
             mask[b, a] = ok
             any_ok |= ok
         mask[b, DISCARD_ACTION] = not any_ok
