@@ -745,6 +745,60 @@ def check_in_place(game: str | Game, config: Mapping[str, Any] | None = None, *,
         _expect(np.array_equal(np.asarray(buf), snapshot), f"{c.name}: observe(out=) with {what} wrote into it")
 
 
+def check_strided_state(
+    game: str | Game, config: Mapping[str, Any] | None = None, *, seed: int = 6, steps: int = 5
+) -> None:
+    """A state whose arrays are strided views steps, restarts and observes as its contiguous copy.
+
+    numpy users slice batches (``a[::2]`` of every array gives a state of every other row); the
+    rules must read and write such arrays in place exactly as they do contiguous ones: through
+    ``step_inplace``, ``step``, ``reset_rows`` and ``observe`` (with and without ``out=``) of every
+    seat, bit for bit, over several steps of random play.
+    """
+    c = _ctx(game, config)
+    g = c.game
+    contiguous = state_pool(g, seed, rows=3, snapshots=3)
+    B, P = contiguous.batch_size, g.num_players
+    views = {}
+    for name, a in contiguous.arrays().items():
+        wide = np.empty((2 * B, *a.shape[1:]), a.dtype)
+        wide[0::2] = a
+        wide[1::2] = a
+        views[name] = wide[0::2]  # every other row: a view, strided on its batch axis
+    strided = type(contiguous)(**views)
+    _expect(
+        not all(a.flags.c_contiguous for a in strided.arrays().values()),
+        f"{c.name}: the strided state's arrays came out contiguous (the check would prove nothing)",
+    )
+    pol = RowRandomPolicy(np.arange(B) + seed)
+    rng = np.random.default_rng(seed)
+    for t in range(steps):
+        where = f"{c.name} {c.config}: strided state, step {t + 1}"
+        acts = pol(contiguous.legal_action_mask)
+        assert_states_equal(g.step(strided, acts), g.step(contiguous, acts), f"{where}: step")
+        g.step_inplace(strided, acts)
+        g.step_inplace(contiguous, acts)
+        assert_states_equal(strided, contiguous, f"{where}: step_inplace")
+        done = np.flatnonzero(_done(contiguous))
+        if done.size:
+            seeds = rng.integers(0, 2**31, done.size)
+            g.reset_rows(strided, done, seeds)
+            g.reset_rows(contiguous, done, seeds)
+            assert_states_equal(strided, contiguous, f"{where}: reset_rows")
+        for seat in [
+            *range(P),
+            np.where(contiguous.current_player >= 0, contiguous.current_player, 0).astype(np.int64),
+        ]:
+            want = g.observe(contiguous, seat)
+            buf = np.full_like(want, np.nan)
+            g.observe(strided, seat, out=buf)
+            _expect(
+                np.array_equal(g.observe(strided, seat).view(np.uint32), want.view(np.uint32))
+                and np.array_equal(buf.view(np.uint32), want.view(np.uint32)),
+                f"{where}: observe of a strided state != of its contiguous copy for seat {seat!r}",
+            )
+
+
 # ============================================================================ bad input
 def _illegal_rows(game: Game, seed: int, want: int) -> BatchState | None:
     """Up to ``want`` running rows that have an in-range illegal action, from random play."""
@@ -1501,6 +1555,7 @@ CHECKS: dict[str, Callable[..., None]] = {
     "batch_invariance": check_batch_invariance,
     "round_trips": check_round_trips,
     "in_place": check_in_place,
+    "strided_state": check_strided_state,
     "bad_input": check_bad_input,
     "no_peeking": check_no_peeking,
     "random_play_fuzz": check_random_play_fuzz,

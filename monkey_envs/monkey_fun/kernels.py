@@ -745,7 +745,7 @@ def observe(
     ``rules[OBS_OFFSETS] (11,) int64`` the start of each piece of :data:`OBS_PIECES` (the layout
     of :class:`~monkey_envs.monkey_fun.rules.MonkeyFun`, pieces back to back). Seats are listed
     observer-first (slot ``r`` is seat ``(player + r) % P``); ``player (B,) int64`` in ``[0, P)``.
-    ``obs`` and the state arrays must be C-contiguous (they are read and written flat).
+    ``obs`` must be C-contiguous; strided state arrays are copied first (the row loop reads them flat).
 
     Every array is indexed flat, at ``row * width + offset`` in unsigned arithmetic: no per-row
     view is made (a view that crosses the row's inner loops costs an atomic reference-count
@@ -755,7 +755,26 @@ def observe(
     ``rep stosb`` for the 2,160 bytes of the action-field piece, which on these AMD cores cost more
     than all the rest of the row (see the module docstring).
     """
-    observe_rows(player, obs, counts, seen, rules, np.empty(NUM_SUBSETS, np.intp), np.empty(seen[2].shape[1], np.intp))
+    # the row loop reads the arrays flat: a strided state's arrays are copied (for C ones a no-op)
+    current_player, owner, supply, box, hands, draw_size, discard = seen
+    flat = (
+        np.ascontiguousarray(current_player),
+        np.ascontiguousarray(owner),
+        np.ascontiguousarray(supply),
+        np.ascontiguousarray(box),
+        np.ascontiguousarray(hands),
+        np.ascontiguousarray(draw_size),
+        np.ascontiguousarray(discard),
+    )
+    observe_rows(
+        player,
+        obs,
+        np.ascontiguousarray(counts),
+        flat,
+        rules,
+        np.empty(NUM_SUBSETS, np.intp),
+        np.empty(supply.shape[1], np.intp),
+    )
 
 
 @njit_borrowed(cache=True)
