@@ -1564,7 +1564,9 @@ CHECKS: dict[str, Callable[..., None]] = {
     "playthroughs": check_playthroughs,
 }
 #: Checks that run once per game with default arguments (not per configuration).
-PER_GAME_CHECKS = frozenset({"gymnasium_check_env", "sb3_check_env", "vector_next_step", "playthroughs"})
+PER_GAME_CHECKS = frozenset(
+    {"gymnasium_check_env", "sb3_check_env", "vector_next_step", "playthroughs", "strided_state"}
+)
 #: Checks only simultaneous games get.
 SIMULTANEOUS_CHECKS = frozenset({"pettingzoo_parallel"})
 
