@@ -45,7 +45,9 @@ def drop_stale_cache(kernels_file: str | Path, deps: tuple[str, ...] = ("data.py
                 f.unlink(missing_ok=True)
             cache.mkdir(exist_ok=True)
             mark.write_text(stamp)
-        if not any(cache.glob(f"{here.stem}.*.nbi")):
+        elsewhere = os.environ.get("NUMBA_CACHE_DIR", "")  # numba then caches there instead
+        cached = Path(elsewhere).rglob(f"{here.stem}.*.nbi") if elsewhere else cache.glob(f"{here.stem}.*.nbi")
+        if not any(cached):
             announce_compile(here)
     except OSError:
         pass
@@ -68,9 +70,10 @@ def announce_compile(kernels_file: str | Path, stream: IO[str] | None = None) ->
     here = Path(kernels_file)
     package = here.parent.name
     out = stream if stream is not None else sys.stderr
+    where = os.environ.get("NUMBA_CACHE_DIR", "") or here.parent / "__pycache__"
     print(
         f"monkey-envs: compiling the {package} kernels ({here.name}) on first use -- once: numba caches "
-        f"them in {here.parent / '__pycache__'} for later runs",
+        f"them in {where} for later runs",
         file=out,
         flush=True,
     )
