@@ -19,7 +19,7 @@ is no undo. ``b`` shows the board again, ``?`` the help. When several people sha
 terminal, each sees only their own view on their turn (hot seat: look away for the others).
 
 Exit status: 0 after a finished or quit game, 2 for bad arguments (unknown game, agent or
-option, wrong number of agents).
+option, wrong number of agents), 130 after Ctrl-C away from a prompt (no traceback either).
 """
 
 from __future__ import annotations
@@ -35,17 +35,13 @@ import numpy as np
 from monkey_envs.core.opponents import resolve_agent
 from monkey_envs.games import GAMES, add_import_option, import_plugins, make_game
 from monkey_envs.replay import seat_letter
+from monkey_envs.terminal import Quit, ask
 
 HUMAN = "human"
-QUIT_WORDS = ("q", "quit", "exit")
 HELP = (
     "type the number of a move (or its full name) and press Enter; "
     "b = show the board again, ? = this help, q = quit (no undo)"
 )
-
-
-class _Quit(Exception):
-    """The person left the game."""
 
 
 class _RandomAgent:
@@ -75,18 +71,13 @@ def choose(
     """Ask until the person picks one of ``names``; the index into ``names``.
 
     Accepts ``1 .. len(names)`` or a name (case and surrounding blanks ignored). Raises
-    :class:`_Quit` on a quit word, end of input or Ctrl-C.
+    :class:`~monkey_envs.terminal.Quit` on a quit word, end of input or Ctrl-C
+    (:func:`~monkey_envs.terminal.ask`).
     """
     lowered = [n.strip().lower() for n in names]
     while True:
-        try:
-            text = read("> ")
-        except (EOFError, KeyboardInterrupt):
-            raise _Quit from None
-        answer = text.strip()
+        answer = ask(read, "> ").strip()
         low = answer.lower()
-        if low in QUIT_WORDS:
-            raise _Quit
         if low in ("?", "h", "help"):
             write(HELP)
             continue
@@ -184,7 +175,7 @@ def play(
                 write(f"  {i:>{width}}. {name}")
             try:
                 action = int(legal[choose(names, read, write, show_board)])
-            except _Quit:
+            except Quit:
                 write("you left the game (no undo); bye")
                 quit_ = True
                 break
@@ -273,6 +264,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ValueError, json.JSONDecodeError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # Ctrl-C away from a prompt (an agent thinking, kernels compiling)
+        print("\ninterrupted", file=sys.stderr)
+        return 130
     return 0
 
 

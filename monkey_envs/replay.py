@@ -18,6 +18,7 @@ Who writes them: ``python -m agents.arena ... --save-games``, ``training.run`` w
 
     python -m monkey_envs.replay FILE                 # every position and move as text
     python -m monkey_envs.replay FILE --index 3 --viewer 0 --pause   # game 3 as seat 0 saw it
+                                                      # (Enter: next move; q, Ctrl-D, Ctrl-C: stop)
     python -m monkey_envs.replay FILE --check         # replay every game, report only
     python -m monkey_envs.replay FILE --index 3 --movie game3.gif   # pictures: .gif or .mp4
 
@@ -32,13 +33,14 @@ import argparse
 import dataclasses
 import json
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from monkey_envs.games import GAMES, add_import_option, import_plugins, make_game
+from monkey_envs.terminal import Quit, ask
 
 REPLAY_FORMAT = "monkey_envs.replay"
 REPLAY_VERSION = 1
@@ -286,8 +288,22 @@ def seat_letter(seat: int) -> str:
     return chr(ord("A") + seat)
 
 
-def show(game: Any, record: GameRecord, viewer: int | None = None, out: Any = None, pause: bool = False) -> None:
-    """Print a recorded game as text, position by position, as ``viewer`` sees it (``None``: a spectator)."""
+def show(
+    game: Any,
+    record: GameRecord,
+    viewer: int | None = None,
+    out: Any = None,
+    pause: bool = False,
+    *,
+    read: Callable[[str], str] = input,
+) -> bool:
+    """Print a recorded game as text, position by position, as ``viewer`` sees it (``None``: a spectator).
+
+    With ``pause``, waits after every move for an answer read by ``read`` (``input`` by default):
+    Enter goes on; a quit word, end of input or Ctrl-C (:func:`monkey_envs.terminal.ask`) stops
+    at once, without the result. Returns ``True`` when the whole game was shown, ``False`` when
+    the person stopped it.
+    """
     stream = out if out is not None else sys.stdout
     seats = ", ".join(f"{seat_letter(i)} ({s})" for i, s in enumerate(record.seats))
     stream.write(f"{game.spec.title}: {seats}; seed {record.seed}\n")
@@ -302,14 +318,18 @@ def show(game: Any, record: GameRecord, viewer: int | None = None, out: Any = No
         stream.flush()
         if pause:
             try:
-                input("[Enter: next move, q: stop] ")
-            except EOFError:
-                return
+                ask(read, "[Enter: next move, q: stop] ")
+            except Quit:
+                stream.write(f"\nstopped after move {t + 1} of {record.actions.size}\n")
+                stream.flush()
+                return False
     o = record.outcome
     won = [f"{seat_letter(i)} ({record.seats[i]})" for i, w in enumerate(o["winners"]) if w]
     stream.write(
         f"\nresult: {'winner(s) ' + ', '.join(won) if won else 'no winner'}; end: {o['end_reason']} after {o['length']} moves\n"
     )
+    stream.flush()
+    return True
 
 
 def frames(game: Any, record: GameRecord, viewer: int | None = None) -> list[np.ndarray]:
@@ -363,7 +383,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", help="a replay file (JSON)")
     p.add_argument("--index", type=int, default=0, help="which game of the file (default 0)")
     p.add_argument("--viewer", type=int, default=None, help="show the game as this seat saw it (default: a spectator)")
-    p.add_argument("--pause", action="store_true", help="wait for Enter after every move")
+    p.add_argument("--pause", action="store_true", help="wait for Enter after every move (q, Ctrl-D or Ctrl-C: stop)")
     p.add_argument("--check", action="store_true", help="replay every game of the file and report; show nothing")
     p.add_argument("--movie", default=None, metavar="OUT", help="write the game as pictures: OUT.gif or OUT.mp4")
     p.add_argument("--fps", type=float, default=2.0, help="positions per second of --movie (default 2)")
@@ -399,6 +419,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # Ctrl-C away from a prompt (loading, checking, writing a movie)
+        print("\ninterrupted", file=sys.stderr)
+        return 130
     return 0
 
 

@@ -183,9 +183,9 @@ def test_choose_accepts_numbers_and_names_and_raises_quit_on_end_of_input():
     def eof(prompt: str) -> str:
         raise EOFError
 
-    from monkey_envs.play import _Quit
+    from monkey_envs.terminal import Quit
 
-    with pytest.raises(_Quit):
+    with pytest.raises(Quit):
         choose(names, eof, said.append, lambda: None)
     assert said == []
 
@@ -203,3 +203,16 @@ def test_a_finished_game_can_be_saved_and_replays_exactly(tmp_path):
     (rec,) = reps.games
     assert rec.seats == ["human", "cautious"]
     replay(reps.game, rec)
+
+
+def test_ctrl_c_away_from_a_prompt_is_exit_130_without_a_traceback(monkeypatch, capsys):
+    """Issue 22 item 5: Ctrl-C while an agent thinks (no prompt open) ends play with status 130
+    and one line, as replay does."""
+    import monkey_envs.play as P
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(P, "play", interrupted)
+    assert P.main(["--game", "monkey_fun", "--agents", "random", "random"]) == 130
+    assert capsys.readouterr().err.strip() == "interrupted"
