@@ -15,7 +15,9 @@ hidden from it), what the other seats did since (as much as that seat may know o
 :meth:`~monkey_envs.core.game.Game.action_seen`), and the numbered legal moves with their
 readable names. Type the number (or the move's full name); anything else is re-asked with a
 reason. ``q`` (or end of input, or Ctrl-C) leaves the game at once, without a traceback; there
-is no undo. ``b`` shows the board again, ``?`` the help. When several people share the
+is no undo. ``b`` shows the board again, ``?`` the help and the game's legend of the board (what
+each mark means: :meth:`~monkey_envs.core.game.Game.render_legend`; ``--legend`` prints it once at
+the start). When several people share the
 terminal, each sees only their own view on their turn (hot seat: look away for the others).
 
 Exit status: 0 after a finished or quit game, 2 for bad arguments (unknown game, agent or
@@ -40,7 +42,7 @@ from monkey_envs.terminal import Quit, ask
 HUMAN = "human"
 HELP = (
     "type the number of a move (or its full name) and press Enter; "
-    "b = show the board again, ? = this help, q = quit (no undo)"
+    "b = show the board again, ? = this help and the legend of the board, q = quit (no undo)"
 )
 
 
@@ -67,10 +69,13 @@ def choose(
     read: Callable[[str], str],
     write: Callable[[str], None],
     show_board: Callable[[], None],
+    help_text: str = HELP,
 ) -> int:
     """Ask until the person picks one of ``names``; the index into ``names``.
 
-    Accepts ``1 .. len(names)`` or a name (case and surrounding blanks ignored). Raises
+    Accepts ``1 .. len(names)`` or a name (case and surrounding blanks ignored); ``?`` writes
+    ``help_text`` (the play help and the game's legend, in :func:`play`), ``b`` calls
+    ``show_board``. Raises
     :class:`~monkey_envs.terminal.Quit` on a quit word, end of input or Ctrl-C
     (:func:`~monkey_envs.terminal.ask`).
     """
@@ -79,7 +84,7 @@ def choose(
         answer = ask(read, "> ").strip()
         low = answer.lower()
         if low in ("?", "h", "help"):
-            write(HELP)
+            write(help_text)
             continue
         if low == "b":
             show_board()
@@ -107,6 +112,7 @@ def play(
     read: Callable[[str], str] = input,
     out: TextIO | None = None,
     max_steps: int = 100_000,
+    legend: bool = False,
 ) -> dict[str, Any]:
     """Play one game of ``game`` with one seat per spec; people answer through ``read``.
 
@@ -117,6 +123,8 @@ def play(
         read: how a person's answer is read (``input`` by default; a prompt is passed).
         out: where the screen goes (``sys.stdout`` by default).
         max_steps: a safety cap on decisions.
+        legend: print the game's legend of its board (:meth:`~monkey_envs.core.game.Game.render_legend`)
+            once at the start; ``?`` shows it at any prompt either way.
 
     Returns:
         ``{"quit": bool, "winners": [seats], "scores": [...] | None, "end_reason": str, "steps": int,
@@ -150,6 +158,10 @@ def play(
 
     state = game.init(np.array([seed], dtype=np.int64))
     write(f"{game.spec.title}: {', '.join(seat_label(s, labels) for s in range(P))}; seed {seed}")
+    board_legend = game.render_legend()
+    if legend:
+        write("legend of the board:\n" + board_legend)
+    help_text = f"{HELP}\nlegend of the board:\n{board_legend}"
     quit_ = False
     steps = 0
     while not (bool(state.terminated[0]) or bool(state.truncated[0])) and steps < max_steps:
@@ -174,7 +186,7 @@ def play(
             for i, name in enumerate(names, 1):
                 write(f"  {i:>{width}}. {name}")
             try:
-                action = int(legal[choose(names, read, write, show_board)])
+                action = int(legal[choose(names, read, write, show_board, help_text)])
             except Quit:
                 write("you left the game (no undo); bye")
                 quit_ = True
@@ -233,6 +245,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--agents", nargs="+", required=True, help="one per seat: human, random, a heuristic name or ppo:PATH"
     )
     parser.add_argument("--seed", type=int, default=0, help="the game's seed")
+    parser.add_argument(
+        "--legend", action="store_true", help="print the legend of the board once at the start (? shows it any time)"
+    )
     parser.add_argument("--save", default=None, metavar="FILE", help="write the finished game as a replay file")
     parser.add_argument("--config", default="{}", help='further game options as JSON, e.g. \'{"variant": "quick"}\'')
     add_import_option(parser)
@@ -252,7 +267,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.game not in GAMES:
             raise ValueError(f"unknown game {args.game!r}; known: {sorted(GAMES)}")
         game = make_game(args.game, **{**options, "num_players": players})
-        result = play(game, args.agents, seed=args.seed)
+        result = play(game, args.agents, seed=args.seed, legend=args.legend)
         if args.save is not None:
             if "record" in result:
                 from monkey_envs.replay import save_replays

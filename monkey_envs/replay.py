@@ -18,7 +18,8 @@ Who writes them: ``python -m agents.arena ... --save-games``, ``training.run`` w
 
     python -m monkey_envs.replay FILE                 # every position and move as text
     python -m monkey_envs.replay FILE --index 3 --viewer 0 --pause   # game 3 as seat 0 saw it
-                                                      # (Enter: next move; q, Ctrl-D, Ctrl-C: stop)
+                                                      # (Enter: next move; ?: legend; q, Ctrl-D, Ctrl-C: stop)
+    python -m monkey_envs.replay FILE --legend        # first what each mark of the board means
     python -m monkey_envs.replay FILE --check         # replay every game, report only
     python -m monkey_envs.replay FILE --index 3 --movie game3.gif   # pictures: .gif or .mp4
 
@@ -283,6 +284,10 @@ def replay(game: Any, record: GameRecord) -> Any:
     return state
 
 
+#: What a paused replay asks after every move.
+PAUSE_PROMPT = "[Enter: next move, ?: legend, q: stop] "
+
+
 def seat_letter(seat: int) -> str:
     """The letter a seat is shown by: ``A`` for seat 0, ``B`` for seat 1, ..."""
     return chr(ord("A") + seat)
@@ -296,17 +301,22 @@ def show(
     pause: bool = False,
     *,
     read: Callable[[str], str] = input,
+    legend: bool = False,
 ) -> bool:
     """Print a recorded game as text, position by position, as ``viewer`` sees it (``None``: a spectator).
 
     With ``pause``, waits after every move for an answer read by ``read`` (``input`` by default):
-    Enter goes on; a quit word, end of input or Ctrl-C (:func:`monkey_envs.terminal.ask`) stops
-    at once, without the result. Returns ``True`` when the whole game was shown, ``False`` when
-    the person stopped it.
+    Enter goes on; ``?`` prints the game's legend of the board
+    (:meth:`~monkey_envs.core.game.Game.render_legend`) and asks again; a quit word, end of input
+    or Ctrl-C (:func:`monkey_envs.terminal.ask`) stops at once, without the result. ``legend``
+    prints the legend once, before the first position. Returns ``True`` when the whole game was
+    shown, ``False`` when the person stopped it.
     """
     stream = out if out is not None else sys.stdout
     seats = ", ".join(f"{seat_letter(i)} ({s})" for i, s in enumerate(record.seats))
     stream.write(f"{game.spec.title}: {seats}; seed {record.seed}\n")
+    if legend:
+        stream.write("legend of the board:\n" + game.render_legend() + "\n")
     for t, (state, action) in enumerate(positions(game, record)):
         stream.write("\n" + game.render(state, 0, viewer=viewer) + "\n")
         if action is None:
@@ -318,7 +328,9 @@ def show(
         stream.flush()
         if pause:
             try:
-                ask(read, "[Enter: next move, q: stop] ")
+                while ask(read, PAUSE_PROMPT).strip() in ("?", "h", "help"):
+                    stream.write("legend of the board:\n" + game.render_legend() + "\n")
+                    stream.flush()
             except Quit:
                 stream.write(f"\nstopped after move {t + 1} of {record.actions.size}\n")
                 stream.flush()
@@ -384,6 +396,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--index", type=int, default=0, help="which game of the file (default 0)")
     p.add_argument("--viewer", type=int, default=None, help="show the game as this seat saw it (default: a spectator)")
     p.add_argument("--pause", action="store_true", help="wait for Enter after every move (q, Ctrl-D or Ctrl-C: stop)")
+    p.add_argument("--legend", action="store_true", help="print the legend of the board (what each mark means) first")
     p.add_argument("--check", action="store_true", help="replay every game of the file and report; show nothing")
     p.add_argument("--movie", default=None, metavar="OUT", help="write the game as pictures: OUT.gif or OUT.mp4")
     p.add_argument("--fps", type=float, default=2.0, help="positions per second of --movie (default 2)")
@@ -415,7 +428,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             out = write_movie(game, rec, args.movie, args.viewer, args.fps)
             print(f"wrote {out} ({rec.actions.size + 1} positions)")
         else:
-            show(game, rec, args.viewer, pause=args.pause)
+            show(game, rec, args.viewer, pause=args.pause, legend=args.legend)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -293,7 +293,7 @@ def test_a_movie_needs_a_known_suffix(arena_file, tmp_path):
 
 
 # ---------------------------------------------------------------------- leaving a paused replay (issue 22, item 5)
-PROMPT = "[Enter: next move, q: stop] "
+PROMPT = R.PAUSE_PROMPT
 
 
 def test_q_at_a_paused_replay_stops_it_like_play(arena_file):

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from monkey_envs.core.game import seat_legend
 from monkey_envs.funky_monkey import data as D
 from monkey_envs.funky_monkey.state import BOWL_COCONUT, BOWL_GOLDEN, END_REASONS, PHASE_NAMES
 
@@ -89,3 +90,49 @@ def render_text(game: FunkyMonkey, s: FunkyMonkeyState, row: int = 0, viewer: in
         cp = int(s.current_player[row])
         lines.append(f"  to decide: {SEAT_MARKS[cp]} ({PHASE_NAMES[int(s.phase[row])]})")
     return "\n".join(lines) + "\n"
+
+
+#: What each jungle-tile face does to the monkey that ends its move on it (the rulebook's "Jungle Tiles").
+TILE_EFFECTS = {
+    "coconut": "take 1 coconut from the well",
+    "golden": "take the golden coconut, from wherever it is",
+    "chest": "draw the top treasure card",
+    "pyramid": "monkey pyramid: reveal the top movement card and move by it, forward or backward",
+    "nearest_bowl": "jump to the nearest offering bowl (middle row: your choice), then the bowl acts",
+    "minus1": "put 1 own coconut into the well",
+    "minus2": "put 2 own coconuts into the well",
+}
+
+
+def legend_text(game: FunkyMonkey) -> str:
+    """How to read :func:`render_text` (the :meth:`~monkey_envs.core.game.Game.render_legend` hook)."""
+    faces = "; ".join(f"{name} = {TILE_EFFECTS[name]}" for name in D.TILE_NAMES)
+    return "\n".join(
+        [
+            seat_legend(game.num_players),
+            f"first line: players, which tiles started face up ({', '.join(D.VISIBILITY)}), the round "
+            f"(1..{D.NUM_ROUNDS}) and the active seat (who plays a card this turn)",
+            "track: one line per space, the tiger end on top: its number (0 = rear start ... "
+            f"{D.TRACK_LENGTH - 1}), what lies there, TIGER if the tiger stands there, the letters of the "
+            "monkeys on it",
+            "  'tile ?' = a jungle tile face down; 'tile <face>' = face up: " + faces,
+            "  'bowl N [o]' = offering bowl N holding a coconut (land there: take it), '[G]' holding the "
+            "golden coconut, '[ ]' empty (land there: put one of yours in)",
+            "  chest = the treasure chest (draw a treasure card); rear start (landed on in play: lose 1 "
+            "coconut); front start (landed on in play: take the golden coconut); 'tiger space 2+3' "
+            "etc. = where the tiger starts for that many players (empty, in front of the tiger: lose 1 coconut)",
+            "X (player_N) lines: space = where the monkey stands; coconuts = its normal coconuts, "
+            "'+golden' = it holds the golden coconut; cards = movement cards in hand; treasures = "
+            "treasure cards held; '(out)' = eliminated",
+            "well N coconuts = the supply; golden coconut: where it is (well, a bowl or a seat); draw pile = "
+            "movement cards left; revealed: KxN = N revealed movement cards of kind K (1, 2, 3, 4, MiNuss)",
+            "offer: the card in play -- 'A announced 3' (face down, maybe a bluff); 'held by C after 1 "
+            "pass(es)' = C decides on it now; '[card: 1]' = the real card, shown only to a seat that has "
+            "seen it (its player, a Telescope); 'C revealed 2 (truth|bluff)' = accepted and turned up; "
+            "'played 2 face up with a Crown' = a Crown play onto the own monkey",
+            "hand of X: its movement cards and treasure cards (" + ", ".join(D.TREASURE_NAMES) + "; shown to X only)",
+            "to decide: the seat asked now and the decision (phase: active = play a card, respond / "
+            "respond_seen = accept or pass, pay, bowl, pyramid, bonus, scales); game over (reason): "
+            f"winner(s) [...]: why the game ended ({', '.join(END_REASONS[1:])}) and who won",
+        ]
+    )

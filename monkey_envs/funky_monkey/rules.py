@@ -1213,6 +1213,13 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
 
         return render_text(self, state, row, viewer)
 
+    def render_legend(self) -> str:
+        """How to read :meth:`render`: the track, tile faces, bowls, the tiger, players, the well,
+        the offer and hands (:func:`monkey_envs.funky_monkey.render.legend_text`)."""
+        from monkey_envs.funky_monkey.render import legend_text
+
+        return legend_text(self)
+
     def picture(self, state: FunkyMonkeyState, row: int = 0, viewer: int | None = None) -> Picture:
         """The track, tiger, tiles, coconuts, pieces, players, offer and ``viewer``'s hand as a
         :class:`~monkey_envs.core.pictures.Picture` (:mod:`monkey_envs.funky_monkey.picture`)."""
