@@ -12,7 +12,9 @@ through the installed agent library (:func:`monkey_envs.core.opponents.resolve_a
 
 On a person's turn the screen shows the position as that seat sees it (its own hand, nothing
 hidden from it), what the other seats did since (as much as that seat may know of it:
-:meth:`~monkey_envs.core.game.Game.action_seen`), and the numbered legal moves with their
+:meth:`~monkey_envs.core.game.Game.action_seen`, and what it brought about:
+:meth:`~monkey_envs.core.game.Game.action_outcome`, e.g. a Funky Monkey card accepted and turned
+up), and the numbered legal moves with their
 readable names. Type the number (or the move's full name); anything else is re-asked with a
 reason. ``q`` (or end of input, or Ctrl-C) leaves the game at once, without a traceback; there
 is no undo. ``b`` shows the board again, ``?`` the help and the game's legend of the board (what
@@ -197,12 +199,19 @@ def play(
             if chosen.shape != (1,) or not 0 <= int(chosen[0]) < mask.size or not mask[int(chosen[0])]:
                 raise ValueError(f"agent {labels[seat]!r} chose an illegal move {chosen.tolist()}")
             action = int(chosen[0])
-        for h in humans:
-            if h != seat:
-                news[h].append(f"{seat_label(seat, labels)}: {game.action_seen(state, 0, action, h)}")
+        seen = {h: game.action_seen(state, 0, action, h) for h in humans if h != seat}
         actions.append(action)
-        state = game.step(state, np.array([action], dtype=np.int64))
+        before, state = state, game.step(state, np.array([action], dtype=np.int64))
         steps += 1
+        for h in humans:
+            outcome = game.action_outcome(before, state, 0, action, h)
+            if h == seat:
+                if outcome:  # what the person's own move did (an accepted card turned up, ...)
+                    write(f"   -> {outcome}")
+                continue
+            news[h].append(f"{seat_label(seat, labels)}: {seen[h]}")
+            if outcome:
+                news[h].append(f"   -> {outcome}")
 
     result: dict[str, Any] = {"quit": quit_, "steps": steps, "actions": actions}
     winners = np.flatnonzero(np.asarray(game.winners(state))[0]).tolist()

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import itertools
 import json
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -303,7 +304,9 @@ def show(
     read: Callable[[str], str] = input,
     legend: bool = False,
 ) -> bool:
-    """Print a recorded game as text, position by position, as ``viewer`` sees it (``None``: a spectator).
+    """Print a recorded game as text, position by position, as ``viewer`` sees it (``None``: a spectator):
+    each move as ``viewer`` saw it (:meth:`~monkey_envs.core.game.Game.action_seen`) and what it did
+    (:meth:`~monkey_envs.core.game.Game.action_outcome`).
 
     With ``pause``, waits after every move for an answer read by ``read`` (``input`` by default):
     Enter goes on; ``?`` prints the game's legend of the board
@@ -317,7 +320,9 @@ def show(
     stream.write(f"{game.spec.title}: {seats}; seed {record.seed}\n")
     if legend:
         stream.write("legend of the board:\n" + game.render_legend() + "\n")
-    for t, (state, action) in enumerate(positions(game, record)):
+    steps = positions(game, record)
+    state, action = next(steps)
+    for t in itertools.count():
         stream.write("\n" + game.render(state, 0, viewer=viewer) + "\n")
         if action is None:
             break
@@ -325,6 +330,10 @@ def show(
         stream.write(
             f"move {t + 1}: {seat_letter(mover)} ({record.seats[mover]}): {game.action_seen(state, 0, action, viewer)}\n"
         )
+        after, next_action = next(steps)
+        outcome = game.action_outcome(state, after, 0, action, viewer)
+        if outcome:
+            stream.write(f"   -> {outcome}\n")
         stream.flush()
         if pause:
             try:
@@ -335,6 +344,7 @@ def show(
                 stream.write(f"\nstopped after move {t + 1} of {record.actions.size}\n")
                 stream.flush()
                 return False
+        state, action = after, next_action
     o = record.outcome
     won = [f"{seat_letter(i)} ({record.seats[i]})" for i, w in enumerate(o["winners"]) if w]
     stream.write(
