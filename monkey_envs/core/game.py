@@ -163,6 +163,12 @@ def end_games(
     state.current_player[rows] = -1
 
 
+def seat_legend(num_players: int) -> str:
+    """The legend line every game shares: seat ``p`` is shown as the letter ``chr(ord("A") + p)``."""
+    pairs = ", ".join(f"{chr(ord('A') + p)} = seat {p} (player_{p})" for p in range(num_players))
+    return f"seats: {pairs}"
+
+
 class Game(abc.ABC, Generic[S]):
     """Base class of a batched game; subclasses declare ``spec`` and implement the rules.
 
@@ -497,6 +503,27 @@ class Game(abc.ABC, Generic[S]):
         if self.public_actions or (viewer is not None and int(viewer) == mover):
             return self.action_name(state, row, action)
         return "moves (hidden)"
+
+    def action_outcome(self, before: S, after: S, row: int, action: int, viewer: int | None) -> str:
+        """What ``viewer`` learns of what the mover's ``action`` did: ``before`` is the state it
+        was taken in, ``after`` the state :meth:`step` made of it (row ``row`` of both).
+
+        :meth:`action_seen` says which move was made; this says what it brought about when that
+        is not plain from the move itself (a card passed face down, once accepted and revealed:
+        what it really was, and where it moved whom). The terminal player and the text replay
+        print it under the move. It must tell ``viewer`` nothing it may not know (``None``: a
+        spectator). The default: ``""``, nothing more to say.
+        """
+        return ""
+
+    def render_legend(self) -> str:
+        """How to read :meth:`render`'s text: every mark it uses and what it means (lines of text).
+
+        The terminal player prints it on ``?`` and both the player and the replay with
+        ``--legend``. A game overrides it to explain its own marks; the default says only what
+        is true of every game (the seat letters).
+        """
+        return seat_legend(int(self.num_players))
 
     def episode_info(self, state: S, row: int) -> dict[str, Any]:
         """Per-episode facts of row ``row`` for the faces' ``info`` dicts; games extend it (``super()`` first).

@@ -566,6 +566,12 @@ class FourMonkeys(Game[FourMonkeysState]):
         allowed[self.a_stop] = False
         return {"no_stop": allowed}
 
+    def render_legend(self) -> str:
+        """How to read :meth:`render` (:func:`monkey_envs.four_monkeys.legend.legend_text`)."""
+        from monkey_envs.four_monkeys.legend import legend_text
+
+        return legend_text(self)
+
     def movers(self, s: FourMonkeysState) -> np.ndarray:
         """``(B, P) bool``: seats that have not committed yet in the current tick (none once over)."""
         return (s.commits < 0) & (s.current_player >= 0)[:, None]

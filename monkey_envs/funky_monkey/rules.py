@@ -355,6 +355,17 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
             return f"play a card face down, announce {D.CARD_NAMES[a % 5]}"
         return self.action_name(state, row, a)
 
+    def action_outcome(
+        self, before: FunkyMonkeyState, after: FunkyMonkeyState, row: int, action: int, viewer: int | None
+    ) -> str:
+        """What a move did, as ``viewer`` may know it: an accepted face-down card turned up (what
+        was announced, what it really was, what it does), then the public changes -- moves, tiles
+        turned up, coconuts, the golden coconut, bowls, the tiger, eliminations
+        (:func:`monkey_envs.funky_monkey.render.outcome_text`)."""
+        from monkey_envs.funky_monkey.render import outcome_text
+
+        return outcome_text(self, before, after, row, action, viewer)
+
     def bluff_stats(self, state: FunkyMonkeyState) -> dict[str, np.ndarray]:
         """Bluff analytics of every env: ``name -> (B, P) int16`` (columns of ``state.stats``)."""
         return {name: state.stats[:, :, i].copy() for i, name in enumerate(STAT_NAMES)}
@@ -1212,6 +1223,13 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         from monkey_envs.funky_monkey.render import render_text
 
         return render_text(self, state, row, viewer)
+
+    def render_legend(self) -> str:
+        """How to read :meth:`render`: the track, tile faces, bowls, the tiger, players, the well,
+        the offer and hands (:func:`monkey_envs.funky_monkey.render.legend_text`)."""
+        from monkey_envs.funky_monkey.render import legend_text
+
+        return legend_text(self)
 
     def picture(self, state: FunkyMonkeyState, row: int = 0, viewer: int | None = None) -> Picture:
         """The track, tiger, tiles, coconuts, pieces, players, offer and ``viewer``'s hand as a

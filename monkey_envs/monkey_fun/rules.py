@@ -457,6 +457,13 @@ class MonkeyFun(Game[MonkeyFunState]):
 
         return render_text(self, state, row, viewer)
 
+    def render_legend(self) -> str:
+        """How to read :meth:`render`: field numbers and monkey counts, secured fields (``*X``),
+        the last move (``<``), supplies, piles and hands (:func:`monkey_envs.monkey_fun.render.legend_text`)."""
+        from monkey_envs.monkey_fun.render import legend_text
+
+        return legend_text(self)
+
     def picture(self, state: MonkeyFunState, row: int = 0, viewer: int | None = None) -> Picture:
         """The board, players, ``viewer``'s hand and the piles as a :class:`~monkey_envs.core.pictures.Picture`
         (:mod:`monkey_envs.monkey_fun.picture`; ``viewer=None`` shows no hand)."""

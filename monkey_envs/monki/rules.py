@@ -318,6 +318,13 @@ class Monki(Game[MonkiState]):
 
         return render_text(self, state, row, viewer)
 
+    def render_legend(self) -> str:
+        """How to read :meth:`render`: holes, free spaces, Monkis, pots (``b?3``, ``bF3``), token
+        codes, statues, rubies and player boards (:func:`monkey_envs.monki.render.legend_text`)."""
+        from monkey_envs.monki.render import legend_text
+
+        return legend_text(self)
+
     def picture(self, state: MonkiState, row: int = 0, viewer: int | None = None) -> Picture:
         """The temple boards, pots, statues, both Monkis, the player boards and rubies as a
         :class:`~monkey_envs.core.pictures.Picture` (:mod:`monkey_envs.monki.picture`)."""
