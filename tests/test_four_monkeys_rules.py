@@ -451,21 +451,74 @@ def test_family_scoring_steps_two_and_four():
         g,
         {
             0: (0, "CT", False),
-            10: (0, "CT", False),  # repeated: counts, costs nothing
+            10: (0, "CT", False),  # repeated: set aside in Step 1 (DECISIONS), counts for nothing
             2: (0, "CC", True),  # burned, wrong
             7: (0, "PP PP", True),  # burned
+            3: (0, "PP CP", False),
+            4: (0, "CT SP", False),
             5: (1, "TT SS", False),
             9: (1, "CC TT SS", False),
             1: (2, "SP", False),
         },
         replenish_used=[True, False, False],
     )
-    # seat 0 has the most tiles (4): the Smartest Monkey; its wrong CCC is found (-1)
-    assert out["checked"][2] == 2 and not out["aside"][[0, 10]].any()
+    # seat 0 has the most tiles not set aside (4): the Smartest Monkey; its wrong CCC is found (-1)
+    assert out["checked"][2] == 2 and out["aside"][[0, 10]].all() and (out["checked"][[0, 10]] == 0).all()
     # after the check seat 0 has 3 tiles, seat 1 2: seat 0 stays the Smartest (+1)
     assert out["smartest"].tolist() == [True, False, False]
-    # seat 0: +2 unburned, +0 (one burned left: floor(1/2)), -1 wrong, +1 smartest; replenish ignored
+    # seat 0: +2 unburned, +0 (one burned left: floor(1/2)), -1 wrong, +1 smartest; the repeated
+    # C+T score and cost 0; replenish ignored
     assert out["points"].tolist() == [2, 2, 1]
+
+
+def test_family_scoring_keeps_step_one_issue_22_reproduction():
+    """Issue 22, item 1 (DECISIONS.md: family scoring changes only Steps 2 and 4): seat 0's
+    repeated C+T is set aside -- not counted towards "most combo tiles", not checked, 0 points --
+    so seat 1 (one tile) is the Smartest Monkey: ``[0 2]``, not ``[3 1]``."""
+    g = FourMonkeys(num_players=2, family=True)
+    owner = np.full(g.num_tiles, -1)
+    state = np.zeros(g.num_tiles, np.int8)
+    under = np.zeros((g.num_tiles, 10), np.int8)
+    for t, seat, cards in [(0, 0, "CT"), (10, 0, "CT"), (1, 1, "SP")]:  # seat 0 holds C+T twice
+        owner[t], state[t], under[t] = seat, TILE_GREEN, g.parse_cards(cards)
+    out = g.score_round(owner, state, under)
+    assert out["points"].tolist() == [0, 2]
+    assert out["smartest"].tolist() == [False, True]
+    assert out["aside"][[0, 10]].all() and (out["checked"][[0, 10]] == 0).all()
+    assert out["checked"][1] == 1
+
+
+def test_family_scoring_a_repeated_wrong_combo_costs_nothing():
+    """Issue 22, item 1: repeated combos are never checked, so wrong cards under them cost 0 in
+    family scoring (and no -2 per set-aside tile), burned or not; the orange ones do not count
+    towards "+1 for every two burned" either."""
+    g = FourMonkeys(num_players=2, family=True)
+    # seat 0: C+T twice (both wrong), CCC twice (both burned, wrong), PPPP (correct)
+    tiles = {
+        0: (0, "SS", False),
+        10: (0, "PP", False),
+        2: (0, "TT", True),
+        12: (0, "SS", True),
+        7: (0, "PP PP", False),
+        1: (1, "SP", False),
+        11: (1, "TT", False),  # S+P twice for seat 1 too: both aside
+    }
+    out = _score(g, tiles)
+    assert out["aside"][[0, 10, 2, 12, 1, 11]].all() and not out["aside"][7]
+    assert (out["checked"][[0, 10, 2, 12, 1, 11]] == 0).all()
+    # seat 0 has 1 tile, seat 1 none: seat 0 is the Smartest, PPPP is correct
+    assert out["smartest"].tolist() == [True, False]
+    assert out["checked"][7] == 1
+    assert out["points"].tolist() == [1 + 1, 0]
+
+
+def test_non_family_repeated_combos_still_cost_two_each_issue_22():
+    """Issue 22, item 1 leaves the standard scoring unchanged: the same table as the family test
+    above scores visible values minus 2 per set-aside tile."""
+    tiles = {0: (0, "SS", False), 10: (0, "PP", False), 7: (0, "PP PP", False), 1: (1, "SP", False)}
+    out = _score(G2, tiles)
+    assert out["aside"][[0, 10]].all() and out["smartest"].tolist() == [True, False]
+    assert out["points"].tolist() == [4 - 4, 1]
 
 
 def test_family_ties_least_burned_then_highest_tiles_then_score():
