@@ -426,7 +426,7 @@ def test_banana_skin_is_handed_over_with_a_successful_grab_once_and_costs_three(
     # seat 1 gives its own skin; the received one can never be passed on
     s = tick(g, s, {1: grab(g, u, 1)})  # seat 1 + 1 = seat 2
     assert s.skins[0].tolist() == [0, 1, 1] and s.skin_given[0, 1]
-    assert "Banana skin to player_1" in g.action_name(s, 0, grab(g, t, 1))
+    assert g.action_name(s, 0, grab(g, t, 1)).endswith("Banana skin to B")
     out = g.score_round(s.tile_owner[0], s.tile_state[0], s.under[0], skins=s.skins[0])
     assert out["points"][1] == -3 + (D.COMBO_GREEN[u % 10] if out["checked"][u] != 2 else -2)
     laws(g, s)
@@ -610,6 +610,31 @@ def test_action_names_and_render_hide_other_seats_cards():
     other = G4.render(s, 0, viewer=1)
     assert "commit put" in mine and "commit committed" in other
     assert "hand 5 cards" in other
+
+
+def test_seats_are_named_by_letter_in_the_text_a_person_reads_issue_22():
+    """Issue 22, item 5: one naming, A, B, C ..., as the other games' renders (``A (player_0)``
+    heads a seat's line, letters everywhere else): the board, the end line and the action names
+    a person reads in ``play`` and ``replay`` (which name seats by letter)."""
+    import io
+
+    from monkey_envs.play import play
+
+    g = FourMonkeys(num_players=8, banana_skins=True, ticks=1, rounds=1)
+    s = g.init([0])
+    board = g.render(s, 0, viewer=0)
+    assert "A (player_0): area 0, total 0" in board and "H (player_7): area 1" in board
+    assert g.action_name(s, 0, grab(g, 0, 2)).endswith("+ Banana skin to C")  # seat 0 + 2
+    assert g._commit_name(s, 0, 7, grab(g, 0, 1)).endswith("+ Banana skin to A")  # seat 7 + 1, round the table
+    out = io.StringIO()
+    result = play(g, ["random"] * 8, seed=3, out=out)
+    screen = out.getvalue()
+    letters = ", ".join("ABCDEFGH"[p] for p in result["winners"])
+    assert f"game over (rounds_played): winner(s) {[*letters.split(', ')]}" in screen
+    assert "winner(s): " + ", ".join(f"{'ABCDEFGH'[p]} (random)" for p in result["winners"]) in screen
+    assert "over: winners [" not in screen
+    bare = [line for line in screen.splitlines() if "player_" in line.replace("(player_", "")]
+    assert not bare, bare[:3]
 
 
 # ============================================================================ 7-8 players: two areas
