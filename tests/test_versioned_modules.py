@@ -186,3 +186,29 @@ def test_names_that_are_no_games_module_stay_ordinary_errors() -> None:
     import monkey_envs.games  # real submodules are untouched
     """
     _ok(_python(code))
+
+
+def test_an_env_pickled_here_loads_in_a_fresh_interpreter(tmp_path: Path) -> None:
+    """Issue 22, item 4: the env classes live in the versioned modules, so unpickling one in a
+    new process (a worker of a vector env or an RL library) imports the module by name -- which
+    failed for generated modules until the finder served ``import monkey_envs.<g>_v<v>``."""
+    import pickle
+
+    import monkey_envs
+
+    agents = {}
+    for game in GAMES:
+        env = monkey_envs.versioned_module(f"{game}_v{game_class(game).spec.version}").raw_env()
+        env.reset(seed=1)
+        (tmp_path / f"{game}.pkl").write_bytes(pickle.dumps(env))
+        agents[game] = env.agent_selection
+    code = f"""
+    import pickle
+    for game, agent in {agents!r}.items():
+        env = pickle.loads(open({str(tmp_path)!r} + '/' + game + '.pkl', 'rb').read())
+        assert type(env).__module__ == 'monkey_envs.' + names[game], type(env).__module__
+        assert env.agent_selection == agent
+        print('ok', game)
+    """
+    out = _ok(_python(code))
+    assert out.count("ok") == len(GAMES)
