@@ -109,6 +109,8 @@ class MonkeyFun(Game[MonkeyFunState]):
     #: Observation bounds (every piece is in [0, 1] except ``counts`` = monkeys / 4 <= 20 / 4).
     obs_low = 0.0
     obs_high = D.MONKEYS_PER_PLAYER / 4
+    #: The endings' ``(win, loss, draw)`` rewards: the shared laws check finished games' rewards with them.
+    end_rewards: ClassVar[tuple[float, float, float] | None] = (D.REWARD_WIN, D.REWARD_LOSS, D.REWARD_DRAW)
 
     def __init__(
         self,
