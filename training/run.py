@@ -160,15 +160,24 @@ def check_agents(cfg: TrainConfig, game: Any, load: bool = True) -> None:
 
 
 def make_run_dir(cfg: TrainConfig) -> Path:
-    """Create ``<runs_dir>/<game>__<algo>__<seed>__<time>`` (suffixed if it already exists)."""
+    """Create ``<runs_dir>/<game>__<algo>__<seed>__<time>``, or ``...-1``, ``-2``, ... when a run
+    folder of that name exists already.
+
+    The folder is claimed atomically (an exclusive ``mkdir``, retried with the next suffix when it
+    fails because the folder exists), so two runs started in the same second with the same config
+    -- even in two processes racing each other -- never share a folder.
+    """
     stamp = time.strftime("%Y%m%d-%H%M%S")
     base = Path(cfg.runs_dir) / f"{cfg.env.game}__{cfg.algo}__{cfg.seed}__{stamp}"
+    base.parent.mkdir(parents=True, exist_ok=True)
     path, k = base, 1
-    while path.exists():
-        path = base.with_name(f"{base.name}-{k}")
-        k += 1
-    path.mkdir(parents=True)
-    return path
+    while True:
+        try:
+            path.mkdir()  # exclusive: fails if another run holds the name, whenever it took it
+            return path
+        except FileExistsError:
+            path = base.with_name(f"{base.name}-{k}")
+            k += 1
 
 
 def build_opponent(cfg: TrainConfig) -> Any:
