@@ -271,3 +271,17 @@ def test_two_runs_in_the_same_second_never_share_a_folder(tmp_path, monkeypatch)
     monkeypatch.setattr(Path, "mkdir", racing_mkdir)
     third = make_run_dir(cfg)
     assert rival and third != rival[0] and third not in (first, second) and third.is_dir()
+
+
+def test_play_out_workers_leave_ctrl_c_to_the_run():
+    """A terminal's Ctrl-C reaches the play-out workers too; they ignore it (the run terminates
+    the pool) instead of each printing a KeyboardInterrupt traceback."""
+    from training import rollout_q
+
+    previous = signal.getsignal(signal.SIGINT)
+    try:
+        rollout_q._worker_init([], None, None, 0, None)
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        rollout_q._WORKER.clear()

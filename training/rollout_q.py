@@ -173,6 +173,11 @@ _WORKER: dict[str, Any] = {}
 
 def _worker_init(imports: list[str], game: Any, agent: Any, seed: int, allowed_actions: np.ndarray | None) -> None:
     import importlib
+    import signal
+
+    # Ctrl-C in a terminal reaches the whole process group: the parent handles it (it terminates
+    # this pool), so a worker ignores it instead of printing a KeyboardInterrupt traceback each.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     for module in imports:  # plugins that register the teacher's name (the game unpickles by itself)
         importlib.import_module(module)
