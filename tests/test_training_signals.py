@@ -274,13 +274,18 @@ def test_two_runs_in_the_same_second_never_share_a_folder(tmp_path, monkeypatch)
 
 
 def test_play_out_workers_leave_ctrl_c_to_the_run():
-    """A terminal's Ctrl-C reaches the play-out workers too; they ignore it (the run terminates
-    the pool) instead of each printing a KeyboardInterrupt traceback."""
+    """A terminal's Ctrl-C reaches the play-out workers too; they ignore it from their start (the
+    run terminates the pool) instead of each printing a KeyboardInterrupt traceback."""
     from training import rollout_q
 
     previous = signal.getsignal(signal.SIGINT)
+    probe = [sys.executable, "-c", "import signal; print(signal.getsignal(signal.SIGINT) is signal.SIG_IGN)"]
+    with rollout_q.workers_ignore_sigint():  # as the pool's spawned interpreters start
+        started = subprocess.run(probe, capture_output=True, text=True, timeout=60)
+    assert started.stdout.strip() == "True", started.stderr
+    assert signal.getsignal(signal.SIGINT) is previous  # the run's own handler is back
     try:
-        rollout_q._worker_init([], None, None, 0, None)
+        rollout_q._worker_init([], None, None, 0, None)  # a worker started again later
         assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
     finally:
         signal.signal(signal.SIGINT, previous)
