@@ -865,6 +865,9 @@ def run(cfg: TrainConfig, game: Any = None, resume: ResumePoint | None = None) -
     finally:
         if progress.venv is not None:
             progress.venv.close()
+        logger = getattr(progress.model, "_logger", None)
+        if logger is not None:  # progress.csv and the TensorBoard events, flushed and closed
+            logger.close()
 
 
 def _run(cfg: TrainConfig, game: Any, progress: _Progress) -> Path:
