@@ -33,17 +33,24 @@ Each run writes ``runs/<game>__<algo>__<seed>__<time>/``:
   beside it ``model.safetensors`` + ``model.json``: its weights and network description, the safe
   form ``make_agent("ppo:<run>/model.zip", game)`` loads (:mod:`agents.policy`; no code from the
   files runs),
-- ``checkpoints/model_<steps>_steps.zip`` (+ ``.safetensors`` / ``.json``): every ``checkpoint_every`` steps,
+- ``fit.png``: the pretraining fit's loss per epoch (runs with ``pretrain.teacher``),
+- ``checkpoints/model_<steps>_steps.zip`` (+ ``.safetensors`` / ``.json``): every ``checkpoint_every`` PPO steps,
 - ``snapshots/snapshot_<steps>.zip`` (+ ``.safetensors`` / ``.json``): self-play snapshots (rate them
   with ``agents.arena``),
 - ``progress.csv`` and (``tensorboard: true``, the default) ``tb/``: SB3's training log (losses, fps, rollout win
-  rate, learning-curve points, self-play pool facts),
+  rate, learning-curve points, self-play pool facts); a run with no PPO phase (``total_timesteps: 0``
+  and no learning curve, as the embedded default) has none,
 - ``curve.csv`` / ``curve.png``: win rate (95% Wilson band) vs each evaluation opponent over
   training steps, every ``eval.curve_every`` steps,
 - ``eval.json`` / ``eval.md``: training time and speed, pretraining, and the final evaluation
   per opponent, with the game's analytics of the trained agent (``stats_summary``) and its
   decision report (``decision_report``; Funky Monkey: bluff analytics and the bluff rate by
   context).
+
+Progress: with ``progress_bar: true`` PPO shows a bar, and every other phase (setting up, where the
+game's kernels compile on first use; pretraining; each evaluation line-up) prints a line when it
+starts and ends and one at least every :data:`HEARTBEAT_SECONDS` while it runs
+(:class:`training.progress.Heartbeat`).
 
 Errors: every config or ``--set`` problem prints ``error: <key>: <why>`` and exits 2 before any
 folder is written; ``--dry-run`` loads no model (it checks that named model files exist). A
@@ -90,6 +97,11 @@ from typing import Any
 import numpy as np
 
 from training.config import ConfigError, TrainConfig, cut, describe, dump_config, load_config, short
+from training.progress import Heartbeat
+
+#: The longest silence of a run (``progress_bar: true``): a phase without a bar of its own (setup
+#: and the kernels' first compile, pretraining, evaluation) prints a line at least this often.
+HEARTBEAT_SECONDS = 10.0
 
 #: Agent name prefixes that name saved models (``--dry-run`` checks their files without loading them).
 MODEL_PREFIXES = {"ppo:": False, "ppo+pickle:": True}
@@ -409,10 +421,13 @@ def trained_agent(model: Any, cfg: TrainConfig, game: Any) -> Any:
     return PolicyAgent(model, game, deterministic=cfg.eval.deterministic, name="trained", allowed_actions=allowed)
 
 
-def evaluate(model: Any, cfg: TrainConfig, game: Any, run_dir: Path | None = None) -> dict[str, Any]:
+def evaluate(
+    model: Any, cfg: TrainConfig, game: Any, run_dir: Path | None = None, beat: Heartbeat | None = None
+) -> dict[str, Any]:
     """Seat-balanced games of the trained policy against each evaluation opponent.
 
-    With ``eval.save_games`` the games go to ``run_dir / games_vs_<opponent>.json`` (replays).
+    With ``eval.save_games`` the games go to ``run_dir / games_vs_<opponent>.json`` (replays);
+    ``beat`` reports each line-up as a phase (a line at least every ``beat.every`` seconds).
 
     Returns:
         ``opponent name -> EvalResult.to_dict()``.
@@ -427,14 +442,15 @@ def evaluate(model: Any, cfg: TrainConfig, game: Any, run_dir: Path | None = Non
         save = None
         if cfg.eval.save_games and run_dir is not None:
             save = run_dir / f"games_vs_{re.sub(r'[^A-Za-z0-9_.+-]+', '_', name)[:80]}.json"
-        result = play_games(
-            game,
-            [policy, *opponents],
-            cfg.eval.num_games,
-            seed=cfg.eval.seed,
-            names=["trained", *labels],
-            save_games=save,
-        )
+        with (beat or Heartbeat(enabled=False)).phase(f"evaluation: {cfg.eval.num_games} games vs {name}"):
+            result = play_games(
+                game,
+                [policy, *opponents],
+                cfg.eval.num_games,
+                seed=cfg.eval.seed,
+                names=["trained", *labels],
+                save_games=save,
+            )
         out[name] = result.to_dict()
         me = result.agents[0]
         mine = stats_summary(game, me)
@@ -715,6 +731,7 @@ class _Progress:
     learn_start: float | None = None
     train_seconds: float = 0.0
     progress_bar: Any = None
+    beat: Any = None
 
 
 def _interrupted(exc: KeyboardInterrupt, cfg: TrainConfig, game: Any, progress: _Progress) -> RunInterrupted:
@@ -858,11 +875,13 @@ def run(cfg: TrainConfig, game: Any = None, resume: ResumePoint | None = None) -
     if cfg.torch_threads:
         torch.set_num_threads(cfg.torch_threads)
     progress = _Progress(resume=resume)
+    progress.beat = Heartbeat(every=HEARTBEAT_SECONDS, enabled=cfg.progress_bar)
     try:
         return _run(cfg, game, progress)
     except KeyboardInterrupt as exc:
         raise _interrupted(exc, cfg, game, progress) from None
     finally:
+        progress.beat.close()
         if progress.venv is not None:
             progress.venv.close()
         logger = getattr(progress.model, "_logger", None)
@@ -872,9 +891,11 @@ def run(cfg: TrainConfig, game: Any = None, resume: ResumePoint | None = None) -
 
 def _run(cfg: TrainConfig, game: Any, progress: _Progress) -> Path:
     resume = progress.resume
+    beat = progress.beat
     # env and model first: a bad game option, opponent or init_model fails before a folder exists
-    venv = progress.venv = build_env(cfg)
-    model = progress.model = build_model(cfg, venv)
+    with beat.phase(f"setting up {cfg.env.num_envs} {cfg.env.game} envs and the model"):
+        venv = progress.venv = build_env(cfg)
+        model = progress.model = build_model(cfg, venv)
     done = 0
     if resume is not None and resume.checkpoint is not None:
         load_initial_weights(model, str(resume.checkpoint), game, key="--resume")
@@ -908,14 +929,17 @@ def _run(cfg: TrainConfig, game: Any, progress: _Progress) -> Path:
     from agents.policy import write_safe_files
     from training.outputs import CurveCallback
 
-    model.set_logger(_tb_logger(run_dir) if cfg.tensorboard else configure(str(run_dir), ["csv"]))
     pretrained = resume is not None and resume.pretrained
     pretraining = resume.pretraining if pretrained else None
     if cfg.pretrain.teacher and pretrained:
         print("pretraining: finished before the checkpoint, not repeated")
     elif cfg.pretrain.teacher:
         progress.phase = "pretraining"
-        pretraining = pretrain(model, cfg, game)
+        pretraining = pretrain(model, cfg, game, beat)
+        if pretraining.get("history"):
+            from training.outputs import plot_fit_curve
+
+            plot_fit_curve(pretraining["history"], run_dir / "fit.png", title=f"{run_dir.name}: pretraining fit")
     progress.pretraining = pretraining
     progress.phase = "ppo"
     callbacks: list[Any] = [divergence_callback(), win_rate_callback()]
@@ -956,13 +980,17 @@ def _run(cfg: TrainConfig, game: Any, progress: _Progress) -> Path:
                 heuristic_weights=cfg.env.opponent_weights,
             )
         )
-    if cfg.progress_bar:  # ours, not learn()'s, so that an interruption can close it
+    remaining = cfg.total_timesteps - done
+    if cfg.progress_bar and remaining > 0:  # ours, not learn()'s, so that an interruption can close it
         progress.progress_bar = ProgressBarCallback()
         callbacks.append(progress.progress_bar)
     progress.prior_seconds = resume.train_seconds if resume is not None and resume.checkpoint is not None else 0.0
-    remaining = cfg.total_timesteps - done
     t0 = progress.learn_start = time.perf_counter()
-    if remaining > 0 or done == 0:  # a fresh run learns even 0 steps: its learning curve's first point
+    # a fresh run with a learning curve learns even 0 steps: the curve's first point; with no
+    # steps and no curve there is no PPO phase at all (no log, no empty bar, no "0 steps" line)
+    learns = remaining > 0 or (done == 0 and any(isinstance(c, CurveCallback) for c in callbacks))
+    if learns:
+        model.set_logger(_tb_logger(run_dir) if cfg.tensorboard else configure(str(run_dir), ["csv"]))
         if cfg.total_timesteps > 0:
             print(f"PPO training: from step {done} to {cfg.total_timesteps}", flush=True)
         try:
@@ -989,14 +1017,17 @@ def _run(cfg: TrainConfig, game: Any, progress: _Progress) -> Path:
     progress.phase = "evaluation"
     steps = int(model.num_timesteps)
     speed = (steps - done) / max(session_seconds, 1e-9)
-    print(f"trained {steps - done} steps in {session_seconds:.1f} s ({speed:.0f} steps/s)", flush=True)
+    if steps > done:
+        print(f"trained {steps - done} steps in {session_seconds:.1f} s ({speed:.0f} steps/s)", flush=True)
+    elif cfg.total_timesteps == 0:
+        print("no PPO phase (total_timesteps: 0): the pretrained policy is the trained model", flush=True)
 
     # ---- evaluate ----------------------------------------------------------------------
     evaluation: dict[str, Any] = {}
     eval_seconds = 0.0
     if cfg.eval.num_games > 0 and cfg.eval.opponents:
         t1 = time.perf_counter()
-        evaluation = evaluate(model, cfg, game, run_dir)
+        evaluation = evaluate(model, cfg, game, run_dir, beat)
         eval_seconds = time.perf_counter() - t1
     summary = {
         "run_dir": str(run_dir),
@@ -1032,6 +1063,8 @@ def _run(cfg: TrainConfig, game: Any, progress: _Progress) -> Path:
         summary["analytics_title"] = game.stats_title
         summary["analytics"] = {name: _scalars(a) for name, a in analytics.items()}
     report = decision_report(model, cfg, game, summary) if evaluation else None
+    if (run_dir / "fit.png").is_file():
+        summary["fit_png"] = "fit.png"
     curve_csv = run_dir / "curve.csv"
     if curve_csv.is_file():
         from training.outputs import plot_learning_curve
@@ -1085,27 +1118,38 @@ def _tb_logger(run_dir: Path) -> Any:
     )
 
 
-def pretrain(model: Any, cfg: TrainConfig, game: Any) -> dict[str, Any]:
+def pretrain(model: Any, cfg: TrainConfig, game: Any, beat: Heartbeat | None = None) -> dict[str, Any]:
     """Train from ``pretrain.teacher`` before RL, by imitation (:mod:`training.pretrain`) or by its
-    action values (:mod:`training.rollout_q`); returns the report."""
+    action values (:mod:`training.rollout_q`); returns the report. ``beat`` reports the recording
+    and the fitting as phases (a line at least every ``beat.every`` seconds)."""
     pt = cfg.pretrain
+    beat = beat or Heartbeat(enabled=False)
     if pt.objective == "rollout_q":
-        return _pretrain_rollout_q(model, cfg, game)
+        return _pretrain_rollout_q(model, cfg, game, beat)
     from training.pretrain import behaviour_clone, record_teacher_games
 
     t0 = time.perf_counter()
     allowed = None if cfg.env.learner_actions is None else game.action_filter(cfg.env.learner_actions)
     print(f"pretraining: recording {pt.games} games of {pt.teacher!r}", flush=True)
-    data = record_teacher_games(
-        game, pt.teacher, pt.games, seed=cfg.seed + 424_242, gamma=cfg.ppo.gamma, allowed_actions=allowed
-    )
+    with beat.phase(f"pretraining: {pt.games} games of {pt.teacher!r}"):
+        data = record_teacher_games(
+            game, pt.teacher, pt.games, seed=cfg.seed + 424_242, gamma=cfg.ppo.gamma, allowed_actions=allowed
+        )
     record_seconds = time.perf_counter() - t0
     print(
         f"pretraining: recorded {data.actions.size} decisions of {pt.teacher!r} in {pt.games} games ({record_seconds:.1f} s)"
     )
-    report = behaviour_clone(
-        model, data, pt.epochs, pt.batch_size, pt.learning_rate, vf_coef=cfg.ppo.vf_coef, seed=cfg.seed, verbose=True
-    )
+    with beat.phase(f"pretraining: fitting {pt.epochs} epochs"):
+        report = behaviour_clone(
+            model,
+            data,
+            pt.epochs,
+            pt.batch_size,
+            pt.learning_rate,
+            vf_coef=cfg.ppo.vf_coef,
+            seed=cfg.seed,
+            verbose=True,
+        )
     report.update(
         {"objective": "imitation", "teacher": pt.teacher, "games": pt.games, "record_seconds": round(record_seconds, 2)}
     )
@@ -1115,7 +1159,7 @@ def pretrain(model: Any, cfg: TrainConfig, game: Any) -> dict[str, Any]:
     return report
 
 
-def _pretrain_rollout_q(model: Any, cfg: TrainConfig, game: Any) -> dict[str, Any]:
+def _pretrain_rollout_q(model: Any, cfg: TrainConfig, game: Any, beat: Heartbeat) -> dict[str, Any]:
     from training.rollout_q import available_cores, fit_action_values, record_action_values
 
     pt = cfg.pretrain
@@ -1123,25 +1167,34 @@ def _pretrain_rollout_q(model: Any, cfg: TrainConfig, game: Any) -> dict[str, An
     allowed = None if cfg.env.learner_actions is None else game.action_filter(cfg.env.learner_actions)
     workers = pt.workers or available_cores()
     print(f"pretraining: playing out positions of {pt.games} {pt.teacher!r} games", flush=True)
-    data = record_action_values(
-        game,
-        pt.teacher,
-        pt.games,
-        seed=cfg.seed + 424_242,
-        probe_prob=pt.probe_prob,
-        allowed_actions=allowed,
-        workers=workers,
-        imports=cfg.imports,
-    )
+    with beat.phase(f"pretraining: {pt.games} {pt.teacher!r} games, each probed position played out per action"):
+        data = record_action_values(
+            game,
+            pt.teacher,
+            pt.games,
+            seed=cfg.seed + 424_242,
+            probe_prob=pt.probe_prob,
+            allowed_actions=allowed,
+            workers=workers,
+            imports=cfg.imports,
+        )
     record_seconds = time.perf_counter() - t0
     print(
         f"pretraining: {data.obs.shape[0]} positions of {pt.games} {pt.teacher!r} games played out once per legal "
         f"action ({data.rollouts} games, {record_seconds:.1f} s: probing {data.seconds['probe']:.1f} s, play-outs "
         f"{data.seconds['play_out']:.1f} s on {workers} worker{'s' if workers > 1 else ''})"
     )
-    report = fit_action_values(
-        model, data, pt.epochs, pt.batch_size, pt.learning_rate, vf_coef=cfg.ppo.vf_coef, seed=cfg.seed, verbose=True
-    )
+    with beat.phase(f"pretraining: fitting {pt.epochs} epochs on {data.obs.shape[0]} positions"):
+        report = fit_action_values(
+            model,
+            data,
+            pt.epochs,
+            pt.batch_size,
+            pt.learning_rate,
+            vf_coef=cfg.ppo.vf_coef,
+            seed=cfg.seed,
+            verbose=True,
+        )
     report.update(
         {
             "objective": "rollout_q",
