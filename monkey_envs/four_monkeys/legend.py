@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from monkey_envs.core.game import seat_legend
 from monkey_envs.four_monkeys import data as D
+from monkey_envs.four_monkeys.state import END_REASONS
 
 if TYPE_CHECKING:
     from monkey_envs.four_monkeys.rules import FourMonkeys
@@ -48,6 +49,7 @@ def legend_text(game: FourMonkeys) -> str:
             "stacks: each combo stack's top tile and '(xN)' its number of tiles ('empty (x0)' = used up)",
             "revealed: tiles turned up next to the stacks (a reveal: grabbable like the stack tops); '-' = none",
             "rounds: the points of each finished round, one number per seat in seat order, rounds separated by '|'",
-            "over: winners ... = the game is over and these seats won (the winner(s))",
+            f"game over (reason): winner(s) [...]: why the game ended ({', '.join(END_REASONS[1:])}) and "
+            "who won (seat letters)",
         ]
     )
