@@ -48,6 +48,13 @@ _ROW0 = np.array([0])
 
 _SHARED_TYPES = (int, float, bool, str, type(None), np.generic)
 
+#: What a step after the end says (raw env and ``env()`` alike). PettingZoo's own
+#: ``OrderEnforcingWrapper`` only logs a warning and returns, which a loop never notices.
+GAME_OVER = (
+    "step() after the game is over: every agent is done and has stepped out (env.agents is empty); "
+    "call reset() to play again"
+)
+
 
 def _own_copy(value: Any) -> Any:
     """``copy.deepcopy(value)`` for an ``episode_info`` value, quicker: dicts are rebuilt and
@@ -236,8 +243,14 @@ class GameAECEnv(AECEnv):
         """Play ``action`` for ``agent_selection`` (``None`` for an agent that is done).
 
         Raises:
-            ValueError: an out-of-range or illegal action, or a non-integer (nothing changes).
+            ValueError: an out-of-range or illegal action, or a non-integer; a step before
+                :meth:`reset`, or after the game is over and every agent has stepped out
+                (``agents`` is empty: call :meth:`reset`). Nothing changes then.
         """
+        if self._state is None:
+            raise ValueError("call reset() before step()")
+        if not self.agents:
+            raise ValueError(GAME_OVER)
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -319,11 +332,31 @@ class GameAECEnv(AECEnv):
             self._human.close()
 
 
+class GameOrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's ``OrderEnforcingWrapper``, with a step after the end refused.
+
+    PettingZoo's wrapper answers ``step()`` once every agent is gone (``agents`` empty) with a
+    logged warning and does nothing, which a loop that forgot to ``reset()`` never notices (the
+    logger may be silenced or routed away). Here that step raises ``ValueError``, as the raw env,
+    the Parallel env and the gymnasium faces do. Everything else is PettingZoo's wrapper.
+    """
+
+    def step(self, action: Any) -> None:
+        """PettingZoo's ordered step; ``ValueError`` after the game is over and every agent stepped out."""
+        if self._has_reset and not self.agents:
+            raise ValueError(GAME_OVER)
+        super().step(action)
+
+    def __str__(self) -> str:
+        return str(self.env)  # the env's name, as PettingZoo's wrapper prints for itself
+
+
 def wrap_aec(raw: AECEnv) -> AECEnv:
-    """PettingZoo's standard wrapper chain for board games (as ``connect_four_v3.env``)."""
+    """PettingZoo's standard wrapper chain for board games (as ``connect_four_v3.env``), with
+    :class:`GameOrderEnforcingWrapper` outermost."""
     env = wrappers.TerminateIllegalWrapper(raw, illegal_reward=-1)
     env = wrappers.AssertOutOfBoundsWrapper(env)
-    return wrappers.OrderEnforcingWrapper(env)
+    return GameOrderEnforcingWrapper(env)
 
 
 def make_aec_api(game_name: str, module_name: str) -> tuple[Callable[..., AECEnv], type[GameAECEnv]]:
