@@ -155,8 +155,6 @@ class GameParallelEnv(ParallelEnv[str, ObsDict, int]):
         self._masks = np.zeros((P, A), dtype=bool)
         #: ``(P,) float64`` rewards not yet handed to their agent (seats absent from the last dicts).
         self._pending = np.zeros(P, dtype=np.float64)
-        #: the game was ended by illegal actions (``illegal_action="lose"``); the core state is not over
-        self._forfeited = False
 
     # ------------------------------------------------------------------ spaces
     def observation_space(self, agent: str) -> spaces.Dict:
@@ -214,7 +212,6 @@ class GameParallelEnv(ParallelEnv[str, ObsDict, int]):
     def _load(self, state: BatchState) -> tuple[dict[str, ObsDict], dict[str, dict[str, Any]]]:
         self._state = state
         self._pending[:] = 0.0
-        self._forfeited = False
         self._begin_tick()
         if self._over():
             info = self.game.episode_info(state, 0)
@@ -341,7 +338,6 @@ class GameParallelEnv(ParallelEnv[str, ObsDict, int]):
         offenders get :data:`ILLEGAL_REWARD`, the others 0 (plus any reward not yet handed to
         them), every agent is terminated and truncated. The tick is not played.
         """
-        self._forfeited = True
         self.agents = []
         self._masks[:] = False
         keys = self.possible_agents
