@@ -1166,7 +1166,6 @@ def _pretrain_rollout_q(model: Any, cfg: TrainConfig, game: Any, beat: Heartbeat
     t0 = time.perf_counter()
     allowed = None if cfg.env.learner_actions is None else game.action_filter(cfg.env.learner_actions)
     workers = pt.workers or available_cores()
-    print(f"pretraining: playing out positions of {pt.games} {pt.teacher!r} games", flush=True)
     with beat.phase(f"pretraining: {pt.games} {pt.teacher!r} games, each probed position played out per action"):
         data = record_action_values(
             game,
