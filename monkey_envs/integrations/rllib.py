@@ -9,10 +9,14 @@ default encoders refuse the PettingZoo observation ``{"observation": ..., "actio
   ``monkey_envs.<game>_v<version>.env(**options)``, with each agent's observation renamed to
   ``{"observations": (D,) float32, "action_mask": (A,) float32 0/1}`` and its space to match.
   Its constructor takes RLlib's ``env_config`` dict: ``{"game": <name>, **game options}``.
+* :class:`MonkeyParallelMultiAgentEnv` (built on first use): the same over RLlib's
+  ``ParallelPettingZooEnv`` and ``monkey_envs.<game>_v<version>.parallel_env(**options)``, for a
+  simultaneous game (4 Monkeys): one RLlib step is one tick, every mover of the tick acts at once.
 * :func:`module_spec`: a ``MultiRLModuleSpec`` with one ``ActionMaskingTorchRLModule`` policy,
   :data:`POLICY_ID`, that every seat uses (:func:`policy_mapping_fn`; parameter sharing, i.e.
   self-play).
-* :func:`ppo_config`: a ``PPOConfig`` with the env, the mapping and the module set.
+* :func:`ppo_config`: a ``PPOConfig`` with the env, the mapping and the module set
+  (``parallel=True``: the Parallel env).
 
 Random actions follow the masks too. RLlib draws mask-blind actions with
 ``env.get_action_space(agent).sample()`` in two places: its env pre-check
@@ -30,6 +34,8 @@ Usage::
     config = mrl.ppo_config("monkey_fun", num_players=2).env_runners(num_env_runners=0)
     algo = config.build_algo()
     print(algo.train()["env_runners"]["episode_return_mean"])
+
+    config = mrl.ppo_config("four_monkeys", parallel=True)  # ParallelPettingZooEnv, one step = one tick
 
 or by hand::
 
@@ -160,24 +166,33 @@ def module_spec(model_config: dict[str, Any] | None = None) -> Any:
     )
 
 
-def ppo_config(game: str = DEFAULT_GAME, model_config: dict[str, Any] | None = None, **game_options: Any) -> Any:
+def ppo_config(
+    game: str = DEFAULT_GAME,
+    model_config: dict[str, Any] | None = None,
+    *,
+    parallel: bool = False,
+    **game_options: Any,
+) -> Any:
     """RLlib ``PPOConfig`` for masked self-play on ``game`` (env, policy mapping and module spec set).
 
     Args:
         game: a registered game name.
         model_config: see :func:`module_spec`.
+        parallel: use :class:`MonkeyParallelMultiAgentEnv` (RLlib's ``ParallelPettingZooEnv``
+            over the game's Parallel env; simultaneous games only) instead of
+            :class:`MonkeyMultiAgentEnv` (the AEC env).
         **game_options: the game's options (e.g. ``num_players=2``), passed as ``env_config``.
 
     Raises:
         ImportError: Ray RLlib is not installed.
-        ValueError: an unknown game or options the game rejects (checked here, before RLlib
-            builds any env).
+        ValueError: an unknown game, options the game rejects, or ``parallel=True`` for a
+            sequential game (checked here, before RLlib builds any env).
     """
     _require_ray()
     from ray.rllib.algorithms.ppo import PPOConfig
 
     env_config = {"game": game, **game_options}
-    cls = env_class()
+    cls = parallel_env_class() if parallel else env_class()
     cls.check_config(env_config)
     return (
         PPOConfig()
@@ -187,8 +202,9 @@ def ppo_config(game: str = DEFAULT_GAME, model_config: dict[str, Any] | None = N
     )
 
 
-def _check_config(config: dict[str, Any] | None) -> dict[str, Any]:
-    """``config`` as a plain dict with ``"game"`` set; ``ValueError`` for an unknown game or options."""
+def _check_config(config: dict[str, Any] | None, *, simultaneous: bool = False) -> dict[str, Any]:
+    """``config`` as a plain dict with ``"game"`` set; ``ValueError`` for an unknown game or options
+    (and, with ``simultaneous``, for a sequential game)."""
     from monkey_envs.games import game_class
 
     options = dict(config or {})
@@ -196,7 +212,14 @@ def _check_config(config: dict[str, Any] | None) -> dict[str, Any]:
     game = options["game"]
     if not isinstance(game, str):
         raise ValueError(f"env_config['game'] must be a game name, got {game!r}")
-    game_class(game)(**{k: v for k, v in options.items() if k not in ("game", "render_mode")})
+    cls = game_class(game)
+    if simultaneous and not cls.spec.simultaneous:
+        spec = cls.spec
+        raise ValueError(
+            f"game {game!r} is sequential (spec.dynamics={spec.dynamics!r}): it has no Parallel env; "
+            f"use MonkeyMultiAgentEnv / ppo_config({game!r}) (its AEC env, monkey_envs.{spec.name}_v{spec.version}.env())"
+        )
+    cls(**{k: v for k, v in options.items() if k not in ("game", "render_mode")})
     return options
 
 
@@ -255,9 +278,80 @@ def env_class() -> type:
     return MonkeyMultiAgentEnv
 
 
+@functools.cache
+def parallel_env_class() -> type:
+    """The :class:`MonkeyParallelMultiAgentEnv` class (defined on first use, when Ray is imported)."""
+    _require_ray()
+    from ray.rllib.env.wrappers.pettingzoo_env import ParallelPettingZooEnv
+
+    from monkey_envs.core.parallel import parallel_env
+
+    class MonkeyParallelMultiAgentEnv(ParallelPettingZooEnv):
+        """A simultaneous monkey-envs game (4 Monkeys) as an RLlib ``MultiAgentEnv`` over its Parallel env.
+
+        RLlib's ``ParallelPettingZooEnv`` over ``monkey_envs.<game>_v<version>.parallel_env(**options)``:
+        one RLlib step is one tick, in which every mover of the tick acts at once.
+
+        Args:
+            config: RLlib's ``env_config``: ``{"game": <name>, **game options}``; a simultaneous game.
+
+        Observations: per agent ``{"observations": (D,) float32, "action_mask": (A,) float32}``,
+        returned for the movers of the next tick only (RLlib computes an action for every agent
+        it observes, and the Parallel env refuses actions of agents that do not move), and for
+        every agent when the game ends. Rewards, terminations and infos are the Parallel env's.
+        Actions ``Discrete(A)`` as :class:`LegalActionSpace`. The agents and spaces are every
+        seat's (``possible_agents``), not only the first tick's movers.
+
+        Raises:
+            ValueError: an unknown game, options the game rejects, or a sequential game.
+        """
+
+        def __init__(self, config: dict[str, Any] | None = None) -> None:
+            options = self.check_config(config)
+            game = options.pop("game")
+            super().__init__(parallel_env(game, **options))
+            self.game = self.par_env.unwrapped.game
+            self.possible_agents = list(self.par_env.possible_agents)
+            self.agents = list(self.possible_agents)
+            self._agent_ids = set(self.possible_agents)
+            #: agent -> the action mask of the observation last returned for it (this episode)
+            self.last_masks: dict[str, np.ndarray] = {}
+            self.observation_spaces, self.action_spaces = _module_spaces(
+                {a: self.par_env.observation_space(a) for a in self.possible_agents},
+                self.game.num_actions,
+                self.last_masks,
+            )
+            self.observation_space = spaces.Dict(self.observation_spaces)
+            self.action_space = spaces.Dict(self.action_spaces)
+
+        @staticmethod
+        def check_config(config: dict[str, Any] | None) -> dict[str, Any]:
+            """``config`` as a plain dict with ``"game"`` set; ``ValueError`` for an unknown game,
+            options the game rejects or a sequential game."""
+            return _check_config(config, simultaneous=True)
+
+        def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
+            obs, infos = super().reset(seed=seed, options=options)
+            self.last_masks.clear()
+            movers = self.par_env.agents
+            return _convert({a: obs[a] for a in movers}, self.last_masks), {a: infos.get(a, {}) for a in movers}
+
+        def step(self, action_dict: dict) -> tuple[dict, dict, dict, dict, dict]:
+            obs, rewards, terminateds, truncateds, infos = super().step(action_dict)
+            if self.par_env.agents:  # the game goes on: observe the next tick's movers only
+                obs = {a: obs[a] for a in self.par_env.agents}
+            return _convert(obs, self.last_masks), rewards, terminateds, truncateds, infos
+
+    MonkeyParallelMultiAgentEnv.__module__ = __name__
+    MonkeyParallelMultiAgentEnv.__qualname__ = "MonkeyParallelMultiAgentEnv"
+    return MonkeyParallelMultiAgentEnv
+
+
 def __getattr__(name: str) -> Any:
     if name == "MonkeyMultiAgentEnv":  # built on first use (imports Ray); pickles by this name
         return env_class()
+    if name == "MonkeyParallelMultiAgentEnv":
+        return parallel_env_class()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -267,6 +361,7 @@ __all__ = [
     "LegalActionSpace",
     "env_class",
     "module_spec",
+    "parallel_env_class",
     "policy_mapping_fn",
     "ppo_config",
 ]
