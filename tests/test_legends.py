@@ -47,7 +47,9 @@ VALUE_PATTERNS = {
 PLAIN = set(" \n,:.()[]'/-_")
 
 
-@pytest.mark.parametrize("name", sorted(GAMES))
+@pytest.mark.parametrize(
+    "name", sorted(g for g in GAMES if GAMES[g].startswith("monkey_envs."))
+)  # shipped games, no toys
 def test_every_game_has_a_legend_that_names_its_seats(name):
     game = make_game(name, **CONFIGS.get(name, {}))
     legend = game.render_legend()

@@ -32,7 +32,9 @@ if not _HAD_TOY:
 
 PZ_ID = "monkey_envs/toy_bidding-v0"
 #: The registry's simultaneous games (the package's: the toy is not registered at collection).
-SIMULTANEOUS = sorted(g for g in GAMES if game_class(g).spec.simultaneous)
+#: The shipped simultaneous games (toy games that other test modules register at collection are not
+#: among them: the package's own games live in ``monkey_envs``).
+SIMULTANEOUS = sorted(g for g in GAMES if GAMES[g].startswith("monkey_envs.") and game_class(g).spec.simultaneous)
 #: api_test's warnings for every dict observation (connect_four_v3 gets them too).
 DICT_OBS_WARNINGS = ("Observation space for each agent probably should be", "Observation is not a NumPy array")
 CONFIGS = [{}, {"num_players": 3, "coins": 4, "rounds": 2}, {"num_players": 4, "coins": 2, "rounds": 5}]
