@@ -1,4 +1,4 @@
-"""Every ```python example in README.md runs as written (a new user's first check)."""
+"""Every ```python example in README.md and docs/*.md runs as written (a new user's first check)."""
 
 from __future__ import annotations
 
@@ -7,16 +7,21 @@ from pathlib import Path
 
 import pytest
 
-README = Path(__file__).resolve().parents[1] / "README.md"
-BLOCKS = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), flags=re.S)
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+BLOCKS = [
+    (page, i, code)
+    for page in PAGES
+    for i, code in enumerate(re.findall(r"```python\n(.*?)```", page.read_text(encoding="utf-8"), flags=re.S))
+]
 
 
 def test_readme_has_examples():
     assert len(BLOCKS) >= 6
 
 
-@pytest.mark.parametrize("index", range(len(BLOCKS)))
-def test_readme_example_runs(index, tmp_path, monkeypatch, capsys):
+@pytest.mark.parametrize("page,index,code", BLOCKS, ids=[f"{p.relative_to(ROOT)}#{i}" for p, i, _ in BLOCKS])
+def test_readme_example_runs(page, index, code, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
-    code = BLOCKS[index]
-    exec(compile(code, f"README.md example {index}", "exec"), {"__name__": f"readme_example_{index}"})
+    name = f"{page.relative_to(ROOT)} example {index}"
+    exec(compile(code, name, "exec"), {"__name__": f"readme_example_{index}"})
