@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from monkey_envs.core.opponents import check_agent_actions
 from monkey_envs.core.stats import Z95, wilson_interval  # noqa: F401 -- re-exported for callers that import them here
 
 # ====================================================================== results
@@ -392,10 +393,9 @@ def replay_records(game: Any, records: GameRecords, labels: Sequence[str]) -> li
 
 
 def _act(agent: Any, label: str, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    act = np.asarray(agent.act(obs, mask))
-    if act.shape != (obs.shape[0],):
-        raise ValueError(f"agent {label!r} returned shape {act.shape}, expected ({obs.shape[0]},)")
-    return act
+    """``agent.act(obs, mask)`` through the core's check of the agent contract (the driver's own):
+    ``(n,)`` integer legal actions, else a ``ValueError`` naming ``label`` (nothing is cast)."""
+    return check_agent_actions(agent.act(obs, mask), mask, label)
 
 
 def agent_results(records: GameRecords, labels: Sequence[str]) -> list[AgentResult]:
@@ -580,7 +580,7 @@ class RecordingAgent:
         self.actions: list[np.ndarray] = []
 
     def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        acts = np.asarray(self.inner.act(obs, mask), dtype=np.int64)
+        acts = check_agent_actions(self.inner.act(obs, mask), mask, self.name)
         keep = np.asarray(mask).astype(bool).any(1) & self.game.report_decisions(acts)
         rows = np.flatnonzero(keep)
         if rows.size:

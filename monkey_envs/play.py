@@ -12,14 +12,18 @@ through the installed agent library (:func:`monkey_envs.core.opponents.resolve_a
 
 On a person's turn the screen shows the position as that seat sees it (its own hand, nothing
 hidden from it), what the other seats did since (as much as that seat may know of it:
-:meth:`~monkey_envs.core.game.Game.action_seen`), and the numbered legal moves with their
+:meth:`~monkey_envs.core.game.Game.action_seen`, and what it brought about:
+:meth:`~monkey_envs.core.game.Game.action_outcome`, e.g. a Funky Monkey card accepted and turned
+up), and the numbered legal moves with their
 readable names. Type the number (or the move's full name); anything else is re-asked with a
 reason. ``q`` (or end of input, or Ctrl-C) leaves the game at once, without a traceback; there
-is no undo. ``b`` shows the board again, ``?`` the help. When several people share the
+is no undo. ``b`` shows the board again, ``?`` the help and the game's legend of the board (what
+each mark means: :meth:`~monkey_envs.core.game.Game.render_legend`; ``--legend`` prints it once at
+the start). When several people share the
 terminal, each sees only their own view on their turn (hot seat: look away for the others).
 
 Exit status: 0 after a finished or quit game, 2 for bad arguments (unknown game, agent or
-option, wrong number of agents).
+option, wrong number of agents), 130 after Ctrl-C away from a prompt (no traceback either).
 """
 
 from __future__ import annotations
@@ -35,17 +39,13 @@ import numpy as np
 from monkey_envs.core.opponents import resolve_agent
 from monkey_envs.games import GAMES, add_import_option, import_plugins, make_game
 from monkey_envs.replay import seat_letter
+from monkey_envs.terminal import Quit, ask
 
 HUMAN = "human"
-QUIT_WORDS = ("q", "quit", "exit")
 HELP = (
     "type the number of a move (or its full name) and press Enter; "
-    "b = show the board again, ? = this help, q = quit (no undo)"
+    "b = show the board again, ? = this help and the legend of the board, q = quit (no undo)"
 )
-
-
-class _Quit(Exception):
-    """The person left the game."""
 
 
 class _RandomAgent:
@@ -71,24 +71,22 @@ def choose(
     read: Callable[[str], str],
     write: Callable[[str], None],
     show_board: Callable[[], None],
+    help_text: str = HELP,
 ) -> int:
     """Ask until the person picks one of ``names``; the index into ``names``.
 
-    Accepts ``1 .. len(names)`` or a name (case and surrounding blanks ignored). Raises
-    :class:`_Quit` on a quit word, end of input or Ctrl-C.
+    Accepts ``1 .. len(names)`` or a name (case and surrounding blanks ignored); ``?`` writes
+    ``help_text`` (the play help and the game's legend, in :func:`play`), ``b`` calls
+    ``show_board``. Raises
+    :class:`~monkey_envs.terminal.Quit` on a quit word, end of input or Ctrl-C
+    (:func:`~monkey_envs.terminal.ask`).
     """
     lowered = [n.strip().lower() for n in names]
     while True:
-        try:
-            text = read("> ")
-        except (EOFError, KeyboardInterrupt):
-            raise _Quit from None
-        answer = text.strip()
+        answer = ask(read, "> ").strip()
         low = answer.lower()
-        if low in QUIT_WORDS:
-            raise _Quit
         if low in ("?", "h", "help"):
-            write(HELP)
+            write(help_text)
             continue
         if low == "b":
             show_board()
@@ -116,6 +114,7 @@ def play(
     read: Callable[[str], str] = input,
     out: TextIO | None = None,
     max_steps: int = 100_000,
+    legend: bool = False,
 ) -> dict[str, Any]:
     """Play one game of ``game`` with one seat per spec; people answer through ``read``.
 
@@ -126,6 +125,8 @@ def play(
         read: how a person's answer is read (``input`` by default; a prompt is passed).
         out: where the screen goes (``sys.stdout`` by default).
         max_steps: a safety cap on decisions.
+        legend: print the game's legend of its board (:meth:`~monkey_envs.core.game.Game.render_legend`)
+            once at the start; ``?`` shows it at any prompt either way.
 
     Returns:
         ``{"quit": bool, "winners": [seats], "scores": [...] | None, "end_reason": str, "steps": int,
@@ -159,6 +160,10 @@ def play(
 
     state = game.init(np.array([seed], dtype=np.int64))
     write(f"{game.spec.title}: {', '.join(seat_label(s, labels) for s in range(P))}; seed {seed}")
+    board_legend = game.render_legend()
+    if legend:
+        write("legend of the board:\n" + board_legend)
+    help_text = f"{HELP}\nlegend of the board:\n{board_legend}"
     quit_ = False
     steps = 0
     while not (bool(state.terminated[0]) or bool(state.truncated[0])) and steps < max_steps:
@@ -183,8 +188,8 @@ def play(
             for i, name in enumerate(names, 1):
                 write(f"  {i:>{width}}. {name}")
             try:
-                action = int(legal[choose(names, read, write, show_board)])
-            except _Quit:
+                action = int(legal[choose(names, read, write, show_board, help_text)])
+            except Quit:
                 write("you left the game (no undo); bye")
                 quit_ = True
                 break
@@ -194,12 +199,19 @@ def play(
             if chosen.shape != (1,) or not 0 <= int(chosen[0]) < mask.size or not mask[int(chosen[0])]:
                 raise ValueError(f"agent {labels[seat]!r} chose an illegal move {chosen.tolist()}")
             action = int(chosen[0])
-        for h in humans:
-            if h != seat:
-                news[h].append(f"{seat_label(seat, labels)}: {game.action_seen(state, 0, action, h)}")
+        seen = {h: game.action_seen(state, 0, action, h) for h in humans if h != seat}
         actions.append(action)
-        state = game.step(state, np.array([action], dtype=np.int64))
+        before, state = state, game.step(state, np.array([action], dtype=np.int64))
         steps += 1
+        for h in humans:
+            outcome = game.action_outcome(before, state, 0, action, h)
+            if h == seat:
+                if outcome:  # what the person's own move did (an accepted card turned up, ...)
+                    write(f"   -> {outcome}")
+                continue
+            news[h].append(f"{seat_label(seat, labels)}: {seen[h]}")
+            if outcome:
+                news[h].append(f"   -> {outcome}")
 
     result: dict[str, Any] = {"quit": quit_, "steps": steps, "actions": actions}
     winners = np.flatnonzero(np.asarray(game.winners(state))[0]).tolist()
@@ -242,6 +254,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--agents", nargs="+", required=True, help="one per seat: human, random, a heuristic name or ppo:PATH"
     )
     parser.add_argument("--seed", type=int, default=0, help="the game's seed")
+    parser.add_argument(
+        "--legend", action="store_true", help="print the legend of the board once at the start (? shows it any time)"
+    )
     parser.add_argument("--save", default=None, metavar="FILE", help="write the finished game as a replay file")
     parser.add_argument("--config", default="{}", help='further game options as JSON, e.g. \'{"variant": "quick"}\'')
     add_import_option(parser)
@@ -261,7 +276,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.game not in GAMES:
             raise ValueError(f"unknown game {args.game!r}; known: {sorted(GAMES)}")
         game = make_game(args.game, **{**options, "num_players": players})
-        result = play(game, args.agents, seed=args.seed)
+        result = play(game, args.agents, seed=args.seed, legend=args.legend)
         if args.save is not None:
             if "record" in result:
                 from monkey_envs.replay import save_replays
@@ -273,6 +288,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ValueError, json.JSONDecodeError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # Ctrl-C away from a prompt (an agent thinking, kernels compiling)
+        print("\ninterrupted", file=sys.stderr)
+        return 130
     return 0
 
 

@@ -18,6 +18,8 @@ Who writes them: ``python -m agents.arena ... --save-games``, ``training.run`` w
 
     python -m monkey_envs.replay FILE                 # every position and move as text
     python -m monkey_envs.replay FILE --index 3 --viewer 0 --pause   # game 3 as seat 0 saw it
+                                                      # (Enter: next move; ?: legend; q, Ctrl-D, Ctrl-C: stop)
+    python -m monkey_envs.replay FILE --legend        # first what each mark of the board means
     python -m monkey_envs.replay FILE --check         # replay every game, report only
     python -m monkey_envs.replay FILE --index 3 --movie game3.gif   # pictures: .gif or .mp4
 
@@ -30,15 +32,17 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import itertools
 import json
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from monkey_envs.games import GAMES, add_import_option, import_plugins, make_game
+from monkey_envs.terminal import Quit, ask
 
 REPLAY_FORMAT = "monkey_envs.replay"
 REPLAY_VERSION = 1
@@ -281,17 +285,44 @@ def replay(game: Any, record: GameRecord) -> Any:
     return state
 
 
+#: What a paused replay asks after every move.
+PAUSE_PROMPT = "[Enter: next move, ?: legend, q: stop] "
+
+
 def seat_letter(seat: int) -> str:
     """The letter a seat is shown by: ``A`` for seat 0, ``B`` for seat 1, ..."""
     return chr(ord("A") + seat)
 
 
-def show(game: Any, record: GameRecord, viewer: int | None = None, out: Any = None, pause: bool = False) -> None:
-    """Print a recorded game as text, position by position, as ``viewer`` sees it (``None``: a spectator)."""
+def show(
+    game: Any,
+    record: GameRecord,
+    viewer: int | None = None,
+    out: Any = None,
+    pause: bool = False,
+    *,
+    read: Callable[[str], str] = input,
+    legend: bool = False,
+) -> bool:
+    """Print a recorded game as text, position by position, as ``viewer`` sees it (``None``: a spectator):
+    each move as ``viewer`` saw it (:meth:`~monkey_envs.core.game.Game.action_seen`) and what it did
+    (:meth:`~monkey_envs.core.game.Game.action_outcome`).
+
+    With ``pause``, waits after every move for an answer read by ``read`` (``input`` by default):
+    Enter goes on; ``?`` prints the game's legend of the board
+    (:meth:`~monkey_envs.core.game.Game.render_legend`) and asks again; a quit word, end of input
+    or Ctrl-C (:func:`monkey_envs.terminal.ask`) stops at once, without the result. ``legend``
+    prints the legend once, before the first position. Returns ``True`` when the whole game was
+    shown, ``False`` when the person stopped it.
+    """
     stream = out if out is not None else sys.stdout
     seats = ", ".join(f"{seat_letter(i)} ({s})" for i, s in enumerate(record.seats))
     stream.write(f"{game.spec.title}: {seats}; seed {record.seed}\n")
-    for t, (state, action) in enumerate(positions(game, record)):
+    if legend:
+        stream.write("legend of the board:\n" + game.render_legend() + "\n")
+    steps = positions(game, record)
+    state, action = next(steps)
+    for t in itertools.count():
         stream.write("\n" + game.render(state, 0, viewer=viewer) + "\n")
         if action is None:
             break
@@ -299,17 +330,28 @@ def show(game: Any, record: GameRecord, viewer: int | None = None, out: Any = No
         stream.write(
             f"move {t + 1}: {seat_letter(mover)} ({record.seats[mover]}): {game.action_seen(state, 0, action, viewer)}\n"
         )
+        after, next_action = next(steps)
+        outcome = game.action_outcome(state, after, 0, action, viewer)
+        if outcome:
+            stream.write(f"   -> {outcome}\n")
         stream.flush()
         if pause:
             try:
-                input("[Enter: next move, q: stop] ")
-            except EOFError:
-                return
+                while ask(read, PAUSE_PROMPT).strip() in ("?", "h", "help"):
+                    stream.write("legend of the board:\n" + game.render_legend() + "\n")
+                    stream.flush()
+            except Quit:
+                stream.write(f"\nstopped after move {t + 1} of {record.actions.size}\n")
+                stream.flush()
+                return False
+        state, action = after, next_action
     o = record.outcome
     won = [f"{seat_letter(i)} ({record.seats[i]})" for i, w in enumerate(o["winners"]) if w]
     stream.write(
         f"\nresult: {'winner(s) ' + ', '.join(won) if won else 'no winner'}; end: {o['end_reason']} after {o['length']} moves\n"
     )
+    stream.flush()
+    return True
 
 
 def frames(game: Any, record: GameRecord, viewer: int | None = None) -> list[np.ndarray]:
@@ -363,7 +405,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", help="a replay file (JSON)")
     p.add_argument("--index", type=int, default=0, help="which game of the file (default 0)")
     p.add_argument("--viewer", type=int, default=None, help="show the game as this seat saw it (default: a spectator)")
-    p.add_argument("--pause", action="store_true", help="wait for Enter after every move")
+    p.add_argument("--pause", action="store_true", help="wait for Enter after every move (q, Ctrl-D or Ctrl-C: stop)")
+    p.add_argument("--legend", action="store_true", help="print the legend of the board (what each mark means) first")
     p.add_argument("--check", action="store_true", help="replay every game of the file and report; show nothing")
     p.add_argument("--movie", default=None, metavar="OUT", help="write the game as pictures: OUT.gif or OUT.mp4")
     p.add_argument("--fps", type=float, default=2.0, help="positions per second of --movie (default 2)")
@@ -395,10 +438,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             out = write_movie(game, rec, args.movie, args.viewer, args.fps)
             print(f"wrote {out} ({rec.actions.size + 1} positions)")
         else:
-            show(game, rec, args.viewer, pause=args.pause)
+            show(game, rec, args.viewer, pause=args.pause, legend=args.legend)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # Ctrl-C away from a prompt (loading, checking, writing a movie)
+        print("\ninterrupted", file=sys.stderr)
+        return 130
     return 0
 
 

@@ -202,3 +202,45 @@ def test_load_state_rejects_a_state_of_another_configuration():
         env.load_state(MonkeyFun(num_players=3).init([0]))
     with pytest.raises(ValueError, match="batch size 1"):
         env.load_state(MonkeyFun(num_players=2).init([0, 1]))
+
+
+# ------------------------------------------------------------------ a step after the end (issue 22, item 3)
+def _versioned(name: str):
+    from monkey_envs.games import game_class
+
+    return monkey_envs.versioned_module(f"{name}_v{game_class(name).spec.version}")
+
+
+def _play_out(env, max_steps: int = 20_000) -> None:
+    """Play the lowest legal action until every agent has stepped out (dead agents step ``None``)."""
+    for _ in range(max_steps):
+        if not env.agents:
+            return
+        obs, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
+    raise AssertionError(f"no end within {max_steps} steps")
+
+
+@pytest.mark.parametrize("form", ["env", "raw_env"])
+@pytest.mark.parametrize("name", sorted(monkey_envs.games.GAMES))
+def test_a_step_after_every_agent_is_gone_is_a_clear_error(name, form):
+    """Issue 22 item 3: ``env.step(action)`` once every agent is gone returned silently (``env()``:
+    PettingZoo's OrderEnforcingWrapper only logs a warning) or failed with a ``KeyError``
+    (``raw_env``). Now it is a ``ValueError`` telling to reset, whatever the action, the env is
+    unchanged, and a reset plays again. A step of the raw env before any reset is one too."""
+    make = getattr(_versioned(name), form)
+    env = make()
+    if form == "raw_env":
+        with pytest.raises(ValueError, match=r"reset\(\)"):
+            env.step(0)
+    env.reset(seed=1)
+    _play_out(env)
+    selection, rewards = env.agent_selection, dict(env.rewards)
+    for action in (None, 0):
+        with pytest.raises(ValueError, match=r"game is over.*call reset\(\)"):
+            env.step(action)
+    assert env.agents == [] and env.agent_selection == selection and env.rewards == rewards
+    env.reset(seed=2)
+    assert env.agents == env.possible_agents
+    obs, *_ = env.last()
+    env.step(int(np.flatnonzero(obs["action_mask"])[0]))

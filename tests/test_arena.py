@@ -199,6 +199,57 @@ def test_engine_cuts_games_at_max_steps_as_truncated_draws():
         play_lineups(game, [FirstLegal()], np.arange(2), np.array([[0, 1], [0, 1]]))
 
 
+# ---------------------------------------------------------------- the agent contract (issue 22, item 3)
+class Junk:
+    """An agent object that returns ``make(mask)`` (what a buggy agent might return)."""
+
+    name = "junk"
+
+    def __init__(self, make) -> None:
+        self.make = make
+
+    def act(self, obs, mask):
+        return self.make(np.asarray(mask).astype(bool))
+
+
+JUNK = {  # what the agent returns -> a fragment of the refusal
+    "argmax + 0.75": (lambda m: m.argmax(1) + 0.75, "integer actions"),
+    "legal as floats": (lambda m: m.argmax(1).astype(np.float64), "integer actions"),
+    "as strings": (lambda m: m.argmax(1).astype(str), "integer actions"),
+    "bools": (lambda m: np.ones(len(m), dtype=bool), "integer actions"),
+    "objects": (lambda m: m.argmax(1).astype(object), "integer actions"),
+    "out of range": (lambda m: np.full(len(m), m.shape[1]), "out of range"),
+    "illegal": (lambda m: (~m).argmax(1), "illegal actions"),
+}
+
+
+@pytest.mark.parametrize("kind", list(JUNK))
+def test_the_arena_and_the_driver_refuse_the_same_junk_actions_naming_the_agent(kind):
+    """Issue 22 item 3: the arena silently cast an agent object's floats (``argmax + 0.75``) and
+    strings to actions; the env driver refused them. One check (the core's
+    ``check_agent_actions``) now serves both, so both refuse every kind of junk alike."""
+    from monkey_envs.core.gym_single import GameEnv
+
+    make, fragment = JUNK[kind]
+    with pytest.raises(ValueError, match=rf"agent 'junk'.*{fragment}"):
+        run_arena("monkey_fun", [Junk(make), FirstLegal()], num_games=2, seed=0, num_players=2)
+    env = GameEnv("monkey_fun", opponent=Junk(make), learner_seat=1)  # the opponent moves first
+    with pytest.raises(ValueError, match=rf"agent 'junk'.*{fragment}"):
+        env.reset(seed=0)
+
+
+def test_a_recorded_agent_is_checked_before_its_actions_are_kept():
+    """Issue 22 item 3: the decision recorder cast an agent's floats to int64 silently."""
+    from agents.evaluate import RecordingAgent
+
+    game = make_game("monkey_fun", num_players=2)
+    state = game.init(np.arange(3))
+    rec = RecordingAgent(Junk(lambda m: m.argmax(1) + 0.75), game)
+    with pytest.raises(ValueError, match=r"agent 'junk'.*integer actions"):
+        rec.act(game.observe(state, state.current_player.astype(np.int64)), state.legal_action_mask)
+    assert rec.actions == []
+
+
 # ---------------------------------------------------------------- whole arenas
 @pytest.fixture(scope="module")
 def fm_arena():

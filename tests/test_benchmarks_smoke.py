@@ -196,3 +196,20 @@ def test_turn_rate_divides_by_the_cpu_time_the_process_got():
     assert steps == 4 * round(wall.now / 0.01)
     assert rate == pytest.approx(1000.0)  # 4 decisions per 0.004 CPU-seconds, not 400/s
     assert bench.timed_turn(step, 0.1, clock=wall)[0] == pytest.approx(400.0)  # --clock wall
+
+
+def test_cold_start_measures_a_fresh_process_on_an_empty_cache_and_marks_absent_peers(tmp_path):
+    """``benchmarks/cold_start.py`` (issue 23): a cell is the CPU time of a new interpreter with
+    NUMBA_CACHE_DIR on the given folder; a body that fails (a peer not installed) is absent."""
+    bench = load_benchmark("cold_start")
+    body = f"import os\nassert os.environ['NUMBA_CACHE_DIR'] == {str(tmp_path)!r}\nsum(range(3_000_000))\n"
+    cpu = bench._measure(body, tmp_path)
+    assert cpu is not None and 0.0 < cpu < 30.0
+    assert bench._measure("import no_such_peer_module\n", tmp_path) is None
+    rows = [
+        {"name": "monki", "aec": 4.25, "aec_warm": None, "core": 7.0, "core_warm": None},
+        {"name": "Pgx connect_four (jit)", "aec": None, "aec_warm": None, "core": None, "core_warm": None},
+    ]
+    text = bench.table(rows, 4096, warm=False, markdown=True)
+    assert "| monki | 4.2 | 7.0 |" in text and "| Pgx connect_four (jit) | - | - |" in text
+    assert "first core step, B=4096" in text.splitlines()[0]

@@ -59,10 +59,10 @@ def ref_score(P, owner, burned, under, replenish, skins, totals, family):
         x["value"] = int(D.COMBO_GREEN[x["combo"]]) - int(x["burned"])
         x["aside"] = False
         x["checked"] = 0
-    if not family:
-        for x in tiles:
-            if sum(1 for y in tiles if y["p"] == x["p"] and y["combo"] == x["combo"]) >= 2:
-                x["aside"] = True
+    # Step 1 in both scorings (DECISIONS.md; issue 22: family scoring changes only Steps 2 and 4)
+    for x in tiles:
+        if sum(1 for y in tiles if y["p"] == x["p"] and y["combo"] == x["combo"]) >= 2:
+            x["aside"] = True
 
     def live(p):
         return [x for x in tiles if x["p"] == p and not x["aside"]]

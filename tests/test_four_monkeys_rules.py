@@ -426,7 +426,7 @@ def test_banana_skin_is_handed_over_with_a_successful_grab_once_and_costs_three(
     # seat 1 gives its own skin; the received one can never be passed on
     s = tick(g, s, {1: grab(g, u, 1)})  # seat 1 + 1 = seat 2
     assert s.skins[0].tolist() == [0, 1, 1] and s.skin_given[0, 1]
-    assert "Banana skin to player_1" in g.action_name(s, 0, grab(g, t, 1))
+    assert g.action_name(s, 0, grab(g, t, 1)).endswith("Banana skin to B")
     out = g.score_round(s.tile_owner[0], s.tile_state[0], s.under[0], skins=s.skins[0])
     assert out["points"][1] == -3 + (D.COMBO_GREEN[u % 10] if out["checked"][u] != 2 else -2)
     laws(g, s)
@@ -451,21 +451,74 @@ def test_family_scoring_steps_two_and_four():
         g,
         {
             0: (0, "CT", False),
-            10: (0, "CT", False),  # repeated: counts, costs nothing
+            10: (0, "CT", False),  # repeated: set aside in Step 1 (DECISIONS), counts for nothing
             2: (0, "CC", True),  # burned, wrong
             7: (0, "PP PP", True),  # burned
+            3: (0, "PP CP", False),
+            4: (0, "CT SP", False),
             5: (1, "TT SS", False),
             9: (1, "CC TT SS", False),
             1: (2, "SP", False),
         },
         replenish_used=[True, False, False],
     )
-    # seat 0 has the most tiles (4): the Smartest Monkey; its wrong CCC is found (-1)
-    assert out["checked"][2] == 2 and not out["aside"][[0, 10]].any()
+    # seat 0 has the most tiles not set aside (4): the Smartest Monkey; its wrong CCC is found (-1)
+    assert out["checked"][2] == 2 and out["aside"][[0, 10]].all() and (out["checked"][[0, 10]] == 0).all()
     # after the check seat 0 has 3 tiles, seat 1 2: seat 0 stays the Smartest (+1)
     assert out["smartest"].tolist() == [True, False, False]
-    # seat 0: +2 unburned, +0 (one burned left: floor(1/2)), -1 wrong, +1 smartest; replenish ignored
+    # seat 0: +2 unburned, +0 (one burned left: floor(1/2)), -1 wrong, +1 smartest; the repeated
+    # C+T score and cost 0; replenish ignored
     assert out["points"].tolist() == [2, 2, 1]
+
+
+def test_family_scoring_keeps_step_one_issue_22_reproduction():
+    """Issue 22, item 1 (DECISIONS.md: family scoring changes only Steps 2 and 4): seat 0's
+    repeated C+T is set aside -- not counted towards "most combo tiles", not checked, 0 points --
+    so seat 1 (one tile) is the Smartest Monkey: ``[0 2]``, not ``[3 1]``."""
+    g = FourMonkeys(num_players=2, family=True)
+    owner = np.full(g.num_tiles, -1)
+    state = np.zeros(g.num_tiles, np.int8)
+    under = np.zeros((g.num_tiles, 10), np.int8)
+    for t, seat, cards in [(0, 0, "CT"), (10, 0, "CT"), (1, 1, "SP")]:  # seat 0 holds C+T twice
+        owner[t], state[t], under[t] = seat, TILE_GREEN, g.parse_cards(cards)
+    out = g.score_round(owner, state, under)
+    assert out["points"].tolist() == [0, 2]
+    assert out["smartest"].tolist() == [False, True]
+    assert out["aside"][[0, 10]].all() and (out["checked"][[0, 10]] == 0).all()
+    assert out["checked"][1] == 1
+
+
+def test_family_scoring_a_repeated_wrong_combo_costs_nothing():
+    """Issue 22, item 1: repeated combos are never checked, so wrong cards under them cost 0 in
+    family scoring (and no -2 per set-aside tile), burned or not; the orange ones do not count
+    towards "+1 for every two burned" either."""
+    g = FourMonkeys(num_players=2, family=True)
+    # seat 0: C+T twice (both wrong), CCC twice (both burned, wrong), PPPP (correct)
+    tiles = {
+        0: (0, "SS", False),
+        10: (0, "PP", False),
+        2: (0, "TT", True),
+        12: (0, "SS", True),
+        7: (0, "PP PP", False),
+        1: (1, "SP", False),
+        11: (1, "TT", False),  # S+P twice for seat 1 too: both aside
+    }
+    out = _score(g, tiles)
+    assert out["aside"][[0, 10, 2, 12, 1, 11]].all() and not out["aside"][7]
+    assert (out["checked"][[0, 10, 2, 12, 1, 11]] == 0).all()
+    # seat 0 has 1 tile, seat 1 none: seat 0 is the Smartest, PPPP is correct
+    assert out["smartest"].tolist() == [True, False]
+    assert out["checked"][7] == 1
+    assert out["points"].tolist() == [1 + 1, 0]
+
+
+def test_non_family_repeated_combos_still_cost_two_each_issue_22():
+    """Issue 22, item 1 leaves the standard scoring unchanged: the same table as the family test
+    above scores visible values minus 2 per set-aside tile."""
+    tiles = {0: (0, "SS", False), 10: (0, "PP", False), 7: (0, "PP PP", False), 1: (1, "SP", False)}
+    out = _score(G2, tiles)
+    assert out["aside"][[0, 10]].all() and out["smartest"].tolist() == [True, False]
+    assert out["points"].tolist() == [4 - 4, 1]
 
 
 def test_family_ties_least_burned_then_highest_tiles_then_score():
@@ -557,6 +610,31 @@ def test_action_names_and_render_hide_other_seats_cards():
     other = G4.render(s, 0, viewer=1)
     assert "commit put" in mine and "commit committed" in other
     assert "hand 5 cards" in other
+
+
+def test_seats_are_named_by_letter_in_the_text_a_person_reads_issue_22():
+    """Issue 22, item 5: one naming, A, B, C ..., as the other games' renders (``A (player_0)``
+    heads a seat's line, letters everywhere else): the board, the end line and the action names
+    a person reads in ``play`` and ``replay`` (which name seats by letter)."""
+    import io
+
+    from monkey_envs.play import play
+
+    g = FourMonkeys(num_players=8, banana_skins=True, ticks=1, rounds=1)
+    s = g.init([0])
+    board = g.render(s, 0, viewer=0)
+    assert "A (player_0): area 0, total 0" in board and "H (player_7): area 1" in board
+    assert g.action_name(s, 0, grab(g, 0, 2)).endswith("+ Banana skin to C")  # seat 0 + 2
+    assert g._commit_name(s, 0, 7, grab(g, 0, 1)).endswith("+ Banana skin to A")  # seat 7 + 1, round the table
+    out = io.StringIO()
+    result = play(g, ["random"] * 8, seed=3, out=out)
+    screen = out.getvalue()
+    letters = ", ".join("ABCDEFGH"[p] for p in result["winners"])
+    assert f"game over (rounds_played): winner(s) {[*letters.split(', ')]}" in screen
+    assert "winner(s): " + ", ".join(f"{'ABCDEFGH'[p]} (random)" for p in result["winners"]) in screen
+    assert "over: winners [" not in screen
+    bare = [line for line in screen.splitlines() if "player_" in line.replace("(player_", "")]
+    assert not bare, bare[:3]
 
 
 # ============================================================================ 7-8 players: two areas

@@ -68,3 +68,24 @@ def test_drop_stale_cache_clears_a_cache_built_from_other_sources(tmp_path: Path
     (tmp_path / "data.py").write_text("A = 2\n")  # a compiled-in source changed
     drop_stale_cache(kernels)
     assert not cached.exists()
+
+
+def test_a_kernels_module_without_cached_kernels_says_once_that_it_compiles(
+    tmp_path: Path, monkeypatch, capsys
+) -> None:
+    # issue 23: a first use that compiles for seconds prints one line saying what and that it happens once
+    monkeypatch.delenv("MONKEY_ENVS_QUIET_COMPILE", raising=False)
+    pkg = tmp_path / "toy_game"
+    pkg.mkdir()
+    kernels = pkg / "kernels.py"
+    kernels.write_text("x = 1\n")
+    drop_stale_cache(kernels, deps=())
+    err = capsys.readouterr().err
+    assert "compiling the toy_game kernels (kernels.py)" in err and "once" in err
+    (pkg / "__pycache__" / "kernels.step-1.py311.nbi").write_bytes(b"cached")
+    drop_stale_cache(kernels, deps=())  # cached now: silent
+    assert capsys.readouterr().err == ""
+    (pkg / "__pycache__" / "kernels.step-1.py311.nbi").unlink()
+    monkeypatch.setenv("MONKEY_ENVS_QUIET_COMPILE", "1")
+    drop_stale_cache(kernels, deps=())
+    assert capsys.readouterr().err == ""

@@ -273,6 +273,25 @@ def test_layout_validation(layout, match):
         Monki(layout=layout)
 
 
+#: Issue 22 item 2: two separate pairs of boards (each pair borders along 3 spaces, the pairs not at all).
+TWO_PAIRS = {"rows": 8, "cols": 6, "boards": [[0, 0, 0], [0, 3, 1], [5, 0, 3], [5, 3, 2]]}
+#: Two pairs touching only at a corner ((2, 5) and (3, 6)).
+PAIRS_AT_A_CORNER = {"rows": 6, "cols": 12, "boards": [[0, 0, 0], [0, 3, 1], [3, 6, 3], [3, 9, 2]]}
+
+
+@pytest.mark.parametrize("layout", [TWO_PAIRS, PAIRS_AT_A_CORNER])
+def test_a_layout_must_form_one_game_board(layout):
+    """DECISIONS (Monki setup): the four temple boards are connected through shared edges."""
+    with pytest.raises(ValueError, match=r"layout boards \[2, 3\] are cut off from boards \[0, 1\]"):
+        Monki(layout=layout)
+
+
+@pytest.mark.parametrize("name", sorted(D.LAYOUTS))
+def test_every_shipped_layout_is_one_connected_game_board(name):
+    D.validate_layout(D.LAYOUTS[name])
+    D.validate_layout(CORNER_LAYOUT)
+
+
 def test_custom_layout_and_holes():
     g = Monki(layout=CORNER_LAYOUT)
     assert g.config["layout"] == CORNER_LAYOUT and (~g.is_board).sum() == 54 - 36

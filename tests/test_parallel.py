@@ -6,6 +6,7 @@ and the gymnasium face and arena on a simultaneous game."""
 from __future__ import annotations
 
 import copy
+import functools
 import importlib
 import warnings
 
@@ -13,12 +14,13 @@ import gymnasium
 import numpy as np
 import pettingzoo
 import pytest
-from pettingzoo.test import api_test, parallel_api_test
+from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test
 from pettingzoo.utils.conversions import aec_to_parallel
+from pettingzoo.utils.env_logger import EnvLogger
 
 import monkey_envs
 from monkey_envs.core.parallel import GameParallelEnv, make_parallel_api
-from monkey_envs.games import GAMES, make_game, register_game
+from monkey_envs.games import GAMES, game_class, make_game, register_game
 
 # Importing the toy game registers it (game, env ids, its "half" agent). Outside this module the game
 # registry lists the package's games only (test_playthroughs wants a recording of each), so the
@@ -29,6 +31,8 @@ if not _HAD_TOY:
     del GAMES["toy_bidding"]
 
 PZ_ID = "monkey_envs/toy_bidding-v0"
+#: The registry's simultaneous games (the package's: the toy is not registered at collection).
+SIMULTANEOUS = sorted(g for g in GAMES if game_class(g).spec.simultaneous)
 #: api_test's warnings for every dict observation (connect_four_v3 gets them too).
 DICT_OBS_WARNINGS = ("Observation space for each agent probably should be", "Observation is not a NumPy array")
 CONFIGS = [{}, {"num_players": 3, "coins": 4, "rounds": 2}, {"num_players": 4, "coins": 2, "rounds": 5}]
@@ -77,8 +81,9 @@ def test_aec_api_test_and_parallelizable():
 @pytest.mark.parametrize("cfg", CONFIGS, ids=str)
 def test_aec_to_parallel_gives_the_native_trajectories(cfg):
     """Same seed and actions: PettingZoo's conversion of the AEC env and the native env agree on
-    everything; masks agree for the tick's first mover (the AEC env shows only the agent to move
-    its mask) and the native env's later movers' masks are the ones the AEC env shows at their turn."""
+    everything, every mover's mask included (the AEC env of a simultaneous game shows each seat
+    still to commit in the tick its choices of the tick, issue 22 item 4), and the native env's
+    masks are the ones the raw AEC env shows at each mover's turn."""
     rng = np.random.default_rng(0)
     native = monkey_envs.toy_bidding_v0.parallel_env(**cfg)
     converted = aec_to_parallel(monkey_envs.toy_bidding_v0.env(**cfg))
@@ -91,11 +96,9 @@ def test_aec_to_parallel_gives_the_native_trajectories(cfg):
         np.testing.assert_equal(info_n, info_c)  # infos hold numpy arrays
         while native.agents:
             assert native.agents == converted.agents == raw.agents
-            first = native.agents[0]
             for a in native.agents:
                 np.testing.assert_array_equal(obs_n[a]["observation"], obs_c[a]["observation"])
-                expected = obs_n[a]["action_mask"] if a == first else np.zeros_like(obs_n[a]["action_mask"])
-                np.testing.assert_array_equal(obs_c[a]["action_mask"], expected)
+                np.testing.assert_array_equal(obs_c[a]["action_mask"], obs_n[a]["action_mask"])
             actions = _random_actions(obs_n, native.agents, rng)
             for a in native.agents:  # the raw AEC env, one commit at a time
                 assert raw.agent_selection == a
@@ -264,21 +267,26 @@ def test_deepcopy_continues_identically():
 
 
 # ------------------------------------------------------------------ bad input
+BAD_ACTIONS = [
+    ({"player_0": 1}, "player_1"),  # missing
+    ({"player_0": 1, "player_1": 1, "player_7": 0}, "player_7"),  # unknown
+    ({"player_0": 1, "player_1": 7}, "player_1"),  # out of range
+    ({"player_0": -1, "player_1": 0}, "player_0"),  # out of range
+    ({"player_0": 1.0, "player_1": 0}, "player_0"),  # not an integer
+    ({"player_0": True, "player_1": 0}, "player_0"),  # bool
+    ({"player_0": None, "player_1": 0}, "player_0"),  # None
+]
+ILLEGAL = ({"player_0": 1, "player_1": 5}, "player_1")  # illegal: more than its coins
+
+
 @pytest.mark.parametrize(
-    ("actions", "named"),
-    [
-        ({"player_0": 1}, "player_1"),  # missing
-        ({"player_0": 1, "player_1": 1, "player_7": 0}, "player_7"),  # unknown
-        ({"player_0": 1, "player_1": 7}, "player_1"),  # out of range
-        ({"player_0": -1, "player_1": 0}, "player_0"),  # out of range
-        ({"player_0": 1, "player_1": 5}, "player_1"),  # illegal: more than its coins
-        ({"player_0": 1.0, "player_1": 0}, "player_0"),  # not an integer
-        ({"player_0": True, "player_1": 0}, "player_0"),  # bool
-        ({"player_0": None, "player_1": 0}, "player_0"),  # None
-    ],
+    ("policy", "actions", "named"),
+    [("raise", *ILLEGAL)] + [(p, *bad) for p in ("raise", "lose") for bad in BAD_ACTIONS],
 )
-def test_bad_actions_raise_naming_the_agent_and_change_nothing(actions, named):
-    env = monkey_envs.toy_bidding_v0.parallel_env(coins=6)
+def test_bad_actions_raise_naming_the_agent_and_change_nothing(policy, actions, named):
+    """Malformed input is a ValueError under either illegal-action policy; an illegal action is
+    one under ``illegal_action="raise"`` (the default ends the game, below)."""
+    env = monkey_envs.toy_bidding_v0.parallel_env(coins=6, illegal_action=policy)
     env.reset(seed=0)
     env.step({"player_0": 2, "player_1": 2})  # both have 4 coins left: bids 0..4 legal
     before, agents = env.core_state, list(env.agents)
@@ -369,3 +377,82 @@ def test_arena_plays_random_against_half():
     assert sum(a.seats for a in res.agents) == 200
     assert res.end_reasons == {"rounds_played": 100}
     assert res.mean_length == game.num_players * game.rounds
+
+
+# ------------------------------------------------------------------ illegal actions (issue 22, item 4)
+def test_by_default_an_illegal_action_ends_the_game_with_its_agents_losing():
+    """Issue 22 item 4: the Parallel env raised on an illegal action by default, so PettingZoo's
+    ``parallel_seed_test`` (unmasked samples) failed. Now, as the AEC ``env()`` (PettingZoo's
+    TerminateIllegalWrapper), the game ends: -1 to every agent that chose an illegal action, 0 to
+    the others, everyone terminated and truncated, masks zero, the tick unplayed."""
+    env = monkey_envs.toy_bidding_v0.parallel_env(num_players=3, coins=4)
+    assert env.illegal_action == "lose"
+    env.reset(seed=0)
+    env.step({"player_0": 4, "player_1": 2, "player_2": 0})  # 0, 2 and 4 coins left
+    before = env.core_state.clone()
+    obs, rew, term, trunc, info = env.step({"player_0": 1, "player_1": 3, "player_2": 4})
+    assert rew == {"player_0": -1.0, "player_1": -1.0, "player_2": 0.0}
+    assert all(term.values()) and all(trunc.values()) and set(term) == set(env.possible_agents)
+    assert info == {a: {"illegal_action": a != "player_2"} for a in env.possible_agents}
+    assert env.agents == [] and not any(o["action_mask"].any() for o in obs.values())
+    assert env.core_state.equals(before)  # nothing was committed
+    with pytest.raises(ValueError, match="over"):
+        env.step({})
+    obs, _ = env.reset(seed=0)
+    assert env.agents == env.possible_agents and all(o["action_mask"].any() for o in obs.values())
+    with pytest.raises(ValueError, match="illegal_action"):
+        monkey_envs.toy_bidding_v0.parallel_env(illegal_action="ignore")
+
+
+def test_the_aec_env_ends_an_illegal_commit_at_the_end_of_its_tick():
+    """Issue 22 item 4: ``env()`` of a simultaneous game ended the game at the illegal commit, in
+    the middle of a tick, which PettingZoo's ``aec_to_parallel`` cannot follow. Now the tick's
+    later seats still commit, then the game ends with -1 to each offender of the tick, 0 to the
+    others (the same outcome as the Parallel env's default)."""
+    env = monkey_envs.toy_bidding_v0.env(num_players=3, coins=4)
+    env.reset(seed=0)
+    for a in ("player_0", "player_1", "player_2"):
+        assert env.agent_selection == a
+        env.step({"player_0": 4, "player_1": 2, "player_2": 0}[a])
+    start = env.unwrapped.core_state.clone()  # the tick's start
+    env.step(1)  # player_0 has no coin left: illegal
+    assert env.agent_selection == "player_1" and not any(env.terminations.values())
+    np.testing.assert_array_equal(env.last()[0]["action_mask"], [1, 1, 1, 0, 0])
+    env.step(2)  # legal
+    env.step(4)  # player_2's legal last commit: the tick ends, player_0 loses
+    assert all(env.terminations.values()) and all(env.truncations.values())
+    assert env.unwrapped.core_state.equals(start)  # the tick is not played (its commits undone)
+    seen = {}
+    for a in env.agent_iter():
+        _, reward, term, _, info = env.last()
+        assert term and not env.observe(a)["action_mask"].any()
+        seen[a] = (reward, info["illegal_action"])
+        env.step(None)
+    assert seen == {"player_0": (-1.0, True), "player_1": (0.0, False), "player_2": (0.0, False)}
+
+
+@pytest.mark.parametrize("name", [*SIMULTANEOUS, "toy_bidding"])
+def test_pettingzoo_parallel_kit_passes_on_the_defaults_and_on_the_converted_aec_env(name):
+    """Issue 22 item 4, as reported: ``parallel_seed_test(functools.partial(<game>.parallel_env,
+    num_players=4))`` failed (an unmasked sample is illegal: the env raised), and
+    ``aec_to_parallel(<game>.env())`` failed ("expected agent player_2 got termination or
+    truncation agent player_0"). PettingZoo's own parallel tests now pass on both, with default
+    arguments, for every simultaneous game (the conformance check ``pettingzoo_parallel`` runs
+    them for every configuration and compares the converted env with the native one)."""
+    spec = game_class(name).spec
+    module = monkey_envs.versioned_module(f"{spec.name}_v{spec.version}")
+    makers = {
+        "parallel_env()": module.parallel_env,
+        "the issue's partial": functools.partial(module.parallel_env, num_players=max(spec.default_players)),
+        "aec_to_parallel(env())": lambda: aec_to_parallel(module.env()),
+    }
+    EnvLogger.suppress_output()  # its illegal-move warnings
+    try:
+        for what, make in makers.items():
+            try:
+                parallel_seed_test(make)
+                parallel_api_test(make(), num_cycles=200)
+            except Exception as e:
+                raise AssertionError(f"{what}: {type(e).__name__}: {e}") from e
+    finally:
+        EnvLogger.unsuppress_output()

@@ -183,9 +183,9 @@ def test_choose_accepts_numbers_and_names_and_raises_quit_on_end_of_input():
     def eof(prompt: str) -> str:
         raise EOFError
 
-    from monkey_envs.play import _Quit
+    from monkey_envs.terminal import Quit
 
-    with pytest.raises(_Quit):
+    with pytest.raises(Quit):
         choose(names, eof, said.append, lambda: None)
     assert said == []
 
@@ -203,3 +203,107 @@ def test_a_finished_game_can_be_saved_and_replays_exactly(tmp_path):
     (rec,) = reps.games
     assert rec.seats == ["human", "cautious"]
     replay(reps.game, rec)
+
+
+def test_ctrl_c_away_from_a_prompt_is_exit_130_without_a_traceback(monkeypatch, capsys):
+    """Issue 22 item 5: Ctrl-C while an agent thinks (no prompt open) ends play with status 130
+    and one line, as replay does."""
+    import monkey_envs.play as P
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(P, "play", interrupted)
+    assert P.main(["--game", "monkey_fun", "--agents", "random", "random"]) == 130
+    assert capsys.readouterr().err.strip() == "interrupted"
+
+
+def _accepting(out: io.StringIO):
+    """A person who accepts every offered card and otherwise takes the first move."""
+
+    def read(prompt: str) -> str:
+        menu = out.getvalue().rsplit("legal moves:\n", 1)[1].splitlines()
+        for line in menu:
+            if line.strip().endswith(". accept the card"):
+                return line.split(".")[0].strip()
+        return "1"
+
+    return read
+
+
+def test_after_accepting_a_funky_monkey_card_the_person_learns_what_it_was_and_did():
+    """Issue 22 item 5: after you accept a face-down card, play says what was announced, what the
+    card really was (truth or bluff) and what it did (``Game.action_outcome``)."""
+    import re
+
+    game = make_game("funky_monkey", num_players=4)
+    out = io.StringIO()
+    play(game, ["human", "honest", "track", "random"], seed=5, read=_accepting(out), out=out)
+    text = out.getvalue()
+    mine = re.findall(
+        r"^   -> A accepted the card: announced (\S+), it was (\S+) \((the truth|a bluff)\) -- (.*)$", text, re.M
+    )
+    assert mine, "no accepted card of the person was explained"
+    for announced, card, truth, did in mine:
+        assert (truth == "the truth") == (announced == card)
+        assert did.startswith("costs a coconut" if card == "MiNuss" else f"moves A {card} space")
+    # the other seats' accepted cards are explained to the person too, as news
+    assert re.search(r"^      -> [BCD] accepted the card: announced \S+, it was \S+", text, re.M)
+
+
+def test_action_outcome_tells_the_real_card_only_once_it_is_turned_up():
+    """The hook behind it: an accept names the card and the mover's move; a pass that travels on,
+    and the face-down play itself, tell nothing (the card stays hidden)."""
+    from monkey_envs.funky_monkey.actions import A_ACCEPT, A_PASS
+    from monkey_envs.funky_monkey.data import CARD_NAMES, CARD_STEPS
+
+    game = make_game("funky_monkey", num_players=4)
+    rng = np.random.default_rng(0)
+    s = game.init([11])
+    checked = {"accept": 0, "pass": 0, "play": 0}
+    while not (s.terminated[0] or s.truncated[0]):
+        legal = np.flatnonzero(s.legal_action_mask[0])
+        a = int(rng.choice(legal))
+        if A_ACCEPT in legal and rng.random() < 0.5:
+            a = A_ACCEPT
+        after = game.step(s, [a])
+        for viewer in (None, 0, 1, 2, 3):
+            text = game.action_outcome(s, after, 0, a, viewer)
+            if a == A_ACCEPT:
+                card, ann, taker = int(s.offer_card[0]), int(s.announce[0]), int(s.holder[0])
+                letter = "ABCD"[taker]
+                assert text.startswith(
+                    f"{letter} accepted the card: announced {CARD_NAMES[ann]}, it was {CARD_NAMES[card]}"
+                )
+                if CARD_STEPS[card]:
+                    assert f"moves {letter} {int(CARD_STEPS[card])} space" in text
+                    assert f"{letter}: space {int(s.pos[0, taker])} -> " in text
+                checked["accept"] += viewer is None
+            elif a == A_PASS and after.phase[0] == s.phase[0] and int(after.offer_card[0]) == int(s.offer_card[0]):
+                assert text == ""
+                checked["pass"] += viewer is None
+            elif a < 25:
+                assert text == ""
+                checked["play"] += viewer is None
+        s = after
+    assert min(checked.values()) > 0, checked
+
+
+def test_a_drawn_treasure_card_is_named_to_its_holder_only():
+    game = make_game("funky_monkey", num_players=4)
+    rng = np.random.default_rng(1)
+    for seed in range(20):
+        s = game.init([seed])
+        while not (s.terminated[0] or s.truncated[0]):
+            a = int(rng.choice(np.flatnonzero(s.legal_action_mask[0])))
+            after = game.step(s, [a])
+            gained = np.flatnonzero(after.treasures[0].sum(1) > s.treasures[0].sum(1))
+            if gained.size:
+                p = int(gained[0])
+                others = game.action_outcome(s, after, 0, a, (p + 1) % 4)
+                assert f"{'ABCD'[p]}: " in others and "drew a treasure card" in others
+                mine = game.action_outcome(s, after, 0, a, p)
+                assert any(f"drew a {name}" in mine for name in ("scales", "telescope", "crown"))
+                return
+            s = after
+    raise AssertionError("no treasure card was drawn in 20 random games")

@@ -290,3 +290,90 @@ def test_a_recorded_game_becomes_a_movie_of_its_positions(arena_file, tmp_path, 
 def test_a_movie_needs_a_known_suffix(arena_file, tmp_path):
     proc = _cli(str(arena_file[1]), "--movie", str(tmp_path / "x.avi"))
     assert proc.returncode == 2 and "write a .gif or an .mp4" in proc.stderr
+
+
+# ---------------------------------------------------------------------- leaving a paused replay (issue 22, item 5)
+PROMPT = R.PAUSE_PROMPT
+
+
+def test_q_at_a_paused_replay_stops_it_like_play(arena_file):
+    """Issue 22 item 5: ``--pause`` then ``q`` stops the replay (before, ``q`` advanced like Enter);
+    stdin answers: Enter, Enter, q -- three moves are shown, then the replay stops, exit 0."""
+    _, path = arena_file
+    proc = subprocess.run(
+        [sys.executable, "-m", "monkey_envs.replay", str(path), "--index", "0", "--viewer", "0", "--pause"],
+        input="\n\nq\n",
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert proc.stdout.count(PROMPT) == 3
+    assert "move 3: " in proc.stdout and "move 4: " not in proc.stdout
+    assert "stopped after move 3 of " in proc.stdout
+    assert "result: " not in proc.stdout
+
+
+@pytest.mark.parametrize("leave", [KeyboardInterrupt, EOFError, "QUIT "])
+def test_ctrl_c_or_end_of_input_at_a_paused_replay_stops_it(arena_file, leave):
+    """Issue 22 item 5: Ctrl-C (``KeyboardInterrupt`` from the prompt) at a paused replay stops it
+    without a traceback, as end of input and the quit words do (the mechanism play uses)."""
+    reps = R.load_replays(arena_file[1])
+    answers = iter(["", leave])
+
+    def read(prompt: str) -> str:
+        assert prompt == PROMPT
+        a = next(answers)
+        if isinstance(a, type):
+            raise a
+        return a
+
+    out = io.StringIO()
+    assert R.show(reps.game, reps.games[0], viewer=0, out=out, pause=True, read=read) is False
+    text = out.getvalue()
+    assert "move 2: " in text and "move 3: " not in text
+    assert "stopped after move 2 of " in text and "result: " not in text
+
+
+def test_ctrl_c_at_a_paused_replay_in_a_terminal_leaves_without_a_traceback(arena_file):
+    """Issue 22 item 5: the real thing -- SIGINT to ``replay --pause`` waiting at its prompt."""
+    import signal
+
+    _, path = arena_file
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "monkey_envs.replay", str(path), "--index", "0", "--viewer", "0", "--pause"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"},
+    )
+    seen = b""
+    try:
+        while not seen.endswith(PROMPT.encode()):
+            chunk = proc.stdout.read1(65536)
+            assert chunk, f"no prompt; output: {seen[-2000:]!r}"
+            seen += chunk
+        proc.send_signal(signal.SIGINT)
+        rest, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err
+    assert b"Traceback" not in err
+    assert b"stopped after move 1 of " in seen + rest
+
+
+def test_ctrl_c_away_from_a_prompt_is_exit_130_without_a_traceback(monkeypatch, capsys, tmp_path):
+    """Issue 22 item 5: Ctrl-C while replay works (loading, checking, writing a movie) ends it
+    with status 130 and one line, not a traceback."""
+
+    def interrupted(path):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(R, "load_replays", interrupted)
+    assert R.main([str(tmp_path / "any.json"), "--check"]) == 130
+    assert capsys.readouterr().err.strip() == "interrupted"

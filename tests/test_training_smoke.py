@@ -63,6 +63,8 @@ def test_smoke_run_writes_every_output_file(smoke_run):
         me = summary["evaluation"][opponent]["agents"][0]
         assert re.search(rf"\| {opponent} \| 100 \| {me['wins']} \| {me['draws']} \| {me['losses']} \|", md), md
     assert "curve.png" in md
+    assert (run_dir / "fit.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"  # the pretraining fit per epoch
+    assert "![pretraining fit](fit.png)" in md and summary["fit_png"] == "fit.png"
     # the pretraining step ran on the teacher's recorded decisions
     pre = summary["pretraining"]
     assert pre["teacher"] == "greedy" and pre["games"] == 16 and pre["decisions"] > 16

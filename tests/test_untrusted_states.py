@@ -31,8 +31,9 @@ import pytest
 
 from monkey_envs.core.state import BatchState, StateError
 from monkey_envs.funky_monkey import FunkyMonkey, FunkyMonkeyState
-from monkey_envs.games import game_class, make_game
+from monkey_envs.games import GAMES, game_class, make_game
 from monkey_envs.monkey_fun import MonkeyFun, MonkeyFunState
+from monkey_envs.monki.state import PHASE_START
 
 
 # ============================================================================ helpers
@@ -501,6 +502,147 @@ def test_aec_load_state_refuses_a_broken_state_and_leaves_the_env_playable(name)
     raw.step(int(np.flatnonzero(raw.observe(agent)["action_mask"])[0]))  # still playable
     raw.load_state(good)  # a valid state loads
     assert raw.core_state.equals(good)
+
+
+# ============================================================================ issue 22 item 3: counters, rewards, bools
+#: The games the package ships, from the registry (not the toy games other test modules register).
+SHIPPED = [n for n, path in GAMES.items() if path.startswith("monkey_envs.")]
+
+
+@pytest.fixture(scope="module", params=SHIPPED)
+def shipped(request) -> tuple[Any, BatchState]:
+    """``(game, state)``: each shipped game (default options) and 2 rows of it after a few random moves."""
+    game = make_game(request.param)
+    return game, _random_play(game, game.init([0, 1]), 6, 5)
+
+
+def test_every_counter_of_every_game_is_declared(shipped):
+    """Issue 22 item 3: what only counts up during play is declared (``Game.counter_fields``), for every game."""
+    game, _ = shipped
+    counters = {f for f in ("step_count", "stats") if f in game.state_layout()}
+    assert counters <= set(game.counter_fields), (game, game.counter_fields)
+    assert all(game.state_layout()[f][1].kind == "i" for f in game.counter_fields)
+
+
+def test_a_counter_without_room_to_play_is_refused_by_every_loader(shipped):
+    """Issue 22 item 3: a 4 Monkeys ``stats`` counter at INT32_MAX was accepted, overflowed in play and then
+    failed its own laws. Every game refuses a counter at or past its cap (half its dtype's range)."""
+    game, s = shipped
+    for field in game.counter_fields:
+        dtype = game.state_layout()[field][1]
+        for value in (int(np.iinfo(dtype).max), game.counter_cap(dtype)):
+            t = s.clone()
+            getattr(t, field).reshape(t.batch_size, -1)[1, 0] = value
+            _assert_refused_everywhere(game, game.state_class, t.get_state(game), field, 1)
+            with pytest.raises(ValueError, match=rf"'{field}' row 1: counter {value} outside"):
+                game.validate_state(t)
+
+
+def test_a_counter_just_below_its_cap_loads_and_plays(shipped):
+    """The cap leaves room: a counter one below it loads, and play keeps the game's laws."""
+    game, s = shipped
+    for field in game.counter_fields:
+        t = s.clone()
+        arr = getattr(t, field).reshape(t.batch_size, -1)
+        arr[1, 0] = game.counter_cap(arr.dtype) - 1
+        back = game.set_state(t.get_state(game))
+        played = _random_play(game, back, 4, 6)
+        assert game.state_violations(played) == []
+        assert getattr(played, field).reshape(2, -1)[1, 0] >= game.counter_cap(arr.dtype) - 1
+
+
+def test_a_reward_in_a_running_game_is_refused_by_every_loader(shipped):
+    """Issue 22 item 3: Monki accepted non-zero rewards in a running game; no game does now (a shared law)."""
+    game, s = shipped
+    assert not (s.terminated | s.truncated).any()
+    data = s.get_state(game)
+    data["fields"]["rewards"]["data"][1][0] = 1.0
+    _assert_refused_everywhere(game, game.state_class, data, "rewards", 1)
+
+
+def _just_finished(game: Any) -> BatchState:
+    """A one-row state of ``game`` right after a random game ended with non-zero rewards."""
+    for seed in range(20):
+        s = game.init([seed])
+        gen = np.random.default_rng(seed)
+        while not s.terminated[0]:
+            u = gen.random(s.legal_action_mask.shape)
+            u[~s.legal_action_mask] = -1.0
+            s = game.step(s, u.argmax(1))
+        if (s.rewards != 0).any():
+            return s
+    raise AssertionError(f"no random game of {game!r} ended with rewards")
+
+
+def test_a_finished_game_with_rewards_other_than_its_winners_is_refused(shipped):
+    """The end rewards follow ``winners_mask`` (``Game.end_rewards``), for every game: Monki too."""
+    game, _ = shipped
+    s = _just_finished(game)
+    game.validate_state(s)
+    data = s.get_state(game)
+    data["fields"]["rewards"]["data"][0] = [-r for r in data["fields"]["rewards"]["data"][0]]
+    _assert_refused_everywhere(game, game.state_class, data, "rewards", 0)
+
+
+def _with_byte(state: BatchState, field: str, byte: int) -> BatchState:
+    """A copy of ``state`` whose first True entry of bool ``field`` is stored as ``byte`` (numpy still reads True)."""
+    out = state.clone()
+    raw = getattr(out, field).view(np.uint8).reshape(-1)
+    raw[int(np.flatnonzero(raw)[0])] = byte
+    return out
+
+
+def test_a_non_canonical_bool_byte_is_refused_by_every_loader(shipped):
+    """Issue 22 item 3: a bool byte other than 0 or 1 (here 0x80: True to numpy, not to a byte-wise read)
+    was accepted and kept. ``validate_state``, the ``.npz`` loaders and the AEC env's ``load_state``
+    refuse it, for every bool field of every game (JSON cannot hold one: its bools are true/false)."""
+    import monkey_envs
+
+    game, s = shipped
+    raw_env = monkey_envs.versioned_module(f"{game.spec.name}_v{game.spec.version}").raw_env()
+    raw_env.reset(seed=0)
+    for field, (_, dtype) in game.state_layout().items():
+        if dtype != np.bool_ or not getattr(s, field).any():
+            continue
+        bad = _with_byte(s, field, 0x80)
+        assert np.array_equal(getattr(bad, field), getattr(s, field))  # the same values to numpy
+        with pytest.raises(ValueError, match=rf"'{field}' row \d: a bool stored as byte 128"):
+            game.validate_state(bad)
+        buf = io.BytesIO()
+        bad.save(buf, game)
+        for load in (game.state_class.load, game.load_state):
+            with pytest.raises(ValueError, match=rf"'{field}' row \d: a bool stored as byte 128"):
+                load(io.BytesIO(buf.getvalue()))
+        row = int(np.flatnonzero(getattr(bad, field).view(np.uint8).reshape(2, -1).max(1) > 1)[0])
+        before = _snapshot(raw_env.core_state)
+        with pytest.raises(ValueError, match=field):
+            raw_env.load_state(bad.take(row))
+        assert _unchanged(raw_env.core_state, before)
+
+
+def test_monki_refuses_a_running_game_at_the_turn_cap_and_turns_in_the_placement_phase():
+    """Issue 22 item 3: Monki accepted ``turns == turn_cap`` in a running game (the turn reaching the cap ends
+    the game) and turns in the placement phase (placements are not turns)."""
+    game = make_game("monki", turn_cap=12)
+    placing = game.init([0, 1])
+    started = _random_play(game, placing, 2, 0)  # both Monkis placed: turn 0 of the game proper
+    assert (started.phase == PHASE_START).all() and not started.terminated.any()
+    for s, value in ((placing, 12), (placing, 3), (started, 12)):
+        data = s.get_state(game)
+        data["fields"]["turns"]["data"][1] = value
+        _assert_refused_everywhere(game, game.state_class, data, "turns", 1)
+    data = started.get_state(game)
+    data["fields"]["turns"]["data"][1] = 11
+    assert game.set_state(data).turns[1] == 11  # one turn left: a running game
+
+
+def test_a_monki_position_with_non_canonical_ruby_bytes_is_refused():
+    """Position builders that take arrays keep the bytes they are given; the shared laws refuse them."""
+    game = make_game("monki")
+    rubies = np.array([[1, 0x80, 1, 1], [1, 1, 1, 1]], np.uint8).view(np.bool_)
+    with pytest.raises(ValueError, match=r"'rubies'.*byte 128"):
+        game.position(monkis=[7, 35], rubies=rubies)
+    assert game.position(monkis=[7, 35], rubies=rubies.tolist()).rubies.all()
 
 
 # ============================================================================ the property test

@@ -281,6 +281,51 @@ def plot_learning_curve(
     return out
 
 
+def plot_fit_curve(history: list[dict[str, Any]], png_path: str | Path, title: str = "") -> Path:
+    """Plot a pretraining fit's losses against its epochs and save it as a PNG.
+
+    Args:
+        history: the fit's ``history`` (``training.rollout_q.fit_action_values`` or
+            ``training.pretrain.behaviour_clone``): one dict per epoch with ``"epoch"`` and one or
+            more loss values (``train_bce``; ``cross_entropy`` and ``value_mse``), one line each.
+        png_path: where to write the PNG (its folder is created if missing).
+        title: plot title (default: none).
+
+    Returns:
+        ``png_path`` as a :class:`~pathlib.Path`.
+
+    Raises:
+        ValueError: an entry without an integer ``"epoch"``.
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    for h in history:
+        if not isinstance(h, dict) or isinstance(h.get("epoch"), bool) or not isinstance(h.get("epoch"), int):
+            raise ValueError(f"a fit history entry needs an integer 'epoch', got {h!r}")
+    keys = [k for k in dict.fromkeys(k for h in history for k in h) if k != "epoch"]
+    fig = Figure(figsize=(7.0, 4.5), dpi=100)
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot(1, 1, 1)
+    for k in keys:
+        pts = [(h["epoch"], h[k]) for h in history if isinstance(h.get(k), (int, float))]
+        ax.plot([e for e, _ in pts], [v for _, v in pts], marker="o", markersize=3, label=k.replace("_", " "))
+    ax.set_xlabel("epoch")
+    ax.set_ylabel("training loss")
+    if title:
+        ax.set_title(title)
+    ax.grid(True, alpha=0.3)
+    if keys:
+        ax.legend(loc="best")
+    else:
+        ax.text(0.5, 0.5, "no epochs", ha="center", va="center", transform=ax.transAxes)
+    fig.tight_layout()
+    out = Path(png_path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, format="png")
+    return out
+
+
 # ====================================================================== Markdown report
 
 
@@ -294,8 +339,8 @@ def write_eval_md(summary: dict[str, Any], path: str | Path) -> Path:
             ``evaluation`` (``opponent -> EvalResult.to_dict()``, the trained agent first in
             ``agents``). Optional: ``pretraining`` (``training.run.pretrain``'s report),
             ``selfplay`` (``members``, ``final_weights``, ``games``, ``learner_win_rate``),
-            ``analytics`` (a dict of statistics, listed as given, under ``analytics_title``) and ``curve_png`` (a file name,
-            linked as an image relative to the report). Missing keys are left out or shown as ``-``.
+            ``analytics`` (a dict of statistics, listed as given, under ``analytics_title``), ``fit_png`` and ``curve_png``
+            (file names, linked as images relative to the report). Missing keys are left out or shown as ``-``.
         path: where to write (e.g. ``<run_dir>/eval.md``; the folder is created if missing).
 
     Returns:
@@ -407,6 +452,9 @@ def eval_markdown(summary: dict[str, Any]) -> str:
         lines += _bullets(analytics) if isinstance(analytics, dict) else [f"- {analytics}"]
         lines.append("")
 
+    fit = summary.get("fit_png")
+    if fit:
+        lines += ["## Pretraining fit", "", f"![pretraining fit]({Path(str(fit)).name})", ""]
     curve = summary.get("curve_png")
     if curve:
         lines += ["## Learning curve", "", f"![learning curve]({Path(str(curve)).name})", ""]

@@ -34,9 +34,13 @@ already runs over the whole batch -- so ``workers`` processes share out the chun
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
+import signal
+import threading
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -171,8 +175,33 @@ def available_cores() -> int:
 _WORKER: dict[str, Any] = {}
 
 
+@contextlib.contextmanager
+def workers_ignore_sigint() -> Iterator[None]:
+    """Processes started inside ignore SIGINT from their first instruction.
+
+    A terminal's Ctrl-C reaches the whole process group; the parent handles it (it terminates
+    the pool) and the workers must not print a ``KeyboardInterrupt`` traceback each -- not even
+    while they are still starting up, before any initializer runs. An ignored signal stays ignored
+    through ``exec`` and Python then installs no handler, so the parent ignores SIGINT while it
+    starts them (a Ctrl-C in that instant is lost) and restores its handler. Only in the main
+    thread (where signal handlers live); elsewhere it does nothing.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def _worker_init(imports: list[str], game: Any, agent: Any, seed: int, allowed_actions: np.ndarray | None) -> None:
     import importlib
+
+    # the parent handles Ctrl-C (see workers_ignore_sigint); a worker the pool starts again later
+    # (from a thread, not inside workers_ignore_sigint) ignores it from here on
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     for module in imports:  # plugins that register the teacher's name (the game unpickles by itself)
         importlib.import_module(module)
@@ -254,7 +283,10 @@ def rollout_action_values(
 
         allowed = None if allowed_actions is None else np.asarray(allowed_actions, dtype=bool)
         ctx = multiprocessing.get_context("spawn")
-        pool = ctx.Pool(workers, initializer=_worker_init, initargs=(list(imports), game, agent, int(seed), allowed))
+        with workers_ignore_sigint():
+            pool = ctx.Pool(
+                workers, initializer=_worker_init, initargs=(list(imports), game, agent, int(seed), allowed)
+            )
         try:
             for index, part in pool.imap_unordered(_worker_chunk, tasks()):
                 parts[index] = part

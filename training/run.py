@@ -6,6 +6,7 @@
     python -m training.run --config configs/smoke.yaml       # a YAML config
     python -m training.run --set total_timesteps=50000 --set ppo.learning_rate=3e-4
     python -m training.run --help-config                     # every key, default and meaning
+    python -m training.run --resume runs/<run>/checkpoints/model_<steps>_steps.zip   # go on after Ctrl-C
 
 A run trains sb3-contrib's ``MaskablePPO`` in the native batched SB3 VecEnv
 (:class:`monkey_envs.core.sb3_vec.MonkeyVecEnv`: opponents move inside ``step``, the learner's
@@ -32,11 +33,13 @@ Each run writes ``runs/<game>__<algo>__<seed>__<time>/``:
   beside it ``model.safetensors`` + ``model.json``: its weights and network description, the safe
   form ``make_agent("ppo:<run>/model.zip", game)`` loads (:mod:`agents.policy`; no code from the
   files runs),
-- ``checkpoints/model_<steps>_steps.zip`` (+ ``.safetensors`` / ``.json``): every ``checkpoint_every`` steps,
+- ``fit.png``: the pretraining fit's loss per epoch (runs with ``pretrain.teacher``),
+- ``checkpoints/model_<steps>_steps.zip`` (+ ``.safetensors`` / ``.json``): every ``checkpoint_every`` PPO steps,
 - ``snapshots/snapshot_<steps>.zip`` (+ ``.safetensors`` / ``.json``): self-play snapshots (rate them
   with ``agents.arena``),
 - ``progress.csv`` and (``tensorboard: true``, the default) ``tb/``: SB3's training log (losses, fps, rollout win
-  rate, learning-curve points, self-play pool facts),
+  rate, learning-curve points, self-play pool facts); a run with no PPO phase (``total_timesteps: 0``
+  and no learning curve, as the embedded default) has none,
 - ``curve.csv`` / ``curve.png``: win rate (95% Wilson band) vs each evaluation opponent over
   training steps, every ``eval.curve_every`` steps,
 - ``eval.json`` / ``eval.md``: training time and speed, pretraining, and the final evaluation
@@ -44,26 +47,61 @@ Each run writes ``runs/<game>__<algo>__<seed>__<time>/``:
   decision report (``decision_report``; Funky Monkey: bluff analytics and the bluff rate by
   context).
 
+Progress: with ``progress_bar: true`` PPO shows a bar, and every other phase (setting up, where the
+game's kernels compile on first use; pretraining; each evaluation line-up) prints a line when it
+starts and ends and one at least every :data:`HEARTBEAT_SECONDS` while it runs
+(:class:`training.progress.Heartbeat`).
+
 Errors: every config or ``--set`` problem prints ``error: <key>: <why>`` and exits 2 before any
 folder is written; ``--dry-run`` loads no model (it checks that named model files exist). A
 loss or a parameter that turns NaN/infinite stops training (``error: training diverged: ...``,
 exit 2); the checkpoints written before stay, no final model is saved.
+
+Interrupting: SIGINT (Ctrl-C) or SIGTERM stops a run without a traceback, exit status 130 or 143
+(128 + the signal). During PPO the model so far is saved as ``checkpoints/model_<steps>_steps.zip``
+(+ ``.safetensors`` / ``.json``, loadable as ``ppo:PATH``); during the evaluation the final
+``model.zip`` is already saved; stderr names the file and prints the command that resumes from it,
+``python -m training.run --resume PATH`` (``--set`` still overrides keys, e.g. a new
+``total_timesteps``), and ``interrupted.json`` in the run folder records the phase, the checkpoint,
+its step count and the pretraining report. Stopped before PPO started nothing has been trained:
+it says so (and ``--resume <run folder>`` starts that run again in its folder). ``--resume`` also
+takes a run folder (its ``interrupted.json``, else ``model.zip``, else the latest checkpoint: a run
+killed outright) or any checkpoint of a run. Resuming goes on in the same folder: PPO continues from
+the checkpoint's step count (policy and optimizer tensors, read weights-only) to
+``total_timesteps``; finished pretraining is not repeated; fresh games are dealt, and a self-play
+pool starts again from the heuristics (its saved snapshots stay on disk). A second signal while
+the checkpoint is being saved exits at once. Run folders are claimed with an exclusive ``mkdir``,
+so runs started in the same second never share one (the later gets a ``-1``, ``-2``... suffix).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import dataclasses
 import json
+import os
 import re
+import shlex
+import shutil
+import signal
 import sys
+import threading
 import time
+import zipfile
 from collections import deque
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from training.config import ConfigError, TrainConfig, cut, describe, dump_config, load_config, short
+from training.progress import Heartbeat
+
+#: The longest silence of a run (``progress_bar: true``): a phase without a bar of its own (setup
+#: and the kernels' first compile, pretraining, evaluation) prints a line at least this often.
+HEARTBEAT_SECONDS = 10.0
 
 #: Agent name prefixes that name saved models (``--dry-run`` checks their files without loading them).
 MODEL_PREFIXES = {"ppo:": False, "ppo+pickle:": True}
@@ -160,15 +198,24 @@ def check_agents(cfg: TrainConfig, game: Any, load: bool = True) -> None:
 
 
 def make_run_dir(cfg: TrainConfig) -> Path:
-    """Create ``<runs_dir>/<game>__<algo>__<seed>__<time>`` (suffixed if it already exists)."""
+    """Create ``<runs_dir>/<game>__<algo>__<seed>__<time>``, or ``...-1``, ``-2``, ... when a run
+    folder of that name exists already.
+
+    The folder is claimed atomically (an exclusive ``mkdir``, retried with the next suffix when it
+    fails because the folder exists), so two runs started in the same second with the same config
+    -- even in two processes racing each other -- never share a folder.
+    """
     stamp = time.strftime("%Y%m%d-%H%M%S")
     base = Path(cfg.runs_dir) / f"{cfg.env.game}__{cfg.algo}__{cfg.seed}__{stamp}"
+    base.parent.mkdir(parents=True, exist_ok=True)
     path, k = base, 1
-    while path.exists():
-        path = base.with_name(f"{base.name}-{k}")
-        k += 1
-    path.mkdir(parents=True)
-    return path
+    while True:
+        try:
+            path.mkdir()  # exclusive: fails if another run holds the name, whenever it took it
+            return path
+        except FileExistsError:
+            path = base.with_name(f"{base.name}-{k}")
+            k += 1
 
 
 def build_opponent(cfg: TrainConfig) -> Any:
@@ -238,12 +285,15 @@ def build_model(cfg: TrainConfig, venv: Any) -> Any:
     )
 
 
-def load_initial_weights(model: Any, path: str, game: Any = None) -> None:
-    """Load a saved model's policy weights into ``model`` (``init_model``).
+def load_initial_weights(model: Any, path: str, game: Any = None, key: str = "init_model") -> None:
+    """Load a saved model's policy weights into ``model`` (``init_model``, or ``--resume``'s checkpoint).
 
     An SB3 ``.zip`` gives its policy and optimizer tensors (SB3 reads them with
     ``torch.load(weights_only=True)`` and does not unpickle the zip's ``data``); a ``.safetensors``
     / ``.json`` / run folder gives the policy weights of the safe form (:mod:`agents.policy`).
+
+    Args:
+        key: the config key or option an error names.
 
     Raises:
         ConfigError: a missing or damaged file, or a network of other shapes than the configured one.
@@ -258,12 +308,12 @@ def load_initial_weights(model: Any, path: str, game: Any = None) -> None:
             loaded, _ = load_safe_policy(path, game)
             model.policy.load_state_dict(loaded.policy.state_dict(), strict=True)
         except (RuntimeError, ValueError) as exc:
-            raise ConfigError("init_model", f"{where}: {cut(str(exc), 400)}") from exc
+            raise ConfigError(key, f"{where}: {cut(str(exc), 400)}") from exc
         return
     try:
         model.set_parameters(path, exact_match=True, device=model.device)
     except Exception as exc:  # a damaged zip can fail in zipfile, torch's weights-only unpickler or SB3
-        raise ConfigError("init_model", f"{where}: {cut(str(exc), 400)}") from exc
+        raise ConfigError(key, f"{where}: {cut(str(exc), 400)}") from exc
 
 
 def win_rate_callback() -> Any:
@@ -371,10 +421,13 @@ def trained_agent(model: Any, cfg: TrainConfig, game: Any) -> Any:
     return PolicyAgent(model, game, deterministic=cfg.eval.deterministic, name="trained", allowed_actions=allowed)
 
 
-def evaluate(model: Any, cfg: TrainConfig, game: Any, run_dir: Path | None = None) -> dict[str, Any]:
+def evaluate(
+    model: Any, cfg: TrainConfig, game: Any, run_dir: Path | None = None, beat: Heartbeat | None = None
+) -> dict[str, Any]:
     """Seat-balanced games of the trained policy against each evaluation opponent.
 
-    With ``eval.save_games`` the games go to ``run_dir / games_vs_<opponent>.json`` (replays).
+    With ``eval.save_games`` the games go to ``run_dir / games_vs_<opponent>.json`` (replays);
+    ``beat`` reports each line-up as a phase (a line at least every ``beat.every`` seconds).
 
     Returns:
         ``opponent name -> EvalResult.to_dict()``.
@@ -389,14 +442,15 @@ def evaluate(model: Any, cfg: TrainConfig, game: Any, run_dir: Path | None = Non
         save = None
         if cfg.eval.save_games and run_dir is not None:
             save = run_dir / f"games_vs_{re.sub(r'[^A-Za-z0-9_.+-]+', '_', name)[:80]}.json"
-        result = play_games(
-            game,
-            [policy, *opponents],
-            cfg.eval.num_games,
-            seed=cfg.eval.seed,
-            names=["trained", *labels],
-            save_games=save,
-        )
+        with (beat or Heartbeat(enabled=False)).phase(f"evaluation: {cfg.eval.num_games} games vs {name}"):
+            result = play_games(
+                game,
+                [policy, *opponents],
+                cfg.eval.num_games,
+                seed=cfg.eval.seed,
+                names=["trained", *labels],
+                save_games=save,
+            )
         out[name] = result.to_dict()
         me = result.agents[0]
         mine = stats_summary(game, me)
@@ -425,6 +479,338 @@ def _fmt(x: Any) -> str:
 def _scalars(summary: dict[str, Any]) -> dict[str, Any]:
     """The numbers of a ``stats_summary`` (no totals, no intervals)."""
     return {k: v for k, v in summary.items() if v is None or isinstance(v, (int, float))}
+
+
+# ====================================================================== interruption and resuming
+
+#: The run folder's record of an interrupted run: the phase, the checkpoint, what ``--resume`` needs.
+INTERRUPTED_FILE = "interrupted.json"
+#: The most bytes of an SB3 zip's ``data`` entry read to find its step count.
+MAX_ZIP_DATA_BYTES = 16 << 20
+_CHECKPOINT_NAME = re.compile(r"model_(\d+)_steps\.zip")
+
+
+def signal_name(signum: int) -> str:
+    """``"SIGINT"`` for ``signal.SIGINT`` (the number itself for a signal Python does not name)."""
+    try:
+        return signal.Signals(signum).name
+    except ValueError:
+        return f"signal {signum}"
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """SIGINT or SIGTERM stopped a run.
+
+    The handler :func:`stop_on_signals` installs raises it with ``signum`` alone; :func:`run`
+    catches it (or a plain ``KeyboardInterrupt``), saves what the interrupted phase has, and raises
+    a new one carrying the ``report``. It is a ``KeyboardInterrupt``, so code that lets Ctrl-C
+    through lets it through too.
+
+    Attributes:
+        signum: the signal's number (``signal.SIGINT`` for a plain ``KeyboardInterrupt``).
+        report: what was saved and the command that resumes the run ("" when raised by the handler).
+        checkpoint: the saved model (an SB3 zip with its ``.safetensors`` / ``.json``), or ``None``.
+        resume_command: the command line that continues the run, or ``None`` (nothing to continue).
+    """
+
+    def __init__(
+        self, signum: int, report: str = "", checkpoint: Path | None = None, resume_command: str | None = None
+    ) -> None:
+        super().__init__(report or signal_name(signum))
+        self.signum = int(signum)
+        self.report = report
+        self.checkpoint = checkpoint
+        self.resume_command = resume_command
+
+    @property
+    def exit_code(self) -> int:
+        """The exit status: 128 + the signal's number (130 for SIGINT, 143 for SIGTERM)."""
+        return 128 + self.signum
+
+
+@contextlib.contextmanager
+def stop_on_signals() -> Iterator[None]:
+    """Inside: SIGINT and SIGTERM raise :class:`RunInterrupted` in the main thread.
+
+    Python runs the handler between bytecodes of the main thread, so a compiled kernel finishes
+    its call first and a worker pool is terminated by the code waiting on it. A second signal
+    while the first is being handled (the checkpoint being saved) exits at once with its status.
+    The previous handlers are restored on leaving. Outside the main thread nothing is installed.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+
+    def handler(signum: int, frame: Any) -> None:
+        if caught:
+            os.write(2, f"\ninterrupted again by {signal_name(signum)}: exiting now\n".encode())
+            os._exit(128 + signum)
+        caught.append(signum)
+        raise RunInterrupted(signum)
+
+    previous = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)
+
+
+def resume_command(target: Path) -> str:
+    """The shell command continuing a run from ``target`` (a checkpoint or a run folder), run
+    from the current folder (the interpreter by its full path unless ``python`` on ``PATH`` is it)."""
+    on_path = shutil.which("python")
+    python = "python" if on_path and os.path.realpath(on_path) == os.path.realpath(sys.executable) else sys.executable
+    return f"{shlex.quote(python)} -m training.run --resume {shlex.quote(str(target))}"
+
+
+@dataclasses.dataclass
+class ResumePoint:
+    """Where ``--resume`` continues a run (built by :func:`resume_point`).
+
+    Attributes:
+        run_dir: the run folder; the resumed run writes into it.
+        checkpoint: the SB3 zip whose policy and optimizer tensors are loaded, or ``None``: nothing
+            was saved (interrupted before or during pretraining) and the run starts again.
+        timesteps: learner steps the checkpoint was trained for; training goes on to ``total_timesteps``.
+        pretrained: pretraining finished before the checkpoint (it is not repeated).
+        pretraining: its report (for ``eval.json``), when known.
+        train_seconds: training time spent before, when known (else 0).
+        resumed_from: the checkpoints earlier resumptions of this run started from.
+    """
+
+    run_dir: Path
+    checkpoint: Path | None
+    timesteps: int
+    pretrained: bool
+    pretraining: dict[str, Any] | None = None
+    train_seconds: float = 0.0
+    resumed_from: list[str] = dataclasses.field(default_factory=list)
+
+
+def zip_timesteps(path: Path) -> int:
+    """The learner steps an SB3 zip was saved at (``num_timesteps`` of its JSON ``data``, read
+    without unpickling anything).
+
+    Raises:
+        ValueError: not a readable SB3 zip, or no step count in it.
+    """
+    try:
+        with zipfile.ZipFile(path) as z:
+            if z.getinfo("data").file_size > MAX_ZIP_DATA_BYTES:
+                raise ValueError("its data entry is too large")
+            steps = json.loads(z.read("data"))["num_timesteps"]
+    except (OSError, KeyError, TypeError, ValueError, zipfile.BadZipFile) as exc:
+        raise ConfigError(
+            "--resume", f"{short(str(path), 200)} is not an SB3 checkpoint: {cut(str(exc), 200)}"
+        ) from None
+    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
+        raise ConfigError("--resume", f"{short(str(path), 200)} is not an SB3 checkpoint: num_timesteps {short(steps)}")
+    return steps
+
+
+def _read_state(run_dir: Path) -> ResumePoint | None:
+    """The run folder's :data:`INTERRUPTED_FILE` as a :class:`ResumePoint` (``None`` if absent)."""
+    path = run_dir / INTERRUPTED_FILE
+    if not path.is_file():
+        return None
+
+    def bad(why: str) -> ConfigError:
+        return ConfigError("--resume", f"{short(str(path), 200)} is damaged: {why}")
+
+    try:
+        state = json.loads(path.read_text()) if path.stat().st_size <= MAX_ZIP_DATA_BYTES else None
+    except (OSError, ValueError) as exc:
+        raise bad(cut(str(exc), 200)) from None
+    if not isinstance(state, dict):
+        raise bad("not a JSON object")
+    checkpoint, steps = state.get("checkpoint"), state.get("timesteps")
+    if checkpoint is not None and not isinstance(checkpoint, str):
+        raise bad(f"checkpoint {short(checkpoint)}")
+    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
+        raise bad(f"timesteps {short(steps)}")
+    seconds = state.get("train_seconds", 0.0)
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 <= seconds < float("inf"):
+        raise bad(f"train_seconds {short(seconds)}")
+    pretraining, resumed = state.get("pretraining"), state.get("resumed_from", [])
+    if pretraining is not None and not isinstance(pretraining, dict):
+        raise bad("pretraining is not an object")
+    if not isinstance(resumed, list) or not all(isinstance(r, str) for r in resumed):
+        raise bad("resumed_from is not a list of paths")
+    ckpt = None
+    if checkpoint is not None:
+        ckpt = run_dir / checkpoint
+        if not ckpt.is_file():
+            raise ConfigError("--resume", f"the checkpoint {short(str(ckpt), 200)} named by {path.name} is missing")
+    return ResumePoint(run_dir, ckpt, steps, bool(state.get("pretrained")), pretraining, float(seconds), list(resumed))
+
+
+def resume_point(path: str | Path) -> ResumePoint:
+    """Where ``--resume PATH`` continues.
+
+    ``PATH`` is a run folder or an SB3 zip in one (``model.zip``, ``checkpoints/model_<steps>_steps.zip``).
+    A folder continues from what its :data:`INTERRUPTED_FILE` names (written when SIGINT / SIGTERM
+    stopped the run), else from its ``model.zip`` (training finished, the evaluation did not), else
+    from its latest checkpoint (a run killed outright). A zip continues from that zip; the run's
+    interruption record supplies its pretraining report and time when it names the same zip, and
+    any other checkpoint of a run was written by PPO, after pretraining.
+
+    Raises:
+        ConfigError: no run folder or checkpoint there, a finished run, a damaged record or zip.
+    """
+    p = Path(path)
+    where = short(str(p), 200)
+    if p.is_dir():
+        run_dir: Path | None = p
+    elif p.is_file():
+        if p.suffix != ".zip":
+            raise ConfigError("--resume", f"{where} is not a checkpoint: name a run folder or an SB3 .zip in one")
+        run_dir = next((d for d in (p.parent, p.parent.parent) if (d / "config.yaml").is_file()), None)
+    else:
+        raise ConfigError("--resume", f"no run folder or checkpoint at {where}")
+    if run_dir is None or not (run_dir / "config.yaml").is_file():
+        raise ConfigError(
+            "--resume", f"{where} is not in a run folder (no config.yaml beside it or above checkpoints/)"
+        )
+    state = _read_state(run_dir)
+    if p.is_file():
+        if state is not None and state.checkpoint is not None and state.checkpoint.resolve() == p.resolve():
+            return state
+        return ResumePoint(run_dir, p, zip_timesteps(p), pretrained=True)
+    if state is not None:
+        return state
+    final = run_dir / "model.zip"
+    if final.is_file():
+        if (run_dir / "eval.json").is_file():
+            raise ConfigError(
+                "--resume", f"the run in {where} finished (it has eval.json); name its model.zip to evaluate it again"
+            )
+        return ResumePoint(run_dir, final, zip_timesteps(final), pretrained=True)
+    steps = {
+        int(m.group(1)): c
+        for c in (run_dir / "checkpoints").glob("model_*_steps.zip")
+        if (m := _CHECKPOINT_NAME.fullmatch(c.name))
+    }
+    if not steps:
+        raise ConfigError(
+            "--resume",
+            f"{where} has nothing to resume from: no {INTERRUPTED_FILE}, model.zip or checkpoints/model_<steps>_steps.zip",
+        )
+    latest = steps[max(steps)]
+    return ResumePoint(run_dir, latest, zip_timesteps(latest), pretrained=True)
+
+
+def _write_state(run_dir: Path, signum: int, phase: str, point: ResumePoint) -> None:
+    record = {
+        "signal": signal_name(signum),
+        "phase": phase,
+        "checkpoint": None if point.checkpoint is None else str(point.checkpoint.relative_to(run_dir)),
+        "timesteps": int(point.timesteps),
+        "pretrained": bool(point.pretrained),
+        "pretraining": point.pretraining,
+        "train_seconds": round(float(point.train_seconds), 2),
+        "resumed_from": list(point.resumed_from),
+    }
+    tmp = run_dir / f".{INTERRUPTED_FILE}.tmp"
+    tmp.write_text(json.dumps(record, indent=2))
+    tmp.replace(run_dir / INTERRUPTED_FILE)
+
+
+@dataclasses.dataclass
+class _Progress:
+    """How far :func:`run` got: what an interruption can save."""
+
+    phase: str = "setup"  # setup, pretraining, ppo, evaluation
+    venv: Any = None
+    model: Any = None
+    run_dir: Path | None = None
+    resume: ResumePoint | None = None
+    pretraining: dict[str, Any] | None = None
+    prior_seconds: float = 0.0
+    learn_start: float | None = None
+    train_seconds: float = 0.0
+    progress_bar: Any = None
+    beat: Any = None
+
+
+def _interrupted(exc: KeyboardInterrupt, cfg: TrainConfig, game: Any, progress: _Progress) -> RunInterrupted:
+    """Save what the interrupted phase has; the :class:`RunInterrupted` that reports it."""
+    from agents.policy import write_safe_files
+
+    signum = getattr(exc, "signum", signal.SIGINT)
+    how = f"interrupted by {signal_name(signum)}"
+    bar = getattr(progress.progress_bar, "pbar", None)
+    if bar is not None:
+        bar.close()
+    run_dir, resume = progress.run_dir, progress.resume
+    if run_dir is None:
+        return RunInterrupted(signum, f"{how} before training started: no model yet, nothing saved")
+    if progress.phase in ("setup", "pretraining"):
+        where = "during pretraining" if progress.phase == "pretraining" else "before training started"
+        if resume is not None and resume.checkpoint is not None:  # nothing new: the resume point stands
+            _write_state(run_dir, signum, progress.phase, resume)
+            command = resume_command(resume.checkpoint)
+            return RunInterrupted(
+                signum,
+                f"{how} {where}: nothing new trained; the checkpoint it resumed from is unchanged: "
+                f"{resume.checkpoint}\nresume with: {command}",
+                resume.checkpoint,
+                command,
+            )
+        _write_state(run_dir, signum, progress.phase, ResumePoint(run_dir, None, 0, False))
+        command = resume_command(run_dir)
+        what = " (pretraining keeps nothing until it finishes)" if progress.phase == "pretraining" else ""
+        return RunInterrupted(
+            signum,
+            f"{how} {where}: no model trained yet{what}, nothing saved\n"
+            f"start the run again in its folder with: {command}",
+            None,
+            command,
+        )
+    model = progress.model
+    steps = int(model.num_timesteps)
+    seconds = progress.train_seconds
+    if progress.phase == "ppo":
+        if progress.learn_start is not None:
+            seconds = progress.prior_seconds + time.perf_counter() - progress.learn_start
+        broken = non_finite(model)
+        if broken is not None:
+            return RunInterrupted(
+                signum,
+                f"{how} during PPO training at step {steps}: {broken}, so no checkpoint was saved "
+                f"(the checkpoints written before stay in {run_dir / 'checkpoints'})",
+            )
+        checkpoint = run_dir / "checkpoints" / f"model_{steps}_steps.zip"
+        checkpoint.parent.mkdir(exist_ok=True)
+        model.save(checkpoint)
+        write_safe_files(model, checkpoint, game, cfg.env.learner_actions)
+        where = f"during PPO training at step {steps} of {cfg.total_timesteps}"
+        saved = f"checkpoint: {checkpoint} (+ .safetensors, .json; it plays as ppo:{checkpoint})"
+    else:
+        checkpoint = run_dir / "model.zip"  # saved before the evaluation started
+        where = f"during the evaluation (training finished at step {steps})"
+        saved = (
+            f"the trained model is saved: {checkpoint} (+ model.safetensors, model.json; it plays as ppo:{checkpoint})"
+        )
+    resumed = [] if resume is None else list(resume.resumed_from)
+    if resume is not None and resume.checkpoint is not None:
+        resumed.append(str(resume.checkpoint.relative_to(run_dir)))
+    point = ResumePoint(run_dir, checkpoint, steps, True, progress.pretraining, seconds, resumed)
+    _write_state(run_dir, signum, progress.phase, point)
+    command = resume_command(checkpoint)
+    return RunInterrupted(signum, f"{how} {where}\n{saved}\nresume with: {command}", checkpoint, command)
+
+
+def _set_aside_log(run_dir: Path, steps: int) -> None:
+    """Keep the interrupted part's ``progress.csv`` (SB3 rewrites the file) as ``progress_to_<steps>_steps.csv``."""
+    log = run_dir / "progress.csv"
+    if not log.is_file() or log.stat().st_size == 0:
+        return
+    target, k = run_dir / f"progress_to_{steps}_steps.csv", 1
+    while target.exists():
+        target, k = run_dir / f"progress_to_{steps}_steps-{k}.csv", k + 1
+    log.replace(target)
 
 
 # ====================================================================== main
@@ -460,42 +846,102 @@ def prepare(cfg: TrainConfig, load_models: bool = True) -> Any:
     return game
 
 
-def run(cfg: TrainConfig, game: Any = None) -> Path:
-    """Train, save and evaluate as ``cfg`` says; return the run folder."""
+def run(cfg: TrainConfig, game: Any = None, resume: ResumePoint | None = None) -> Path:
+    """Train, save and evaluate as ``cfg`` says; return the run folder.
+
+    Args:
+        game: the built game (``prepare(cfg)`` when ``None``).
+        resume: continue an interrupted run (:func:`resume_point`) in its own folder: its
+            checkpoint's policy and optimizer tensors are loaded and PPO trains on from its step
+            count to ``total_timesteps`` (the learning-rate schedule and checkpoint names go on
+            from there; the envs start fresh games; a self-play pool starts again from the
+            heuristics). Pretraining is repeated only if it had not finished. The earlier
+            ``progress.csv`` is kept as ``progress_to_<steps>_steps.csv``; ``curve.csv`` and the
+            checkpoints are added to.
+
+    Raises:
+        ConfigError: a bad game option, opponent, ``init_model`` or checkpoint (before a folder is written).
+        TrainingDiverged: a loss or parameter turned NaN / infinite.
+        RunInterrupted: SIGINT / SIGTERM (with :func:`stop_on_signals`) or a ``KeyboardInterrupt``
+            stopped the run. Stopped during PPO it saved ``checkpoints/model_<steps>_steps.zip``
+            (+ its safe files), during the evaluation it had saved ``model.zip``; either way it
+            wrote :data:`INTERRUPTED_FILE` in the run folder, and its ``report`` says what was saved
+            and the command that resumes the run.
+    """
     import torch
 
     if game is None:
         game = prepare(cfg)
     if cfg.torch_threads:
         torch.set_num_threads(cfg.torch_threads)
+    progress = _Progress(resume=resume)
+    progress.beat = Heartbeat(every=HEARTBEAT_SECONDS, enabled=cfg.progress_bar)
+    try:
+        return _run(cfg, game, progress)
+    except KeyboardInterrupt as exc:
+        raise _interrupted(exc, cfg, game, progress) from None
+    finally:
+        progress.beat.close()
+        if progress.venv is not None:
+            progress.venv.close()
+        logger = getattr(progress.model, "_logger", None)
+        if logger is not None:  # progress.csv and the TensorBoard events, flushed and closed
+            logger.close()
 
+
+def _run(cfg: TrainConfig, game: Any, progress: _Progress) -> Path:
+    resume = progress.resume
+    beat = progress.beat
     # env and model first: a bad game option, opponent or init_model fails before a folder exists
-    venv = build_env(cfg)
-    model = build_model(cfg, venv)
-    if cfg.init_model is not None:
+    with beat.phase(f"setting up {cfg.env.num_envs} {cfg.env.game} envs and the model"):
+        venv = progress.venv = build_env(cfg)
+        model = progress.model = build_model(cfg, venv)
+    done = 0
+    if resume is not None and resume.checkpoint is not None:
+        load_initial_weights(model, str(resume.checkpoint), game, key="--resume")
+        model.num_timesteps = done = resume.timesteps
+    elif cfg.init_model is not None:
         load_initial_weights(model, cfg.init_model, game)
 
-    run_dir = make_run_dir(cfg)
+    if resume is None:
+        run_dir = make_run_dir(cfg)
+    else:
+        run_dir = resume.run_dir
+        _set_aside_log(run_dir, done)
+    progress.run_dir = run_dir
     (run_dir / "config.yaml").write_text(dump_config(cfg))
     print(f"run folder: {run_dir}")
     print(
         f"training {cfg.algo} on {cfg.env.game} {cfg.env.game_options} vs {cfg.env.opponent!r}: "
         f"{cfg.total_timesteps} steps, {cfg.env.num_envs} envs, seed {cfg.seed}"
     )
-    if cfg.init_model is not None:
+    if resume is not None and resume.checkpoint is not None:
+        print(f"resuming from {resume.checkpoint} ({done} steps trained)")
+    elif resume is not None:
+        print("starting the interrupted run again in its folder (nothing of it was saved)")
+    if cfg.init_model is not None and (resume is None or resume.checkpoint is None):
         print(f"starting from the weights of {cfg.init_model}")
 
     # ---- train -------------------------------------------------------------------------
-    from stable_baselines3.common.callbacks import CallbackList
+    from stable_baselines3.common.callbacks import CallbackList, ProgressBarCallback
     from stable_baselines3.common.logger import configure
 
     from agents.policy import write_safe_files
     from training.outputs import CurveCallback
 
-    model.set_logger(_tb_logger(run_dir) if cfg.tensorboard else configure(str(run_dir), ["csv"]))
-    pretraining = None
-    if cfg.pretrain.teacher:
-        pretraining = pretrain(model, cfg, game)
+    pretrained = resume is not None and resume.pretrained
+    pretraining = resume.pretraining if pretrained else None
+    if cfg.pretrain.teacher and pretrained:
+        print("pretraining: finished before the checkpoint, not repeated")
+    elif cfg.pretrain.teacher:
+        progress.phase = "pretraining"
+        pretraining = pretrain(model, cfg, game, beat)
+        if pretraining.get("history"):
+            from training.outputs import plot_fit_curve
+
+            plot_fit_curve(pretraining["history"], run_dir / "fit.png", title=f"{run_dir.name}: pretraining fit")
+    progress.pretraining = pretraining
+    progress.phase = "ppo"
     callbacks: list[Any] = [divergence_callback(), win_rate_callback()]
     if cfg.checkpoint_every:
         callbacks.append(
@@ -534,32 +980,54 @@ def run(cfg: TrainConfig, game: Any = None) -> Path:
                 heuristic_weights=cfg.env.opponent_weights,
             )
         )
-    t0 = time.perf_counter()
-    try:
-        model.learn(cfg.total_timesteps, callback=CallbackList(callbacks), progress_bar=cfg.progress_bar)
-    except TrainingDiverged:
-        venv.close()
-        raise
-    except (ValueError, RuntimeError) as exc:  # e.g. torch refusing NaN logits mid-update
-        what = non_finite(model)
-        if what is None:
+    remaining = cfg.total_timesteps - done
+    if cfg.progress_bar and remaining > 0:  # ours, not learn()'s, so that an interruption can close it
+        progress.progress_bar = ProgressBarCallback()
+        callbacks.append(progress.progress_bar)
+    progress.prior_seconds = resume.train_seconds if resume is not None and resume.checkpoint is not None else 0.0
+    t0 = progress.learn_start = time.perf_counter()
+    # a fresh run with a learning curve learns even 0 steps: the curve's first point; with no
+    # steps and no curve there is no PPO phase at all (no log, no empty bar, no "0 steps" line)
+    learns = remaining > 0 or (done == 0 and any(isinstance(c, CurveCallback) for c in callbacks))
+    if learns:
+        model.set_logger(_tb_logger(run_dir) if cfg.tensorboard else configure(str(run_dir), ["csv"]))
+        if cfg.total_timesteps > 0:
+            print(f"PPO training: from step {done} to {cfg.total_timesteps}", flush=True)
+        try:
+            model.learn(
+                max(remaining, 0),
+                callback=CallbackList(callbacks),
+                progress_bar=False,
+                reset_num_timesteps=done == 0,
+            )
+        except TrainingDiverged:
             raise
-        venv.close()
-        raise TrainingDiverged(
-            f"training diverged: {what} ({model.num_timesteps} steps; {cut(str(exc), 160)})"
-        ) from exc
-    train_seconds = time.perf_counter() - t0
+        except (ValueError, RuntimeError) as exc:  # e.g. torch refusing NaN logits mid-update
+            what = non_finite(model)
+            if what is None:
+                raise
+            raise TrainingDiverged(
+                f"training diverged: {what} ({model.num_timesteps} steps; {cut(str(exc), 160)})"
+            ) from exc
+    session_seconds = time.perf_counter() - t0
+    train_seconds = progress.prior_seconds + session_seconds
     model.save(run_dir / "model.zip")
     write_safe_files(model, run_dir / "model.zip", game, cfg.env.learner_actions)
+    progress.train_seconds = train_seconds
+    progress.phase = "evaluation"
     steps = int(model.num_timesteps)
-    print(f"trained {steps} steps in {train_seconds:.1f} s ({steps / max(train_seconds, 1e-9):.0f} steps/s)")
+    speed = (steps - done) / max(session_seconds, 1e-9)
+    if steps > done:
+        print(f"trained {steps - done} steps in {session_seconds:.1f} s ({speed:.0f} steps/s)", flush=True)
+    elif cfg.total_timesteps == 0:
+        print("no PPO phase (total_timesteps: 0): the pretrained policy is the trained model", flush=True)
 
     # ---- evaluate ----------------------------------------------------------------------
     evaluation: dict[str, Any] = {}
     eval_seconds = 0.0
     if cfg.eval.num_games > 0 and cfg.eval.opponents:
         t1 = time.perf_counter()
-        evaluation = evaluate(model, cfg, game, run_dir)
+        evaluation = evaluate(model, cfg, game, run_dir, beat)
         eval_seconds = time.perf_counter() - t1
     summary = {
         "run_dir": str(run_dir),
@@ -569,12 +1037,17 @@ def run(cfg: TrainConfig, game: Any = None) -> Path:
         "training": {
             "timesteps": steps,
             "seconds": round(train_seconds, 2),
-            "steps_per_second": round(steps / max(train_seconds, 1e-9), 1),
+            "steps_per_second": round(speed, 1),
             "opponent": cfg.env.opponent if not cfg.selfplay.enabled else f"self-play snapshots + {cfg.env.opponent}",
         },
         "evaluation_seconds": round(eval_seconds, 2),
         "evaluation": evaluation,
     }
+    if resume is not None:
+        resumed = list(resume.resumed_from)
+        if resume.checkpoint is not None:
+            resumed.append(str(resume.checkpoint.relative_to(run_dir)))
+        summary["training"]["resumed_from"] = resumed
     if pretraining is not None:
         summary["pretraining"] = pretraining
     if cfg.selfplay.enabled:
@@ -590,6 +1063,8 @@ def run(cfg: TrainConfig, game: Any = None) -> Path:
         summary["analytics_title"] = game.stats_title
         summary["analytics"] = {name: _scalars(a) for name, a in analytics.items()}
     report = decision_report(model, cfg, game, summary) if evaluation else None
+    if (run_dir / "fit.png").is_file():
+        summary["fit_png"] = "fit.png"
     curve_csv = run_dir / "curve.csv"
     if curve_csv.is_file():
         from training.outputs import plot_learning_curve
@@ -605,7 +1080,7 @@ def run(cfg: TrainConfig, game: Any = None) -> Path:
     if report:
         with open(run_dir / "eval.md", "a") as f:
             f.write(f"\n## {report[0]}\n\n" + report[1] + "\n")
-    venv.close()
+    (run_dir / INTERRUPTED_FILE).unlink(missing_ok=True)  # finished: nothing left to resume
     print(
         f"\nsaved {run_dir / 'model.zip'} (+ model.safetensors, model.json), {run_dir / 'config.yaml'}, "
         f"{run_dir / 'eval.json'}, {run_dir / 'eval.md'}"
@@ -643,26 +1118,38 @@ def _tb_logger(run_dir: Path) -> Any:
     )
 
 
-def pretrain(model: Any, cfg: TrainConfig, game: Any) -> dict[str, Any]:
+def pretrain(model: Any, cfg: TrainConfig, game: Any, beat: Heartbeat | None = None) -> dict[str, Any]:
     """Train from ``pretrain.teacher`` before RL, by imitation (:mod:`training.pretrain`) or by its
-    action values (:mod:`training.rollout_q`); returns the report."""
+    action values (:mod:`training.rollout_q`); returns the report. ``beat`` reports the recording
+    and the fitting as phases (a line at least every ``beat.every`` seconds)."""
     pt = cfg.pretrain
+    beat = beat or Heartbeat(enabled=False)
     if pt.objective == "rollout_q":
-        return _pretrain_rollout_q(model, cfg, game)
+        return _pretrain_rollout_q(model, cfg, game, beat)
     from training.pretrain import behaviour_clone, record_teacher_games
 
     t0 = time.perf_counter()
     allowed = None if cfg.env.learner_actions is None else game.action_filter(cfg.env.learner_actions)
-    data = record_teacher_games(
-        game, pt.teacher, pt.games, seed=cfg.seed + 424_242, gamma=cfg.ppo.gamma, allowed_actions=allowed
-    )
+    print(f"pretraining: recording {pt.games} games of {pt.teacher!r}", flush=True)
+    with beat.phase(f"pretraining: {pt.games} games of {pt.teacher!r}"):
+        data = record_teacher_games(
+            game, pt.teacher, pt.games, seed=cfg.seed + 424_242, gamma=cfg.ppo.gamma, allowed_actions=allowed
+        )
     record_seconds = time.perf_counter() - t0
     print(
         f"pretraining: recorded {data.actions.size} decisions of {pt.teacher!r} in {pt.games} games ({record_seconds:.1f} s)"
     )
-    report = behaviour_clone(
-        model, data, pt.epochs, pt.batch_size, pt.learning_rate, vf_coef=cfg.ppo.vf_coef, seed=cfg.seed, verbose=True
-    )
+    with beat.phase(f"pretraining: fitting {pt.epochs} epochs"):
+        report = behaviour_clone(
+            model,
+            data,
+            pt.epochs,
+            pt.batch_size,
+            pt.learning_rate,
+            vf_coef=cfg.ppo.vf_coef,
+            seed=cfg.seed,
+            verbose=True,
+        )
     report.update(
         {"objective": "imitation", "teacher": pt.teacher, "games": pt.games, "record_seconds": round(record_seconds, 2)}
     )
@@ -672,32 +1159,42 @@ def pretrain(model: Any, cfg: TrainConfig, game: Any) -> dict[str, Any]:
     return report
 
 
-def _pretrain_rollout_q(model: Any, cfg: TrainConfig, game: Any) -> dict[str, Any]:
+def _pretrain_rollout_q(model: Any, cfg: TrainConfig, game: Any, beat: Heartbeat) -> dict[str, Any]:
     from training.rollout_q import available_cores, fit_action_values, record_action_values
 
     pt = cfg.pretrain
     t0 = time.perf_counter()
     allowed = None if cfg.env.learner_actions is None else game.action_filter(cfg.env.learner_actions)
     workers = pt.workers or available_cores()
-    data = record_action_values(
-        game,
-        pt.teacher,
-        pt.games,
-        seed=cfg.seed + 424_242,
-        probe_prob=pt.probe_prob,
-        allowed_actions=allowed,
-        workers=workers,
-        imports=cfg.imports,
-    )
+    print(f"pretraining: playing out positions of {pt.games} {pt.teacher!r} games", flush=True)
+    with beat.phase(f"pretraining: {pt.games} {pt.teacher!r} games, each probed position played out per action"):
+        data = record_action_values(
+            game,
+            pt.teacher,
+            pt.games,
+            seed=cfg.seed + 424_242,
+            probe_prob=pt.probe_prob,
+            allowed_actions=allowed,
+            workers=workers,
+            imports=cfg.imports,
+        )
     record_seconds = time.perf_counter() - t0
     print(
         f"pretraining: {data.obs.shape[0]} positions of {pt.games} {pt.teacher!r} games played out once per legal "
         f"action ({data.rollouts} games, {record_seconds:.1f} s: probing {data.seconds['probe']:.1f} s, play-outs "
         f"{data.seconds['play_out']:.1f} s on {workers} worker{'s' if workers > 1 else ''})"
     )
-    report = fit_action_values(
-        model, data, pt.epochs, pt.batch_size, pt.learning_rate, vf_coef=cfg.ppo.vf_coef, seed=cfg.seed, verbose=True
-    )
+    with beat.phase(f"pretraining: fitting {pt.epochs} epochs on {data.obs.shape[0]} positions"):
+        report = fit_action_values(
+            model,
+            data,
+            pt.epochs,
+            pt.batch_size,
+            pt.learning_rate,
+            vf_coef=cfg.ppo.vf_coef,
+            seed=cfg.seed,
+            verbose=True,
+        )
     report.update(
         {
             "objective": "rollout_q",
@@ -742,6 +1239,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         action="store_true",
         help="check the config, print it resolved and exit (named model files are checked to exist, not loaded)",
     )
+    parser.add_argument(
+        "--resume",
+        metavar="RUN_DIR_OR_CHECKPOINT",
+        help="continue an interrupted run in its folder, with its config.yaml (--set still overrides keys): from "
+        "the checkpoint SIGINT/SIGTERM saved (printed when it stopped), a run folder, or a checkpoint in one",
+    )
     return parser.parse_args(argv)
 
 
@@ -761,12 +1264,41 @@ def import_plugins(cfg: TrainConfig) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command line (``python -m training.run --help``); returns the exit status.
+
+    0: done; 2: a config, ``--set`` or ``--resume`` problem, or training diverged (``error: ...``
+    on stderr); 128 + the signal (130 SIGINT, 143 SIGTERM): interrupted -- stderr says what was
+    saved and the command that resumes the run (:func:`run`), without a traceback.
+    """
     args = parse_args(argv)
     if args.help_config:
         print(describe())
         return 0
+    with stop_on_signals():
+        try:
+            return _main(args)
+        except KeyboardInterrupt as exc:  # RunInterrupted from a signal, or Ctrl-C before the handler
+            signum = getattr(exc, "signum", signal.SIGINT)
+            report = getattr(exc, "report", "") or (
+                f"interrupted by {signal_name(signum)} before training started: no model yet, nothing saved"
+            )
+            sys.stdout.flush()
+            print(f"\n{report}", file=sys.stderr, flush=True)
+            return 128 + signum
+
+
+def _main(args: argparse.Namespace) -> int:
+    point = None
     try:
-        cfg = load_config(args.config, args.set)
+        if args.resume is not None:
+            if args.config is not None:
+                raise ConfigError(
+                    "--resume", "continues with the run's own config.yaml; drop --config (--set still applies)"
+                )
+            point = resume_point(args.resume)
+            cfg = load_config(point.run_dir / "config.yaml", args.set)
+        else:
+            cfg = load_config(args.config, args.set)
         cfg.imports = [*cfg.imports, *(m for m in args.imports if m not in cfg.imports)]
         cfg.validate()
         import_plugins(cfg)
@@ -778,7 +1310,7 @@ def main(argv: list[str] | None = None) -> int:
         print(dump_config(cfg))
         return 0
     try:
-        run(cfg, game)
+        run(cfg, game, resume=point)
     except ValueError as exc:  # building the env / model (before any folder exists), or divergence
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -8,13 +8,25 @@ Each game's versioned shim is five lines::
 ``raw_env(**game_options, render_mode=None)`` is a :class:`GameAECEnv` for that game;
 ``env(...)`` wraps it in PettingZoo's standard chain (as ``pettingzoo.classic.connect_four``):
 ``TerminateIllegalWrapper(illegal_reward=-1)`` -> ``AssertOutOfBoundsWrapper`` ->
-``OrderEnforcingWrapper``. So with ``env()`` an illegal move ends the game with -1 to the
-offender (0 to everyone else) and an out-of-range action fails an assertion, while the raw env
-raises the core's ``ValueError`` (and changes nothing).
+``OrderEnforcingWrapper`` (:class:`GameOrderEnforcingWrapper`: a step after the end raises). So
+with ``env()`` an illegal move ends the game with -1 to the offender (0 to everyone else) and an
+out-of-range action fails an assertion, while the raw env raises the core's ``ValueError`` (and
+changes nothing).
+
+Simultaneous games (``spec.simultaneous``): a tick's seats commit one after another, hidden from
+each other, so ``env()`` lets an illegal commit take effect when the tick's last seat has
+committed (:class:`TickTerminateIllegalWrapper` in place of PettingZoo's): the offender's commit
+is replaced by a hidden stand-in, the tick's other seats still commit, and then the game ends with
+-1 to every seat that committed an illegal action in the tick, 0 to the others, without playing
+the tick. An agent never dies in the middle of a tick, which is what PettingZoo's
+``aec_to_parallel`` needs (``metadata["is_parallelizable"]`` is True for exactly these games):
+``aec_to_parallel(env())`` plays the games of ``parallel_env()`` (whose default illegal-action
+policy is the same), illegal actions included.
 
 Agents are ``player_0 .. player_{P-1}`` (seat order). Observations are
 ``{"observation": (D,) float32, "action_mask": (A,) int8}`` from the agent's own seat; the mask
-is all zeros for agents not to move and after the game ended. Observations are computed lazily
+is all zeros for agents not to move (in a simultaneous game: for seats that do not commit again
+in the current tick) and after the game ended. Observations are computed lazily
 and cached per state, so repeated ``last()`` / ``observe()`` calls are free -- the returned
 arrays are shared with the cache: do not modify them.
 
@@ -34,8 +46,9 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
 
-from monkey_envs.core.faces import EpisodeStream, action_mask_box, entropy_seed, observation_box
+from monkey_envs.core.faces import EpisodeStream, action_mask_box, entropy_seed, observation_box, tick_masks
 from monkey_envs.core.game import Game, as_seeds
 from monkey_envs.core.pictures import HumanView, Picture, check_render_mode, has_picture, render_modes
 from monkey_envs.core.state import BatchState
@@ -47,6 +60,17 @@ _ROW0 = np.array([0])
 
 
 _SHARED_TYPES = (int, float, bool, str, type(None), np.generic)
+
+#: Reward of an agent whose illegal move ends the game in ``env()`` (PettingZoo classic's -1) and in
+#: the Parallel env's default ``illegal_action="lose"``; every other agent gets 0.
+ILLEGAL_REWARD = -1
+
+#: What a step after the end says (raw env and ``env()`` alike). PettingZoo's own
+#: ``OrderEnforcingWrapper`` only logs a warning and returns, which a loop never notices.
+GAME_OVER = (
+    "step() after the game is over: every agent is done and has stepped out (env.agents is empty); "
+    "call reset() to play again"
+)
 
 
 def _own_copy(value: Any) -> Any:
@@ -136,6 +160,16 @@ class GameAECEnv(AECEnv):
         #: built when a reset without a seed needs it: a loop that seeds every reset never builds one)
         self._stream_seed: np.ndarray | None = None
         self._obs_cache: dict[str, dict[str, np.ndarray]] = {}
+        #: simultaneous games: ``(P, A) bool`` every remaining mover's legal choices of the current
+        #: tick (:func:`~monkey_envs.core.faces.tick_masks`), computed when first needed per state
+        self._simultaneous = spec.simultaneous
+        self._tick_masks: np.ndarray | None = None
+        #: simultaneous games: the state the current tick started from (or was loaded at), kept
+        #: (never stepped in place) so that illegal commits can end the game with the tick unplayed
+        self._tick_start: BatchState | None = None
+        #: the game was ended by illegal commits (:class:`TickTerminateIllegalWrapper`); the core
+        #: state is not over, the masks are all zeros
+        self._forfeited = False
 
     # ------------------------------------------------------------------ spaces
     def observation_space(self, agent: str) -> spaces.Dict:
@@ -204,7 +238,11 @@ class GameAECEnv(AECEnv):
     def _load(self, state: BatchState) -> None:
         self._state = state
         self._state_shared = False
+        self._forfeited = False
+        if self._simultaneous:
+            self._keep_tick_start()
         self._obs_cache.clear()
+        self._tick_masks = None
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -236,12 +274,19 @@ class GameAECEnv(AECEnv):
         """Play ``action`` for ``agent_selection`` (``None`` for an agent that is done).
 
         Raises:
-            ValueError: an out-of-range or illegal action, or a non-integer (nothing changes).
+            ValueError: an out-of-range or illegal action, or a non-integer; a step before
+                :meth:`reset`, or after the game is over and every agent has stepped out
+                (``agents`` is empty: call :meth:`reset`). Nothing changes then.
         """
+        if self._state is None:
+            raise ValueError("call reset() before step()")
+        if not self.agents:
+            raise ValueError(GAME_OVER)
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
+        ends_tick = self._simultaneous and self._ends_tick()
         if self.game.fused_step and not self._state_shared:  # nobody else holds the state
             state = self._state
             self.game._step_inplace(state, np.array([action]))
@@ -249,7 +294,10 @@ class GameAECEnv(AECEnv):
             state = self.game.step(self._state, np.array([action]))
             self._state = state
             self._state_shared = False
+        if ends_tick:
+            self._keep_tick_start()
         self._obs_cache.clear()
+        self._tick_masks = None
         self._cumulative_rewards[agent] = 0.0
         rewards = self.rewards
         for a, r in zip(self.possible_agents, state.rewards[0].tolist(), strict=True):
@@ -265,21 +313,70 @@ class GameAECEnv(AECEnv):
             self.render()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        """``{"observation": (D,) float32, "action_mask": (A,) int8}`` of ``agent`` (cached per state)."""
+        """``{"observation": (D,) float32, "action_mask": (A,) int8}`` of ``agent`` (cached per state).
+
+        The mask is the agent's legal actions when it is to move, else all zeros -- except in a
+        simultaneous game, where every seat that still has to commit in the current tick sees its
+        legal choices of the tick (they do not depend on the tick's earlier commits, which are
+        hidden), as the Parallel env shows them; so PettingZoo's ``aec_to_parallel`` hands every
+        mover its right mask.
+        """
         obs = self._obs_cache.get(agent)
         if obs is None:
             if self._state is None:
                 raise ValueError("call reset() before observe()")
             seat = self._seat_of[agent]
             state = self._state
-            if int(state.current_player[0]) == seat:
+            cp = int(state.current_player[0])
+            if self._forfeited or cp < 0:
+                mask = self._zero_mask.copy()
+            elif cp == seat:
                 mask = state.legal_action_mask[0].astype(np.int8)
+            elif self._simultaneous:  # a seat still to commit in this tick sees its choices of the tick
+                if self._tick_masks is None:
+                    self._tick_masks = tick_masks(self.game, state)
+                mask = self._tick_masks[seat].astype(np.int8)
             else:
                 mask = self._zero_mask.copy()
             # the hook behind game.observe (the seat is this env's own: nothing to check)
             obs = {"observation": self.game._observe(state, self._seat_rows[seat])[0], "action_mask": mask}
             self._obs_cache[agent] = obs
         return obs
+
+    # ------------------------------------------------------------------ simultaneous games: illegal commits
+    def _ends_tick(self) -> bool:
+        """The agent to move is the last seat of its tick to commit (simultaneous games)."""
+        return int(np.count_nonzero(self.game.movers(self._state)[0])) <= 1
+
+    def _keep_tick_start(self) -> None:
+        """Keep the current state as the tick's start (the next step copies instead of stepping it in place)."""
+        self._tick_start = self._state
+        self._state_shared = True
+
+    def _stand_in(self) -> int:
+        """A legal commit (the lowest) standing in for an illegal one (hidden like every commit)."""
+        return int(np.argmax(self._state.legal_action_mask[0]))
+
+    def _forfeit(self, offenders: list[str], reward: float) -> None:
+        """End the game at the current commit with the tick unplayed: the state goes back to the
+        tick's start (its commits undone, as the Parallel env never makes them), ``reward`` to
+        each of ``offenders``, 0 to the others, every agent terminated and truncated (as
+        PettingZoo's ``TerminateIllegalWrapper``), ``infos[agent] == {"illegal_action": <it was an
+        offender>}``."""
+        if self._tick_start is not None:
+            self._state = self._tick_start
+        self._forfeited = True
+        self._obs_cache.clear()
+        self._tick_masks = None
+        self._cumulative_rewards[self.agent_selection] = 0.0  # the stepping agent's, as a step does
+        self.rewards = {a: (float(reward) if a in offenders else 0.0) for a in self.agents}
+        self.terminations = dict.fromkeys(self.agents, True)
+        self.truncations = dict.fromkeys(self.agents, True)
+        self.infos = {a: {"illegal_action": a in offenders} for a in self.agents}
+        self._accumulate_rewards()
+        self._deads_step_first()
+        if self.render_mode == "human":
+            self.render()
 
     # ------------------------------------------------------------------ render
     def render(self) -> str | np.ndarray | None:
@@ -319,11 +416,86 @@ class GameAECEnv(AECEnv):
             self._human.close()
 
 
+class GameOrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's ``OrderEnforcingWrapper``, with a step after the end refused.
+
+    PettingZoo's wrapper answers ``step()`` once every agent is gone (``agents`` empty) with a
+    logged warning and does nothing, which a loop that forgot to ``reset()`` never notices (the
+    logger may be silenced or routed away). Here that step raises ``ValueError``, as the raw env,
+    the Parallel env and the gymnasium faces do. Everything else is PettingZoo's wrapper.
+    """
+
+    def step(self, action: Any) -> None:
+        """PettingZoo's ordered step; ``ValueError`` after the game is over and every agent stepped out."""
+        if self._has_reset and not self.agents:
+            raise ValueError(GAME_OVER)
+        super().step(action)
+
+    def __str__(self) -> str:
+        return str(self.env)  # the env's name, as PettingZoo's wrapper prints for itself
+
+
+class TickTerminateIllegalWrapper(wrappers.BaseWrapper):
+    """PettingZoo's ``TerminateIllegalWrapper`` for a simultaneous game: an illegal commit ends
+    the game when its tick's last seat has committed, never in the middle of a tick.
+
+    An illegal commit (its agent's ``action_mask`` forbids it) logs PettingZoo's illegal-move
+    warning and is replaced by a hidden stand-in (the lowest legal action: commits are hidden, so
+    nobody can tell); the tick's later seats commit as usual. At the tick's last commit, if any
+    seat committed an illegal action in it, the tick is not played: the game ends with
+    ``illegal_reward`` to every offender of the tick, 0 to the others, every agent terminated and
+    truncated (as PettingZoo's wrapper leaves them) and ``infos[agent] == {"illegal_action":
+    <it was an offender>}``. So every agent of a tick steps once per tick in seat order, as
+    PettingZoo's ``aec_to_parallel`` requires.
+
+    Args:
+        env: a :class:`GameAECEnv` of a simultaneous game (possibly wrapped).
+        illegal_reward: the offenders' reward.
+    """
+
+    def __init__(self, env: AECEnv, illegal_reward: float) -> None:
+        super().__init__(env)
+        if not isinstance(env.unwrapped, GameAECEnv) or not env.unwrapped.game.spec.simultaneous:
+            raise ValueError("TickTerminateIllegalWrapper wraps the AEC env of a simultaneous game")
+        self._illegal_value = float(illegal_reward)
+        self._offenders: list[str] = []
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Start a new game (no offenders)."""
+        self._offenders = []
+        super().reset(seed=seed, options=options)
+
+    def step(self, action: Any) -> None:
+        """Commit ``action`` for ``agent_selection``; an illegal one ends the game at the tick's end."""
+        raw: GameAECEnv = self.env.unwrapped
+        agent = raw.agent_selection
+        if action is None or not raw.agents or raw.terminations[agent] or raw.truncations[agent]:
+            super().step(action)  # a dead agent's step, or the raw env's own error
+            return
+        legal = bool(raw.observe(agent)["action_mask"][action])
+        if not legal:
+            EnvLogger.warn_on_illegal_move()
+            self._offenders.append(agent)
+        if self._offenders and raw._ends_tick():
+            raw._forfeit(self._offenders, self._illegal_value)
+            self._offenders = []
+            return
+        super().step(action if legal else raw._stand_in())
+
+    def __str__(self) -> str:
+        return str(self.env)
+
+
 def wrap_aec(raw: AECEnv) -> AECEnv:
-    """PettingZoo's standard wrapper chain for board games (as ``connect_four_v3.env``)."""
-    env = wrappers.TerminateIllegalWrapper(raw, illegal_reward=-1)
+    """PettingZoo's standard wrapper chain for board games (as ``connect_four_v3.env``), with
+    :class:`GameOrderEnforcingWrapper` outermost and, for a simultaneous game,
+    :class:`TickTerminateIllegalWrapper` in place of ``TerminateIllegalWrapper``."""
+    if raw.unwrapped.game.spec.simultaneous:
+        env = TickTerminateIllegalWrapper(raw, illegal_reward=ILLEGAL_REWARD)
+    else:
+        env = wrappers.TerminateIllegalWrapper(raw, illegal_reward=ILLEGAL_REWARD)
     env = wrappers.AssertOutOfBoundsWrapper(env)
-    return wrappers.OrderEnforcingWrapper(env)
+    return GameOrderEnforcingWrapper(env)
 
 
 def make_aec_api(game_name: str, module_name: str) -> tuple[Callable[..., AECEnv], type[GameAECEnv]]:

@@ -48,7 +48,7 @@ import numpy as np
 
 from monkey_envs.core.faces import EpisodeStream, entropy_seed
 from monkey_envs.core.game import Game, as_seeds, check_actions
-from monkey_envs.core.opponents import OpponentPool, member_name, resolve_agent
+from monkey_envs.core.opponents import OpponentPool, check_agent_actions, member_name, resolve_agent
 from monkey_envs.core.rng import draw_uniform, seed_rng
 from monkey_envs.core.state import BatchState
 
@@ -355,7 +355,7 @@ class SingleAgentDriver:
         for m, sel in groups:
             agent = self._agent(m)
             if agent is self._random:
-                acts[sel] = agent.act_rows(mask[sel], rows[sel])
+                acts[sel] = agent.act_rows(mask[sel], rows[sel])  # legal by construction
             else:
                 asked.append((agent, sel))
         if asked:
@@ -365,46 +365,13 @@ class SingleAgentDriver:
                 # one family of agents acting for all its members at once (same actions as one
                 # act() per member, in this order: see the agent's act_jointly)
                 raw = joint.pop()([(agent, obs[sel], mask[sel]) for agent, sel in asked])
-                for (agent, sel), r in zip(asked, raw, strict=True):
-                    acts[sel] = self._checked_agent_actions(agent, r, mask[sel].shape[0])
             else:
-                for agent, sel in asked:
-                    acts[sel] = self._agent_actions(agent, obs[sel], mask[sel])
-        legal = mask[np.arange(n), acts]  # acts are in [0, A): _agent_actions and act_rows see to it
-        if not legal.all():
-            bad = np.flatnonzero(~legal)
-            raise ValueError(
-                f"an opponent chose illegal actions {acts[bad[:5]].tolist()} in rows {rows[bad[:5]].tolist()} "
-                f"(opponents: {[member_name(self._agent(m)) for m, _ in groups]})"
-            )
+                raw = [agent.act(obs[sel], mask[sel]) for agent, sel in asked]
+            for (agent, sel), r in zip(asked, raw, strict=True):
+                # the agent contract's one check (shared with the arena): floats, bools, strings,
+                # another shape, out-of-range or illegal actions are refused naming the agent
+                acts[sel] = check_agent_actions(r, mask[sel], member_name(agent), rows[sel])
         return acts
-
-    def _agent_actions(self, agent: Any, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """``agent.act(obs, mask)`` checked: ``(n,)`` integers in ``[0, A)`` (legality is checked by the caller).
-
-        Raises:
-            ValueError: naming the opponent: floats (``0.5`` is not truncated to 0), bools, another
-                shape, or values out of range (reported as returned).
-        """
-        return self._checked_agent_actions(agent, agent.act(obs, mask), mask.shape[0])
-
-    def _checked_agent_actions(self, agent: Any, raw: Any, n: int) -> np.ndarray:
-        """``raw``, what ``agent`` returned for ``n`` rows, checked as :meth:`_agent_actions` says."""
-        a = np.asarray(raw)
-        if a.shape == () and n == 1:
-            a = a.reshape(1)
-        if a.dtype.kind not in "iu" or a.shape != (n,):
-            raise ValueError(
-                f"opponent {member_name(agent)!r} returned {raw!r:.80} ({a.dtype}, shape {a.shape}); "
-                f"act() must return ({n},) integer actions"
-            )
-        if a.size and (a.min() < 0 or a.max() >= self.num_actions):
-            out = (a < 0) | (a >= self.num_actions)
-            raise ValueError(
-                f"opponent {member_name(agent)!r} returned actions out of range [0, {self.num_actions}): "
-                f"{a[out][:5].tolist()}"
-            )
-        return a.astype(np.int64)
 
     def _play_opponents(self, state: BatchState) -> np.ndarray:
         """Let opponents move (in place on ``state``) until each row awaits the learner or is over.

@@ -6,6 +6,8 @@
   so ``reset()`` without a seed (and every autoreset) continues reproducibly from the last
   seeded reset, independently for each row of a batch.
 * :func:`entropy_seed`: a fresh non-negative seed when the user gives none.
+* :func:`tick_masks`: every mover's legal choices of the current tick of a simultaneous game
+  (the Parallel env's masks, and the AEC env's masks of the seats still to commit).
 
 Seeding convention (all faces): a face seeded with ``s`` plays, in row ``i`` (``i = 0`` for the
 single-env faces), first the game ``game.init(s + i)`` -- exactly the core game with that seed --
@@ -38,6 +40,49 @@ def observation_box(game: Any) -> spaces.Box:
     low = np.broadcast_to(np.asarray(getattr(game, "obs_low", -np.inf), np.float32), (game.obs_dim,))
     high = np.broadcast_to(np.asarray(getattr(game, "obs_high", np.inf), np.float32), (game.obs_dim,))
     return spaces.Box(low=low.copy(), high=high.copy(), shape=(game.obs_dim,), dtype=np.float32)
+
+
+def tick_masks(game: Any, state: Any) -> np.ndarray:
+    """``(P, A) bool``: the legal choices in the current tick of every seat of row 0 of ``state``
+    that still has to commit in it (``game.movers``), all False for the other seats (and once over).
+
+    A simultaneous game keeps every commit hidden, so a mover's legal choices do not depend on
+    the tick's earlier commits. A game may supply them with a method ``mover_masks(state) ->
+    (B, P, A) bool``; else they are read generically: from the current mover on, placeholder
+    commits (each seat's lowest legal action) are made on copies of the state until every
+    remaining mover has been current. ``state`` is never changed.
+
+    Raises:
+        RuntimeError: the game asked a seat that is not a remaining mover (or one twice), or its
+            ``mover_masks`` hook returned another shape.
+    """
+    P, A = game.num_players, game.num_actions
+    out = np.zeros((P, A), dtype=bool)
+    if state.terminated[0] or state.truncated[0]:
+        return out
+    movers = np.asarray(game.movers(state))[0]
+    hook = getattr(game, "mover_masks", None)
+    if hook is not None:
+        masks = np.asarray(hook(state))
+        if masks.shape != (state.batch_size, P, A):
+            raise RuntimeError(
+                f"{game!r}.mover_masks returned shape {masks.shape}, expected {(state.batch_size, P, A)}"
+            )
+        out[movers] = masks[0, movers]
+        return out
+    remaining, s = set(np.flatnonzero(movers).tolist()), state
+    while remaining:
+        cp = int(s.current_player[0])
+        if cp not in remaining:
+            raise RuntimeError(
+                f"{game!r} asked seat {cp} while seats {sorted(remaining)} still had to commit this tick: "
+                "a simultaneous game must ask exactly its movers, each once per tick"
+            )
+        out[cp] = s.legal_action_mask[0]
+        remaining.discard(cp)
+        if remaining:
+            s = game.step(s, np.array([int(np.argmax(s.legal_action_mask[0]))]))
+    return out
 
 
 def action_mask_box(game: Any) -> spaces.Box:

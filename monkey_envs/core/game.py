@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 import numpy as np
 
+from monkey_envs.core.invariants import Report, reward_laws
 from monkey_envs.core.spec import GameSpec, ObsLayout
 from monkey_envs.core.state import BatchState, StateError
 
@@ -161,6 +162,12 @@ def end_games(
     state.end_reason[rows] = reason
     state.legal_action_mask[rows] = False
     state.current_player[rows] = -1
+
+
+def seat_legend(num_players: int) -> str:
+    """The legend line every game shares: seat ``p`` is shown as the letter ``chr(ord("A") + p)``."""
+    pairs = ", ".join(f"{chr(ord('A') + p)} = seat {p} (player_{p})" for p in range(num_players))
+    return f"seats: {pairs}"
 
 
 class Game(abc.ABC, Generic[S]):
@@ -498,6 +505,27 @@ class Game(abc.ABC, Generic[S]):
             return self.action_name(state, row, action)
         return "moves (hidden)"
 
+    def action_outcome(self, before: S, after: S, row: int, action: int, viewer: int | None) -> str:
+        """What ``viewer`` learns of what the mover's ``action`` did: ``before`` is the state it
+        was taken in, ``after`` the state :meth:`step` made of it (row ``row`` of both).
+
+        :meth:`action_seen` says which move was made; this says what it brought about when that
+        is not plain from the move itself (a card passed face down, once accepted and revealed:
+        what it really was, and where it moved whom). The terminal player and the text replay
+        print it under the move. It must tell ``viewer`` nothing it may not know (``None``: a
+        spectator). The default: ``""``, nothing more to say.
+        """
+        return ""
+
+    def render_legend(self) -> str:
+        """How to read :meth:`render`'s text: every mark it uses and what it means (lines of text).
+
+        The terminal player prints it on ``?`` and both the player and the replay with
+        ``--legend``. A game overrides it to explain its own marks; the default says only what
+        is true of every game (the seat letters).
+        """
+        return seat_legend(int(self.num_players))
+
     def episode_info(self, state: S, row: int) -> dict[str, Any]:
         """Per-episode facts of row ``row`` for the faces' ``info`` dicts; games extend it (``super()`` first).
 
@@ -590,14 +618,33 @@ class Game(abc.ABC, Generic[S]):
         out[np.flatnonzero(live), cp[live]] = True
         return out
 
+    #: ``(win, loss, draw)`` rewards the game's endings hand out (as given to :func:`end_games`),
+    #: declared per game as data; the shared laws of :meth:`state_violations` check a finished
+    #: game's rewards against its ``winners_mask`` with them. ``None``: not declared (only the
+    #: laws every game keeps are checked: finite rewards, and none in a running game).
+    end_rewards: ClassVar[tuple[float, float, float] | None] = None
+
     def state_violations(self, state: S) -> list[tuple[str, int, str]]:
         """The game's consistency laws broken by ``state``: ``(field, row, why)`` triples.
 
         Conservation invariants (cards, monkeys, coconuts, ...), value ranges and a phase or
         decider that exists. The random-play fuzz of the conformance suite asserts an empty
-        list after every step. Default: the shared fields' ranges only.
+        list after every step. Default: the laws of the shared fields, which every game's
+        override adds to its own (``super().state_violations``): ``current_player`` and
+        ``end_reason`` in range and consistent with the ending, the mask empty exactly in
+        finished games, no winners in a running game, the rewards of
+        :func:`~monkey_envs.core.invariants.reward_laws` (finite, 0 in a running game, the
+        :attr:`end_rewards` once it ended), and every bool stored as a canonical byte (0 or 1:
+        a loaded ``.npz`` or an array viewed as bool can hold any byte, which numpy reads as
+        True but compiled kernels and byte-wise comparisons do not).
         """
         out: list[tuple[str, int, str]] = []
+        for name, (_, dtype) in self.state_layout().items():
+            if dtype == np.bool_:
+                arr = state.__dict__[name]
+                raw = arr.view(np.uint8).reshape(arr.shape[0], -1)
+                for r in np.flatnonzero((raw > 1).any(1)).tolist():
+                    out.append((name, r, f"a bool stored as byte {int(raw[r].max())}, not 0 or 1"))
         cp = state.current_player.astype(np.int64)
         done = state.terminated | state.truncated
         for r in np.flatnonzero((cp < -1) | (cp >= self.num_players)).tolist():
@@ -613,7 +660,10 @@ class Game(abc.ABC, Generic[S]):
             out.append(("end_reason", r, f"code {er[r]} outside the game's {len(self.spec.end_reasons)} reasons"))
         for r in np.flatnonzero(~done & state.winners_mask.any(1)).tolist():
             out.append(("winners_mask", r, "a running game has winners"))
-        return out
+        rep = Report()
+        ok = np.ones(state.batch_size, dtype=bool)
+        reward_laws(rep, state.rewards, ok, state.terminated, state.winners_mask, self.end_rewards)
+        return out + rep.out
 
     def resample_hidden(self, state: S, seat: int, seed: int) -> S | None:
         """A state that ``seat`` cannot tell apart from ``state`` but that differs in what it cannot see.
@@ -635,8 +685,20 @@ class Game(abc.ABC, Generic[S]):
 
     #: How many violations the message of :meth:`validate_state` lists.
     max_reported_violations: ClassVar[int] = 5
-    #: A loaded state's ``step_count`` must be below this, so stepping it can never overflow.
-    max_loaded_step_count: ClassVar[int] = 2**30
+    #: Integer fields that only count up during play (decisions taken, per-seat statistics, ...),
+    #: declared per game as data: ``counter_fields = (*Game.counter_fields, "stats")``.
+    #: :meth:`validate_state` refuses a state with a counter outside ``[0, counter_cap(dtype))``,
+    #: so that playing a loaded state can never overflow one (see :meth:`counter_cap`).
+    counter_fields: ClassVar[tuple[str, ...]] = ("step_count",)
+
+    @staticmethod
+    def counter_cap(dtype: Any) -> int:
+        """The bound a loaded counter of integer ``dtype`` must stay below: half the dtype's range.
+
+        ``2**30`` for ``int32`` (``step_count``), ``2**14`` for ``int16``: a game adds at most a
+        few counts per decision, so a loaded game has far more room to play than any episode needs.
+        """
+        return (int(np.iinfo(dtype).max) >> 1) + 1
 
     @property
     def identity(self) -> dict[str, Any]:
@@ -682,7 +744,8 @@ class Game(abc.ABC, Generic[S]):
         """Check that ``state`` is a state this game can play: before any rule reads a state from outside.
 
         In order: the class, every field's dtype and shape (exactly those of this game's
-        ``init``), finite floats, a ``step_count`` in ``[0, 2**30)``, then the game's laws (:meth:`state_violations`, which also
+        ``init``), finite floats, every counter (:attr:`counter_fields`, ``step_count`` among them)
+        in ``[0, counter_cap)``, then the game's laws (:meth:`state_violations`, which also
         compares the stored legal mask with the rules' one). A state that passes is a position
         the rules (and their compiled kernels) handle safely.
 
@@ -697,9 +760,14 @@ class Game(abc.ABC, Generic[S]):
                     arr = state.__dict__[name]
                     bad = ~np.isfinite(arr).reshape(arr.shape[0], -1).all(1)
                     found += [(name, int(r), "a value is not finite") for r in np.flatnonzero(bad)]
-            sc = state.step_count.astype(np.int64)
-            for r in np.flatnonzero((sc < 0) | (sc >= self.max_loaded_step_count)).tolist():
-                found.append(("step_count", r, f"{sc[r]} outside [0, {self.max_loaded_step_count}) (room to step)"))
+            for name in self.counter_fields:
+                arr = state.__dict__[name]
+                cap = self.counter_cap(arr.dtype)
+                flat = arr.reshape(arr.shape[0], -1)
+                bad = ((flat < 0) | (flat >= cap)).any(1)
+                for r in np.flatnonzero(bad).tolist():
+                    v = int(flat[r][(flat[r] < 0) | (flat[r] >= cap)][0])
+                    found.append((name, r, f"counter {v} outside [0, {cap}) (room to play)"))
         if not found:
             try:
                 found = list(self.state_violations(state))

@@ -60,9 +60,12 @@ def reward_laws(
     ok: np.ndarray,
     term: np.ndarray,
     win: np.ndarray,
-    end_rewards: tuple[float, float, float],
+    end_rewards: tuple[float, float, float] | None,
 ) -> None:
     """Rewards ``(B, P)``: finite; 0 in running games; in finished ones 0 or the end rewards of ``win``.
+
+    The base :meth:`Game.state_violations <monkey_envs.core.game.Game.state_violations>` applies
+    these laws to every game (with its :attr:`~monkey_envs.core.game.Game.end_rewards`).
 
     Args:
         rep: where to report.
@@ -70,14 +73,17 @@ def reward_laws(
         ok: ``(B,) bool`` rows whose other laws can be read (sane ranges).
         term: ``(B,) bool`` finished rows.
         win: ``(B, P) bool`` winners.
-        end_rewards: ``(win, loss, draw)`` as in :func:`~monkey_envs.core.game.end_games`.
+        end_rewards: ``(win, loss, draw)`` as in :func:`~monkey_envs.core.game.end_games`;
+            ``None``: a game whose end rewards are not declared (finished rows are not checked).
     """
-    w, loss, draw = end_rewards
     rew = rewards.astype(np.float64)
     P = win.shape[1]
     rep.add("rewards", ~np.isfinite(rew).all(1), "a reward is not finite")
     zero = (rew == 0).all(1)
     rep.add("rewards", ok & ~term & ~zero, "a reward before the end of the game")
+    if end_rewards is None:
+        return
+    w, loss, draw = end_rewards
     everyone = win.all(1, keepdims=True) & (P > 1)
     end = np.where(everyone, draw, np.where(win, w, loss))
     rep.add("rewards", ok & term & ~zero & (rew != end).any(1), "not the end rewards of the winners")

@@ -12,9 +12,11 @@ the module's cached kernels when the hash differs from the one stored beside the
 from __future__ import annotations
 
 import hashlib
+import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import IO, Any, TypeVar
 
 from numba import njit
 
@@ -29,7 +31,8 @@ def drop_stale_cache(kernels_file: str | Path, deps: tuple[str, ...] = ("data.py
         deps: file names beside it that the kernels compile in (``core/rng.py`` always counts).
 
     The hash of the sources is kept in ``__pycache__/<stem>.deps``. Best effort: an unwritable
-    install keeps whatever cache it has.
+    install keeps whatever cache it has. When no kernel of the module is cached (a fresh install,
+    or one just cleared), :func:`announce_compile` says that the first use compiles.
     """
     here = Path(kernels_file).resolve()
     sources = (here, *(here.with_name(d) for d in deps), Path(__file__).resolve().with_name("rng.py"))
@@ -37,14 +40,44 @@ def drop_stale_cache(kernels_file: str | Path, deps: tuple[str, ...] = ("data.py
         stamp = hashlib.sha256(b"".join(p.read_bytes() for p in sources)).hexdigest()
         cache = here.parent / "__pycache__"
         mark = cache / f"{here.stem}.deps"
-        if mark.is_file() and mark.read_text() == stamp:
-            return
-        for f in cache.glob(f"{here.stem}.*.nb[ic]"):
-            f.unlink(missing_ok=True)
-        cache.mkdir(exist_ok=True)
-        mark.write_text(stamp)
+        if not (mark.is_file() and mark.read_text() == stamp):
+            for f in cache.glob(f"{here.stem}.*.nb[ic]"):
+                f.unlink(missing_ok=True)
+            cache.mkdir(exist_ok=True)
+            mark.write_text(stamp)
+        elsewhere = os.environ.get("NUMBA_CACHE_DIR", "")  # numba then caches there instead
+        cached = Path(elsewhere).rglob(f"{here.stem}.*.nbi") if elsewhere else cache.glob(f"{here.stem}.*.nbi")
+        if not any(cached):
+            announce_compile(here)
     except OSError:
         pass
+
+
+#: Set this environment variable (to anything but "" or "0") to silence :func:`announce_compile`.
+QUIET_ENV = "MONKEY_ENVS_QUIET_COMPILE"
+
+
+def announce_compile(kernels_file: str | Path, stream: IO[str] | None = None) -> bool:
+    """Say on stderr, once, that the kernels of ``kernels_file`` compile on first use.
+
+    numba compiles a kernel the first time it is called (seconds per game) and caches the machine
+    code beside the source, so later processes load it. :func:`drop_stale_cache` calls this when
+    the module has no cached kernel yet, so the pause on a fresh install is explained. Returns
+    whether a line was written (not when :data:`QUIET_ENV` is set).
+    """
+    if os.environ.get(QUIET_ENV, "") not in ("", "0"):
+        return False
+    here = Path(kernels_file)
+    package = here.parent.name
+    out = stream if stream is not None else sys.stderr
+    where = os.environ.get("NUMBA_CACHE_DIR", "") or here.parent / "__pycache__"
+    print(
+        f"monkey-envs: compiling the {package} kernels ({here.name}) on first use -- once: numba caches "
+        f"them in {where} for later runs",
+        file=out,
+        flush=True,
+    )
+    return True
 
 
 def _nrt_option() -> bool:

@@ -74,6 +74,51 @@ def member_name(member: Any) -> str:
     return member if isinstance(member, str) else str(getattr(member, "name", type(member).__name__))
 
 
+def check_agent_actions(raw: Any, mask: np.ndarray, who: str, rows: np.ndarray | None = None) -> np.ndarray:
+    """What an agent's ``act(obs, mask)`` returned, checked: ``(n,) int64`` legal actions.
+
+    The one check of the agent contract, shared by everything that plays agent objects (the
+    single-agent driver's opponents, the arena / evaluation engine): the agent must return
+    ``n`` integers (a scalar is accepted for ``n == 1``), each legal in its row of ``mask``.
+    Nothing is converted on the way: a float (``argmax + 0.75`` is no 0, ``0.5`` no 0), a bool,
+    a string (``"3"`` is no 3) or an object is refused, not cast.
+
+    Args:
+        raw: what the agent returned.
+        mask: ``(n, A)`` the legal actions it was given (bool or 0/1 integers).
+        who: the agent's name, for the messages.
+        rows: ``(n,)`` batch rows of ``mask``'s rows, for the messages (default ``0 .. n-1``).
+
+    Returns:
+        ``(n,) int64`` the actions (a new array).
+
+    Raises:
+        ValueError: naming ``who``: not ``(n,)`` integers, values out of ``[0, A)`` (reported as
+            returned), or actions its mask forbids (with their rows).
+    """
+    n, num_actions = np.shape(mask)
+    a = np.asarray(raw)
+    if a.shape == () and n == 1:
+        a = a.reshape(1)
+    if a.dtype.kind not in "iu" or a.shape != (n,):  # bool is kind "b", str "U", object "O"
+        raise ValueError(
+            f"agent {who!r} returned {raw!r:.80} ({a.dtype}, shape {a.shape}); act() must return ({n},) integer actions"
+        )
+    if a.size and (a.min() < 0 or a.max() >= num_actions):
+        out = (a < 0) | (a >= num_actions)
+        raise ValueError(f"agent {who!r} returned actions out of range [0, {num_actions}): {a[out][:5].tolist()}")
+    acts = a.astype(np.int64)
+    legal = np.asarray(mask)[np.arange(n), acts].astype(bool)
+    if not legal.all():
+        bad = np.flatnonzero(~legal)
+        where = bad if rows is None else np.asarray(rows)[bad]
+        raise ValueError(
+            f"agent {who!r} chose illegal actions {acts[bad[:5]].tolist()} in rows {where[:5].tolist()} "
+            "(act() must choose actions its mask allows)"
+        )
+    return acts
+
+
 class OpponentPool:
     """Weighted opponents, drawn per episode and opponent seat.
 

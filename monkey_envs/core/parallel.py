@@ -34,9 +34,22 @@ that seat is current, and reads its mask. A game may supply them faster with a m
 ``mover_masks(state) -> (B, P, A) bool`` (every mover's legal actions of the current tick, all
 False for the other seats); the face uses it when the game has one.
 
-Bad input -- missing or extra agents, a non-integer, out-of-range or illegal action -- raises
-``ValueError`` naming the agent, and nothing changes (every action is checked against its
-mask before the first commit; the core's states are never modified in place).
+Illegal actions (an in-range action its agent's ``action_mask`` forbids), ``illegal_action=``:
+
+* ``"lose"`` (default), as the AEC ``env()`` (PettingZoo's ``TerminateIllegalWrapper``, see
+  :mod:`monkey_envs.core.aec`): the game ends at once, the tick unplayed. Every agent that chose
+  an illegal action gets :data:`~monkey_envs.core.aec.ILLEGAL_REWARD` (-1), every other agent 0;
+  every agent is in the returned dicts with ``terminations`` and ``truncations`` True (as
+  PettingZoo's wrapper sets them), its mask all zeros and ``infos[agent] == {"illegal_action":
+  <it chose one>}``; ``agents`` is empty. :attr:`GameParallelEnv.core_state` stays the state of
+  the tick start (nothing was committed). So PettingZoo's ``parallel_seed_test``, which samples
+  ``action_space.sample()`` without the mask, runs on the defaults, and the AEC ``env()``
+  converted with PettingZoo's ``aec_to_parallel`` plays exactly these games.
+* ``"raise"``: ``ValueError`` naming the agent and its legal actions; nothing changes.
+
+Other bad input -- missing or extra agents, a non-integer or an out-of-range action -- raises
+``ValueError`` naming the agent whatever the policy, and nothing changes (every action is
+checked before the first commit; the core's states are never modified in place).
 
 Seeding, exactly as the AEC face: ``reset(seed=s)`` plays ``game.init(s)``; a ``reset()``
 without a seed continues the deterministic :class:`~monkey_envs.core.faces.EpisodeStream` of
@@ -61,7 +74,9 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
-from monkey_envs.core.faces import EpisodeStream, action_mask_box, entropy_seed, observation_box
+from monkey_envs.core.aec import ILLEGAL_REWARD
+from monkey_envs.core.driver import ILLEGAL_ACTION_POLICIES
+from monkey_envs.core.faces import EpisodeStream, action_mask_box, entropy_seed, observation_box, tick_masks
 from monkey_envs.core.game import Game
 from monkey_envs.core.pictures import HumanView, Picture, check_render_mode, has_picture, render_modes
 from monkey_envs.core.state import BatchState
@@ -88,6 +103,8 @@ class GameParallelEnv(ParallelEnv[str, ObsDict, int]):
     Args:
         game: a game name (see :data:`monkey_envs.games.GAMES`) or a built game.
         render_mode: ``None``, ``"ansi"``, ``"rgb_array"`` or ``"human"`` (see the module docstring).
+        illegal_action: ``"lose"`` (default: the offenders lose, the game ends) or ``"raise"``
+            (``ValueError``, nothing changes); see the module docstring.
         **game_options: options of the game (e.g. ``num_players=3``), only with a game name.
 
     Attributes:
@@ -96,7 +113,8 @@ class GameParallelEnv(ParallelEnv[str, ObsDict, int]):
         agents: the live agents (this tick's movers), seat order.
 
     Raises:
-        ValueError: an unknown game or render mode, options the game rejects, or a sequential game.
+        ValueError: an unknown game, render mode or illegal-action policy, options the game
+            rejects, or a sequential game.
     """
 
     metadata: ClassVar[dict[str, Any]] = {
@@ -105,7 +123,12 @@ class GameParallelEnv(ParallelEnv[str, ObsDict, int]):
         "is_parallelizable": True,
     }
 
-    def __init__(self, game: str | Game, render_mode: str | None = None, **game_options: Any) -> None:
+    def __init__(
+        self, game: str | Game, render_mode: str | None = None, illegal_action: str = "lose", **game_options: Any
+    ) -> None:
+        if illegal_action not in ILLEGAL_ACTION_POLICIES:
+            raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION_POLICIES}, got {illegal_action!r}")
+        self.illegal_action = illegal_action
         self.game = resolve_game(game, **game_options)
         spec = self.game.spec
         _refuse_sequential(spec.name, spec)
@@ -202,31 +225,13 @@ class GameParallelEnv(ParallelEnv[str, ObsDict, int]):
     def _begin_tick(self) -> None:
         """Set :attr:`agents` and the movers' masks of the tick that starts at the current state."""
         state, game = self._state, self.game
-        self._masks[:] = False
         if self._over():
             self.agents = []
+            self._masks[:] = False
             return
-        movers = np.asarray(game.movers(state))[0]
-        seats = np.flatnonzero(movers).tolist()
+        seats = np.flatnonzero(np.asarray(game.movers(state))[0]).tolist()
         self.agents = [self.possible_agents[i] for i in seats]
-        hook = getattr(game, "mover_masks", None)
-        if hook is not None:
-            masks = np.asarray(hook(state))
-            if masks.shape != (1, *self._masks.shape):
-                raise RuntimeError(
-                    f"{game!r}.mover_masks returned shape {masks.shape}, expected {(1, *self._masks.shape)}"
-                )
-            self._masks[movers] = masks[0, movers]
-            return
-        # generic: walk the tick on copies, committing each earlier mover's lowest legal action
-        remaining, s = set(seats), state
-        while True:
-            cp = self._next_mover(s, remaining)
-            self._masks[cp] = s.legal_action_mask[0]
-            remaining.discard(cp)
-            if not remaining:
-                return
-            s = game.step(s, np.array([int(np.argmax(s.legal_action_mask[0]))]))
+        self._masks[:] = tick_masks(game, state)
 
     def _next_mover(self, s: BatchState, remaining: set[int]) -> int:
         cp = int(s.current_player[0])
@@ -255,9 +260,10 @@ class GameParallelEnv(ParallelEnv[str, ObsDict, int]):
             ``(observations, rewards, terminations, truncations, infos)`` (see the module docstring).
 
         Raises:
-            ValueError: before :meth:`reset`, after the game ended, missing or extra agents, or a
-                non-integer, out-of-range or illegal action (the message names the agent; nothing
-                changes).
+            ValueError: before :meth:`reset`, after the game ended, missing or extra agents, a
+                non-integer or out-of-range action, or (``illegal_action="raise"``) an illegal
+                one (the message names the agent; nothing changes). With ``"lose"`` an illegal
+                action ends the game instead (module docstring).
         """
         if self._state is None:
             raise ValueError("call reset() before step()")
@@ -273,6 +279,16 @@ class GameParallelEnv(ParallelEnv[str, ObsDict, int]):
                 f"missing {missing}, not live or unknown {extra}"
             )
         chosen = {self._seat_of[a]: self._check_action(a, actions[a]) for a in self.agents}
+        offenders = [a for a in self.agents if not self._masks[self._seat_of[a], chosen[self._seat_of[a]]]]
+        if offenders:
+            if self.illegal_action == "raise":
+                a = offenders[0]
+                mask = self._masks[self._seat_of[a]]
+                raise ValueError(
+                    f"the action {chosen[self._seat_of[a]]} of {a} is illegal (legal: {np.flatnonzero(mask).tolist()}); "
+                    "consult its action_mask"
+                )
+            return self._forfeit(offenders)
         s, total, remaining = self._state, np.zeros(self.game.num_players), set(chosen)
         while remaining and not (s.terminated[0] or s.truncated[0]):
             cp = self._next_mover(s, remaining)
@@ -304,18 +320,42 @@ class GameParallelEnv(ParallelEnv[str, ObsDict, int]):
         )
 
     def _check_action(self, agent: str, action: Any) -> int:
+        """``action`` of ``agent`` as an int in ``[0, A)`` (legality is the caller's: it depends on the policy)."""
         arr = np.asarray(action)
         if arr.shape != () or arr.dtype.kind not in "iu":  # bool is kind "b": rejected too
             raise ValueError(f"the action of {agent} must be an integer, got {action!r}")
         a, A = int(arr), self.game.num_actions
         if not 0 <= a < A:
             raise ValueError(f"the action {a} of {agent} is out of range [0, {A})")
-        mask = self._masks[self._seat_of[agent]]
-        if not mask[a]:
-            raise ValueError(
-                f"the action {a} of {agent} is illegal (legal: {np.flatnonzero(mask).tolist()}); consult its action_mask"
-            )
         return a
+
+    def _forfeit(
+        self, offenders: list[str]
+    ) -> tuple[dict[str, ObsDict], dict[str, float], dict[str, bool], dict[str, bool], dict[str, dict[str, Any]]]:
+        """End the game because ``offenders`` chose illegal actions (``illegal_action="lose"``).
+
+        As PettingZoo's ``TerminateIllegalWrapper`` (and this project's AEC ``env()``): the
+        offenders get :data:`ILLEGAL_REWARD`, the others 0 (plus any reward not yet handed to
+        them), every agent is terminated and truncated. The tick is not played.
+        """
+        self.agents = []
+        self._masks[:] = False
+        keys = self.possible_agents
+        rewards = {}
+        for a in keys:
+            seat = self._seat_of[a]
+            rewards[a] = float(self._pending[seat]) + (float(ILLEGAL_REWARD) if a in offenders else 0.0)
+            self._pending[seat] = 0.0
+        observations = {a: self._observe(a) for a in keys}
+        if self.render_mode == "human":
+            self.render()
+        return (
+            observations,
+            rewards,
+            dict.fromkeys(keys, True),
+            dict.fromkeys(keys, True),
+            {a: {"illegal_action": a in offenders} for a in keys},
+        )
 
     def _observe(self, agent: str) -> ObsDict:
         seat = self._seat_of[agent]
@@ -381,13 +421,15 @@ def make_parallel_api(game_name: str, module_name: str) -> Callable[..., GamePar
     parallel_env.__qualname__ = "parallel_env"
     parallel_env.__doc__ = (
         f"{spec.gym_name} as a PettingZoo ParallelEnv (see :class:`monkey_envs.core.parallel.GameParallelEnv`). "
-        "Keyword arguments: ``render_mode`` and the game's options."
+        'Keyword arguments: ``render_mode``, ``illegal_action`` (``"lose"``, the default: an illegal action '
+        'ends the game with -1 to its agent; ``"raise"``: ``ValueError``) and the game\'s options.'
     )
     return parallel_env
 
 
 def parallel_env(game_name: str, **kwargs: Any) -> GameParallelEnv:
-    """The ``ParallelEnv`` of the simultaneous game ``game_name`` (``render_mode`` and the game's options)."""
+    """The ``ParallelEnv`` of the simultaneous game ``game_name`` (``render_mode``, ``illegal_action``
+    and the game's options)."""
     return GameParallelEnv(game_name, **kwargs)
 
 

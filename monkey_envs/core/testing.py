@@ -19,8 +19,10 @@ simultaneous games). The checks:
 * ``pettingzoo_api`` / ``pettingzoo_seed`` / ``pettingzoo_render``: PettingZoo's ``api_test``,
   ``seed_test`` and ``render_test`` on the AEC env ``monkey_envs.<name>_v<version>.env(**config)``
   (no warnings beyond the two every dict-observation env gets).
-* ``pettingzoo_parallel`` (simultaneous games): ``parallel_api_test`` and ``parallel_seed_test``
-  on ``parallel_env(**config)``, and every observation inside its space.
+* ``pettingzoo_parallel`` (simultaneous games): PettingZoo's ``parallel_api_test`` and
+  ``parallel_seed_test`` (unmasked samples: illegal actions end the game by default) on
+  ``parallel_env(**config)`` and on ``aec_to_parallel(env(**config))``, which must play the same
+  games as the native env (illegal actions included), and every observation inside its space.
 * ``gymnasium_check_env`` / ``sb3_check_env`` (once per game): gymnasium's and
   Stable-Baselines3's ``check_env`` on ``gymnasium.make(<registered id>)`` with default arguments.
 * ``vector_equivalence``: ``gymnasium.make_vec(id, num_envs=N, vectorization_mode=
@@ -38,7 +40,8 @@ simultaneous games). The checks:
 * ``bad_input``: wrong-shaped, float, bool, non-numeric, out-of-range and illegal actions, bad
   seeds, bad seats and foreign states on the core (``ValueError``, state unchanged), the raw AEC
   env (``ValueError``, unchanged), ``env()`` (the illegal move ends the game with -1; out of range
-  fails the action-space assertion), the gymnasium single and vector envs and the SB3 VecEnv with
+  fails the action-space assertion; in a simultaneous game the game ends when the tick's last
+  seat has committed), the gymnasium single and vector envs and the SB3 VecEnv with
   ``illegal_action="raise"`` (``ValueError``, unchanged) and ``"lose"`` (the episode ends as a
   loss); an unknown game option is refused naming it (``ValueError`` or ``TypeError``).
 * ``no_peeking``: for random mid-game states and every seat, :meth:`Game.resample_hidden` (a few
@@ -312,23 +315,52 @@ def check_pettingzoo_render(game: str | Game, config: Mapping[str, Any] | None =
 def check_pettingzoo_parallel(
     game: str | Game, config: Mapping[str, Any] | None = None, *, num_cycles: int = 100
 ) -> None:
-    """Simultaneous games: ``parallel_api_test`` and ``parallel_seed_test`` on ``parallel_env(**config)``,
-    and a seeded game whose every observation lies in its space."""
+    """Simultaneous games, every face with its default arguments:
+
+    * PettingZoo's ``parallel_api_test`` and ``parallel_seed_test`` on ``parallel_env(**config)``
+      (the seed test samples without the masks: its illegal actions end the game, the default
+      policy), and the seed test with masked samples (deeper into the game);
+    * both again on ``aec_to_parallel(env(**config))``, PettingZoo's conversion of the AEC env,
+      which must play the native env's games: the same seed and actions (masked samples, now and
+      then an unmasked one, so illegal actions too) give the same observations (masks included),
+      rewards, ends and infos, tick by tick, over two episodes;
+    * a seeded game whose every observation lies in its space.
+    """
     c = _ctx(game, config)
     if not c.spec.simultaneous:
         raise CheckSkipped(f"{c.name} is sequential: it has no ParallelEnv")
     if importlib.util.find_spec("monkey_envs.core.parallel") is None:
         raise CheckSkipped("monkey_envs.core.parallel is not there yet")
-    from pettingzoo.test import parallel_api_test
+    from pettingzoo.test import parallel_api_test, parallel_seed_test
+    from pettingzoo.utils.conversions import aec_to_parallel
+    from pettingzoo.utils.env_logger import EnvLogger
 
     import monkey_envs
 
     module = monkey_envs.versioned_module(f"{c.spec.name}_v{c.spec.version}")
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        parallel_api_test(module.parallel_env(**c.config), num_cycles=num_cycles)
-    _no_warnings(caught, (), f"parallel_api_test of {c.name} {c.config}")
-    _parallel_seed_test(lambda: module.parallel_env(**c.config), num_cycles=num_cycles)
+    faces = {
+        "parallel_env": lambda: module.parallel_env(**c.config),
+        "aec_to_parallel(env())": lambda: aec_to_parallel(module.env(**c.config)),
+    }
+    EnvLogger.suppress_output()  # PettingZoo prints its illegal-move warning for each forfeit
+    try:
+        for what, make in faces.items():
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                parallel_api_test(make(), num_cycles=num_cycles)
+            _no_warnings(caught, (), f"parallel_api_test of {what} of {c.name} {c.config}")
+            try:
+                parallel_seed_test(make, num_cycles=num_cycles)
+            except AssertionError as e:
+                raise AssertionError(f"parallel_seed_test of {what} of {c.name} {c.config}: {e}") from e
+            except Exception as e:
+                raise AssertionError(
+                    f"parallel_seed_test of {what} of {c.name} {c.config} raised {type(e).__name__}: {e}"
+                ) from e
+        _parallel_seed_test(faces["parallel_env"], num_cycles=num_cycles)
+        _converted_plays_native(c, faces["parallel_env"](), faces["aec_to_parallel(env())"](), num_cycles // 2)
+    finally:
+        EnvLogger.unsuppress_output()
     env = module.parallel_env(**c.config)
     obs, _ = env.reset(seed=5)
     pol = np.random.default_rng(5)
@@ -345,6 +377,52 @@ def check_pettingzoo_parallel(
             _expect(legal.size > 0, f"parallel env: live agent {a} has no legal action")
             actions[a] = int(pol.choice(legal))
         obs, *_ = env.step(actions)
+
+
+#: Share of the actions the second episode of :func:`_converted_plays_native` draws without the
+#: mask (illegal ones end the game); the first episode plays masked actions to the game's end.
+_UNMASKED_SHARE = 0.05
+
+
+def _converted_plays_native(c: _Ctx, native: Any, converted: Any, num_cycles: int) -> None:
+    """``aec_to_parallel(env())`` and ``parallel_env()`` step alike under the same seeded actions:
+    an episode of masked actions to its end (within ``MAX_GAME_STEPS`` ticks), then up to
+    ``num_cycles`` ticks where some actions are drawn without the mask (the episode ends by an
+    illegal one, as a rule)."""
+    from gymnasium.utils.env_checker import data_equivalence
+
+    what = f"aec_to_parallel(env()) of {c.name} {c.config}"
+    rng = np.random.default_rng(17)
+    A = c.game.num_actions
+    for episode, unmasked in enumerate((0.0, _UNMASKED_SHARE)):
+        seed = 23 if episode == 0 else None  # the second episode continues the seed's stream
+        obs_n, info_n = native.reset(seed=seed)
+        obs_c, info_c = converted.reset(seed=seed)
+        _expect(data_equivalence(obs_c, obs_n), f"{what}: reset observations differ from parallel_env's")
+        _expect(data_equivalence(info_c, info_n), f"{what}: reset infos differ from parallel_env's")
+        for t in range(MAX_GAME_STEPS if episode == 0 else num_cycles):
+            if not native.agents:
+                break
+            _expect(list(converted.agents) == native.agents, f"{what}, tick {t}: agents {converted.agents}")
+            actions = {
+                a: int(rng.integers(A) if rng.random() < unmasked else rng.choice(np.flatnonzero(o["action_mask"])))
+                for a, o in obs_n.items()
+                if a in native.agents
+            }
+            out_n = native.step(actions)
+            out_c = converted.step(actions)
+            for name, got, want in zip(
+                ("observations", "rewards", "terminations", "truncations", "infos"), out_c, out_n, strict=True
+            ):
+                if not data_equivalence(dict(got), want):  # (the message only then: reprs are slow)
+                    _fail(
+                        f"{what}, episode {episode}, tick {t}: {name} differ from parallel_env's: {dict(got)!r:.300} vs {want!r:.300}"
+                    )
+            obs_n = out_n[0]
+        _expect(
+            list(converted.agents) == native.agents,
+            f"{what}: agents {converted.agents} at the end, parallel_env {native.agents}",
+        )
 
 
 def _parallel_seed_test(make: Callable[[], Any], num_cycles: int) -> None:
@@ -943,9 +1021,19 @@ def _check_aec_bad_input(c: _Ctx) -> None:
         env.step(a)
     env.observe(env.agent_selection)
     env.step(illegal)
+    if c.spec.simultaneous:  # the game ends when the tick's last seat has committed (legal stand-ins here)
+        for _ in range(c.game.num_players):
+            if all(env.terminations.values()):
+                break
+            _expect(
+                env.agent_selection != agent,
+                f"{c.name} env(): the offender {agent} was asked again in the tick of its illegal commit",
+            )
+            env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
     _expect(
         all(env.terminations.values()) or all(env.truncations.values()),
-        f"{c.name} env(): an illegal move did not end the game",
+        f"{c.name} env(): an illegal move did not end the game"
+        + (" when its tick's last seat had committed" if c.spec.simultaneous else ""),
     )
     seen: dict[str, float] = {}
     for a in env.agent_iter():

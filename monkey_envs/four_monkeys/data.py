@@ -96,6 +96,9 @@ ROUNDS = 3
 ROUNDS_TWO_AREAS = 4
 #: Player counts: 2-4, 5-6 in one area (two game sets combined), 7-8 in two areas (confirmed).
 MIN_PLAYERS, MAX_PLAYERS = 2, 8
+#: The letters seats are named by wherever a person reads (text render, action names, pictures),
+#: seat 0 first, as the other games and ``play`` / ``replay`` name them.
+SEAT_LETTERS = "ABCDEFGH"[:MAX_PLAYERS]
 #: Players in the first area with 7-8 players (confirmed: one area of 4, the other of 3 or 4).
 AREA_SIZE = 4
 

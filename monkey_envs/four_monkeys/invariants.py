@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from monkey_envs.core.invariants import Report, Violation, reward_laws
+from monkey_envs.core.invariants import Report, Violation
 from monkey_envs.four_monkeys import data as D
 from monkey_envs.four_monkeys import kernels as K
 from monkey_envs.four_monkeys.state import (
@@ -190,7 +190,6 @@ def state_violations(game: FourMonkeys, s: FourMonkeysState) -> list[Violation]:
     rep.add("stats", ok & (s.stats[:, :, _BLUFFS] > s.stats[:, :, _GRABS]).any(1), "more bluffs than grabs")
     rep.add("round", ok & done & (s.round != game.rounds), "a finished game has not played every round")
     rep.add("end_reason", ok & done & (s.end_reason != END_ROUNDS), "a finished game needs the rounds_played reason")
-    reward_laws(rep, s.rewards, ok, done, s.winners_mask, (D.REWARD_WIN, D.REWARD_LOSS, D.REWARD_DRAW))
     # winners: highest total, then best last round
     for b in np.flatnonzero(ok & done).tolist():
         tot = s.totals[b].astype(np.int64)

@@ -498,15 +498,14 @@ def score_tiles(P: int, tile_owner, tile_state, under, replenish_used, skins, to
     owned = np.zeros(NT, np.bool_)
     for t in range(NT):
         owned[t] = tile_owner[t] >= 0
-    # Step 1: repeated combos (not in family scoring)
-    if not family:
-        cnt = np.zeros((P, NC), np.int64)
-        for t in range(NT):
-            if owned[t]:
-                cnt[tile_owner[t], t % NC] += 1
-        for t in range(NT):
-            if owned[t] and cnt[tile_owner[t], t % NC] >= 2:
-                aside[t] = True
+    # Step 1: repeated combos are set aside (family scoring too: it changes only Steps 2 and 4)
+    cnt = np.zeros((P, NC), np.int64)
+    for t in range(NT):
+        if owned[t]:
+            cnt[tile_owner[t], t % NC] += 1
+    for t in range(NT):
+        if owned[t] and cnt[tile_owner[t], t % NC] >= 2:
+            aside[t] = True
     value = np.zeros(NT, np.int64)
     for t in range(NT):
         value[t] = ORANGE[t % NC] if tile_state[t] == TILE_ORANGE else GREEN[t % NC]
@@ -604,12 +603,15 @@ def score_tiles(P: int, tile_owner, tile_state, under, replenish_used, skins, to
             if aside[t]:
                 points[tile_owner[t]] -= D.SET_ASIDE_PENALTY
     else:
+        # a repeated combo (set aside in Step 1, never checked) scores 0 and costs 0
         orange = np.zeros(P, np.int64)
         for t in range(NT):
             if owned[t]:
                 p = tile_owner[t]
                 if checked[t] == 2:
                     points[p] -= 1
+                elif aside[t]:
+                    continue
                 elif tile_state[t] == TILE_ORANGE:
                     orange[p] += 1
                 else:

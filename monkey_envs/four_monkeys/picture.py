@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 
 #: Seat colours (= deck colours) for up to 8 seats: the kit's seven and a brown.
 COLOURS: tuple[str, ...] = (*SEAT_COLOURS, "#8c564b")[: D.MAX_PLAYERS]
-LETTERS = "ABCDEFGH"
+LETTERS = D.SEAT_LETTERS
 #: Figure fills: circle, triangle, square, pentagon.
 FIGURE_COLOURS = ("#e04b3a", "#2f7ed8", "#f2c12e", "#8e44ad")
 GOLD, GOLD_DARK = "#e8b923", "#a67c00"

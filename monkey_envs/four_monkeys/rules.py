@@ -42,7 +42,7 @@ _state_arrays = operator.attrgetter(*K.STATE_FIELDS)
 SPEC = GameSpec(
     name="four_monkeys",
     gym_name="FourMonkeys",
-    version=0,
+    version=1,
     min_players=D.MIN_PLAYERS,
     max_players=D.MAX_PLAYERS,
     variants=("normal",),
@@ -97,6 +97,10 @@ class FourMonkeys(Game[FourMonkeysState]):
     obs_low = -1.0
     obs_high = 1.0
     stats_title = "4 Monkeys statistics"
+    #: ``stats`` only counts up: a loaded state must leave it room to play (``Game.validate_state``).
+    counter_fields: ClassVar[tuple[str, ...]] = (*Game.counter_fields, "stats")
+    #: The endings' ``(win, loss, draw)`` rewards: the shared laws check finished games' rewards with them.
+    end_rewards: ClassVar[tuple[float, float, float] | None] = (D.REWARD_WIN, D.REWARD_LOSS, D.REWARD_DRAW)
 
     def __init__(
         self,
@@ -436,7 +440,7 @@ class FourMonkeys(Game[FourMonkeysState]):
         if a < self.a_burn:
             t, j = divmod(a - self.a_grab, self.grab_variants)
             cp = max(int(state.current_player[row]), 0)
-            skin = f" + Banana skin to player_{(cp + j) % self.num_players}" if j else ""
+            skin = f" + Banana skin to {D.SEAT_LETTERS[(cp + j) % self.num_players]}" if j else ""
             return f"grab {self.tile_name(t)}{skin}"
         if a < self.a_swap:
             return f"burn {self.tile_name(a - self.a_burn)}"
@@ -452,7 +456,7 @@ class FourMonkeys(Game[FourMonkeysState]):
         """Name of ``seat``'s committed ``action`` (a skin target relative to that seat)."""
         if self.a_grab <= action < self.a_burn:
             t, j = divmod(action - self.a_grab, self.grab_variants)
-            skin = f" + Banana skin to player_{(seat + j) % self.num_players}" if j else ""
+            skin = f" + Banana skin to {D.SEAT_LETTERS[(seat + j) % self.num_players]}" if j else ""
             return f"grab {self.tile_name(t)}{skin}"
         return self.action_name(s, row, action)
 
@@ -483,7 +487,7 @@ class FourMonkeys(Game[FourMonkeysState]):
                 under = self._cards(s.under[b, t]) if p == viewer else f"{int(s.under[b, t].sum())} cards"
                 tiles.append(f"{self.tile_name(t)} [{side}] ({under})")
             lines.append(
-                f"player_{p}: {f'area {int(s.area[b, p])}, ' if len(self.area_sizes) > 1 else ''}"
+                f"{D.SEAT_LETTERS[p]} (player_{p}): {f'area {int(s.area[b, p])}, ' if len(self.area_sizes) > 1 else ''}"
                 f"total {int(s.totals[b, p])}, deck {int(s.deck_size[b, p])}, hand {h}, pending {pe}, "
                 f"replenish {'used' if s.replenish_used[b, p] else 'ready'}"
                 + (
@@ -506,7 +510,8 @@ class FourMonkeys(Game[FourMonkeysState]):
             done = s.round_scores[b, : int(s.round[b])]
             lines.append("rounds: " + " | ".join(" ".join(str(int(v)) for v in r) for r in done))
         if s.terminated[b]:
-            lines.append(f"over: winners {np.flatnonzero(s.winners_mask[b]).tolist()}")
+            winners = [D.SEAT_LETTERS[p] for p in np.flatnonzero(s.winners_mask[b])]
+            lines.append(f"game over ({END_REASONS[int(s.end_reason[b])]}): winner(s) {winners or 'none'}")
         return "\n".join(lines)
 
     def picture(self, state: FourMonkeysState, row: int = 0, viewer: int | None = None) -> Picture:
@@ -565,6 +570,12 @@ class FourMonkeys(Game[FourMonkeysState]):
         allowed = np.ones(self.num_actions, bool)
         allowed[self.a_stop] = False
         return {"no_stop": allowed}
+
+    def render_legend(self) -> str:
+        """How to read :meth:`render` (:func:`monkey_envs.four_monkeys.legend.legend_text`)."""
+        from monkey_envs.four_monkeys.legend import legend_text
+
+        return legend_text(self)
 
     def movers(self, s: FourMonkeysState) -> np.ndarray:
         """``(B, P) bool``: seats that have not committed yet in the current tick (none once over)."""

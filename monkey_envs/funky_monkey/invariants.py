@@ -65,7 +65,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from monkey_envs.core.invariants import Report, Violation, reward_laws, shuffle_among, tally
+from monkey_envs.core.invariants import Report, Violation, shuffle_among, tally
 from monkey_envs.funky_monkey import data as D
 from monkey_envs.funky_monkey.state import (
     BOWL_COCONUT,
@@ -363,7 +363,6 @@ def state_violations(game: FunkyMonkey, state: FunkyMonkeyState) -> list[Violati
     rep.add(
         "winners_mask", qt & (best != win).any(1), "not the quitting-time winners (nearest the tiger, golden, coconuts)"
     )
-    reward_laws(rep, state.rewards, ok, term, win, (D.REWARD_WIN, D.REWARD_LOSS, D.REWARD_DRAW))
     return rep.out
 
 

@@ -276,6 +276,10 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
     #: bounds of every observation entry (counts are scaled; 40 coconuts / 10 is the largest)
     obs_low = 0.0
     obs_high = 4.0
+    #: ``stats`` only counts up: a loaded state must leave it room to play (``Game.validate_state``).
+    counter_fields: ClassVar[tuple[str, ...]] = (*Game.counter_fields, "stats")
+    #: The endings' ``(win, loss, draw)`` rewards: the shared laws check finished games' rewards with them.
+    end_rewards: ClassVar[tuple[float, float, float] | None] = (D.REWARD_WIN, D.REWARD_LOSS, D.REWARD_DRAW)
 
     def __init__(
         self,
@@ -354,6 +358,17 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         if a < A_CROWN and (viewer is None or int(viewer) != mover):
             return f"play a card face down, announce {D.CARD_NAMES[a % 5]}"
         return self.action_name(state, row, a)
+
+    def action_outcome(
+        self, before: FunkyMonkeyState, after: FunkyMonkeyState, row: int, action: int, viewer: int | None
+    ) -> str:
+        """What a move did, as ``viewer`` may know it: an accepted face-down card turned up (what
+        was announced, what it really was, what it does), then the public changes -- moves, tiles
+        turned up, coconuts, the golden coconut, bowls, the tiger, eliminations
+        (:func:`monkey_envs.funky_monkey.render.outcome_text`)."""
+        from monkey_envs.funky_monkey.render import outcome_text
+
+        return outcome_text(self, before, after, row, action, viewer)
 
     def bluff_stats(self, state: FunkyMonkeyState) -> dict[str, np.ndarray]:
         """Bluff analytics of every env: ``name -> (B, P) int16`` (columns of ``state.stats``)."""
@@ -1212,6 +1227,13 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         from monkey_envs.funky_monkey.render import render_text
 
         return render_text(self, state, row, viewer)
+
+    def render_legend(self) -> str:
+        """How to read :meth:`render`: the track, tile faces, bowls, the tiger, players, the well,
+        the offer and hands (:func:`monkey_envs.funky_monkey.render.legend_text`)."""
+        from monkey_envs.funky_monkey.render import legend_text
+
+        return legend_text(self)
 
     def picture(self, state: FunkyMonkeyState, row: int = 0, viewer: int | None = None) -> Picture:
         """The track, tiger, tiles, coconuts, pieces, players, offer and ``viewer``'s hand as a

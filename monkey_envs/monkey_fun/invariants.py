@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from monkey_envs.core.invariants import Report, Violation, reward_laws, shuffle_among, tally
+from monkey_envs.core.invariants import Report, Violation, shuffle_among, tally
 from monkey_envs.monkey_fun import data as D
 from monkey_envs.monkey_fun.state import (
     END_LINE,
@@ -218,7 +218,6 @@ def state_violations(game: MonkeyFun, state: MonkeyFunState) -> list[Violation]:
     )
     scored = fin & np.isin(er, (END_SUPPLIES, END_SOLO_COMPLETE))
     rep.add("scores", ok & ~scored & (scores != 0).any(1), "scores before (or without) a scored ending")
-    reward_laws(rep, state.rewards, ok, term, win, (D.REWARD_WIN, D.REWARD_LOSS, D.REWARD_DRAW))
     return rep.out
 
 

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from monkey_envs.core.game import seat_legend
 from monkey_envs.monkey_fun import data as D
 from monkey_envs.monkey_fun.state import END_REASONS
 
@@ -55,3 +56,34 @@ def render_text(game: MonkeyFun, s: MonkeyFunState, row: int = 0, viewer: int | 
     else:
         lines.append(f"  to move: {SEAT_MARKS[int(s.current_player[row])]}")
     return "\n".join(lines) + "\n"
+
+
+def legend_text(game: MonkeyFun) -> str:
+    """How to read :func:`render_text`, for this configuration's seats (the
+    :meth:`~monkey_envs.core.game.Game.render_legend` hook)."""
+    P = game.num_players
+    seats = SEAT_MARKS[:P]
+    counts = "".join(str(d) for d in (2, 3, 1, 0)[:P])
+    lines = [
+        seat_legend(P),
+        "first line: the variant (normal, quick or solo), the board side (1 or 2) and the number of players",
+        f"board: 6 x 6 fields, each printed as NN:counts at its place on the board, e.g. '23:{counts}'",
+        "  NN: the field's number (the number the played cards must add up to)",
+        f"  counts: one digit per seat in seat order ({', '.join(seats)}): that seat's monkeys on the field "
+        f"('{counts}': {', '.join(f'{s} {d}' for s, d in zip(seats, counts, strict=True))}); '+' = 10 or more",
+    ]
+    if P >= 2:
+        owned = "".join("2" if p == 1 else "0" for p in range(P))
+        lines.append(
+            f"  *X after the counts: seat X secured the field for good, e.g. '31:{owned}*B' (2 monkeys more "
+            "than every other seat: the others' monkeys went to the box and nobody may place there any more)"
+        )
+    lines += [
+        "  < after a field: the field of the last move (where the last monkey was placed)",
+        "X (player_N) lines: supply = monkeys the seat has still to place; box = its monkeys sent to the "
+        "box (out of the game); score = its points, shown at the end (the numbers of the fields it holds)",
+        "draw pile: cards left to draw; discard: VxN = N cards of value V on the discard pile",
+        "hand of X: the card values in X's hand (shown to X only); to move: whose turn it is",
+        f"game over (reason): winner(s) [...]: why the game ended ({', '.join(END_REASONS[1:])}) and who won",
+    ]
+    return "\n".join(lines)

@@ -109,6 +109,8 @@ class MonkeyFun(Game[MonkeyFunState]):
     #: Observation bounds (every piece is in [0, 1] except ``counts`` = monkeys / 4 <= 20 / 4).
     obs_low = 0.0
     obs_high = D.MONKEYS_PER_PLAYER / 4
+    #: The endings' ``(win, loss, draw)`` rewards: the shared laws check finished games' rewards with them.
+    end_rewards: ClassVar[tuple[float, float, float] | None] = (D.REWARD_WIN, D.REWARD_LOSS, D.REWARD_DRAW)
 
     def __init__(
         self,
@@ -456,6 +458,13 @@ class MonkeyFun(Game[MonkeyFunState]):
         from monkey_envs.monkey_fun.render import render_text
 
         return render_text(self, state, row, viewer)
+
+    def render_legend(self) -> str:
+        """How to read :meth:`render`: field numbers and monkey counts, secured fields (``*X``),
+        the last move (``<``), supplies, piles and hands (:func:`monkey_envs.monkey_fun.render.legend_text`)."""
+        from monkey_envs.monkey_fun.render import legend_text
+
+        return legend_text(self)
 
     def picture(self, state: MonkeyFunState, row: int = 0, viewer: int | None = None) -> Picture:
         """The board, players, ``viewer``'s hand and the piles as a :class:`~monkey_envs.core.pictures.Picture`

@@ -175,6 +175,8 @@ def validate_layout(d: dict[str, Any]) -> None:
 
     * boards do not overlap;
     * every board borders another board along at least 2 spaces (edge-adjacent cell pairs);
+    * the four boards form one game board: connected through shared edges (DECISIONS; two
+      separate pairs, or pairs touching only at a corner, are refused);
     * every board's statue corner is free: the two cells just outside that corner (along both
       edges) and the diagonal one are holes or off the grid.
 
@@ -188,18 +190,34 @@ def validate_layout(d: dict[str, Any]) -> None:
         if (block >= 0).any():
             raise ValueError(f"layout board {i} overlaps board {int(block[block >= 0][0])}")
         block[:] = i
+    shared = np.zeros((NUM_BOARDS, NUM_BOARDS), np.int64)  # edge-adjacent cell pairs of two boards
     for i in range(NUM_BOARDS):
-        best = 0
         for j in range(NUM_BOARDS):
-            if j == i:
-                continue
-            n = int(((owner[:-1] == i) & (owner[1:] == j)).sum() + ((owner[:-1] == j) & (owner[1:] == i)).sum())
-            n += int(
-                ((owner[:, :-1] == i) & (owner[:, 1:] == j)).sum() + ((owner[:, :-1] == j) & (owner[:, 1:] == i)).sum()
-            )
-            best = max(best, n)
+            if j != i:
+                shared[i, j] = int(
+                    ((owner[:-1] == i) & (owner[1:] == j)).sum()
+                    + ((owner[:-1] == j) & (owner[1:] == i)).sum()
+                    + ((owner[:, :-1] == i) & (owner[:, 1:] == j)).sum()
+                    + ((owner[:, :-1] == j) & (owner[:, 1:] == i)).sum()
+                )
+    for i in range(NUM_BOARDS):
+        best = int(shared[i].max())
         if best < 2:
             raise ValueError(f"layout board {i} borders no other board along at least 2 spaces (best: {best})")
+    reached = {0}  # DECISIONS: the four boards form one game board, connected through shared edges
+    frontier = [0]
+    while frontier:
+        i = frontier.pop()
+        for j in np.flatnonzero(shared[i] > 0).tolist():
+            if j not in reached:
+                reached.add(j)
+                frontier.append(j)
+    if len(reached) < NUM_BOARDS:
+        cut = sorted(set(range(NUM_BOARDS)) - reached)
+        raise ValueError(
+            f"layout boards {cut} are cut off from boards {sorted(reached)}: the four temple boards must form "
+            "one game board, connected through shared edges (boards touching only at a corner are not connected)"
+        )
     for i, (top, left, rot) in enumerate(d["boards"]):
         r, c = local_to_grid(top, left, rot, 0, 0)
         dr = -1 if r == top else 1

@@ -15,7 +15,10 @@ Laws, each reported as ``(field, row, why)`` (``row == -1``: a whole array is wr
 * **turn**: face-up tops only while flipping, on non-empty stacks, non-golden, with distinct
   fruits; the stored mask equals the rules' mask; no running game holds a full row;
 * **endings**: a win has one winner, whose row 1 (``fruits``) or row 2 (``golden``) is full; a
-  turn-cap draw has ``turns >= turn_cap`` and no winner.
+  turn-cap draw has ``turns >= turn_cap`` and no winner; a running game has ``turns < turn_cap``
+  (the turn that reaches the cap ends the game), and ``turns == 0`` in the placement phase.
+  Rewards (0 in a running game, the end rewards once it ended) are the shared laws of
+  ``Game.state_violations``.
 
 Hidden from every seat: the fruit (and golden or not) under each face-down token, and the RNG.
 The colour of a stack's top is visible; :func:`resample_hidden` keeps every face-down token's
@@ -63,7 +66,7 @@ def state_violations(game: Monki, s: MonkiState) -> list[Violation]:
     bad |= rep.rng("phase", s.phase, 0, len(PHASES) - 1)
     bad |= rep.rng("start_player", s.start_player, 0, 1)
     bad |= rep.rng("turns", s.turns, 0, game.turn_cap)
-    bad |= rep.rng("stats", s.stats, 0, 2**30)
+    bad |= rep.rng("stats", s.stats, 0, np.iinfo(s.stats.dtype).max)  # loading leaves room: Game.counter_fields
     cp = s.current_player.astype(np.int64)
     er = s.end_reason.astype(np.int64)
     bad |= (cp < -1) | (cp > 1) | (er < 0) | (er > 3)
@@ -132,6 +135,9 @@ def state_violations(game: Monki, s: MonkiState) -> list[Violation]:
         "end_reason", capd & ((sub.turns < game.turn_cap) | w.any(1)), "a turn-cap draw before the cap or with a winner"
     )
     add("end_reason", live & (code != 0), "a running game has an end reason")
+    turns = sub.turns.astype(np.int64)
+    add("turns", live & (turns >= game.turn_cap), f"a running game has played the turn cap ({game.turn_cap} turns)")
+    add("turns", live & (ph == PHASE_PLACE) & (turns != 0), "turns counted in the placement phase")
     # mask
     want = game.rules_mask(sub)
     add("legal_action_mask", (want != sub.legal_action_mask).any(1), "differs from the rules' mask")

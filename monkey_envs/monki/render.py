@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from monkey_envs.core.game import seat_legend
 from monkey_envs.monki import data as D
 from monkey_envs.monki.state import END_REASONS, PHASES
 
@@ -68,3 +69,31 @@ def render_text(game: Monki, s: MonkiState, row: int = 0, viewer: int | None = N
     else:
         lines.append(f"  to move: {'AB'[int(s.current_player[row])]}")
     return "\n".join(lines) + "\n"
+
+
+def legend_text(game: Monki) -> str:
+    """How to read :func:`render_text` (the :meth:`~monkey_envs.core.game.Game.render_legend` hook)."""
+    fruits = ", ".join(f"{ch} {name}" for ch, name in zip(_FRUIT_CH, D.FRUITS, strict=True))
+    colours = ", ".join(f"{ch} {name}" for ch, name in zip(_COL_CH, D.COLOURS, strict=True))
+    return "\n".join(
+        [
+            seat_legend(game.num_players),
+            f"first line: the layout ({', '.join(D.LAYOUTS)} or custom), the turn and its cap, the phase "
+            f"({', '.join(PHASES)})",
+            "grid (row by row, (row,col) in the move names): ' ## ' a hole (no temple board there), "
+            "' .. ' a free space, '  A ' / '  B ' that seat's Monki",
+            "  a pot (a stack of fruit tokens): its top token's colour, its fruit, the height -- e.g. 'b?3' = "
+            "3 tokens, the top one blue and face down ('?'); 'bF3' = the top one turned up this turn: a fig",
+            f"  colours: {colours}; fruits: {fruits}; lower case = a golden fruit (e.g. 'gb' a golden banana "
+            "from a green pot)",
+            "a token elsewhere is two letters, colour then fruit: 'gB' = a banana from a green pot, 'gb' = a "
+            "golden banana",
+            "statue N: the tokens on the statue board next to temple board N (sacrificed fruits, golden "
+            "fruits; collected with a ruby), '-' = none",
+            f"X (player_N) lines: rubies = one letter per ruby ({''.join(_FRUIT_CH)}): the letter = ready to "
+            "use, '-' = used (skip a turn to recharge); board = the fruit tokens collected on that seat's "
+            "player board",
+            f"to move: whose turn it is; game over (reason): winner(s) [...]: why the game ended "
+            f"({', '.join(END_REASONS[1:])}) and who won",
+        ]
+    )

@@ -142,6 +142,10 @@ class Monki(Game[MonkiState]):
     obs_low = 0.0
     obs_high = 1.0
     stats_title = "Monki push-your-luck statistics"
+    #: ``stats`` only counts up: a loaded state must leave it room to play (``Game.validate_state``).
+    counter_fields: ClassVar[tuple[str, ...]] = (*Game.counter_fields, "stats")
+    #: The endings' ``(win, loss, draw)`` rewards: the shared laws check finished games' rewards with them.
+    end_rewards: ClassVar[tuple[float, float, float] | None] = (D.REWARD_WIN, D.REWARD_LOSS, D.REWARD_DRAW)
 
     def __init__(self, layout: Any = D.DEFAULT_LAYOUT, turn_cap: int = D.DEFAULT_TURN_CAP, num_players: int = 2):
         if isinstance(num_players, (bool, np.bool_)) or num_players != 2:
@@ -317,6 +321,13 @@ class Monki(Game[MonkiState]):
         from monkey_envs.monki.render import render_text
 
         return render_text(self, state, row, viewer)
+
+    def render_legend(self) -> str:
+        """How to read :meth:`render`: holes, free spaces, Monkis, pots (``b?3``, ``bF3``), token
+        codes, statues, rubies and player boards (:func:`monkey_envs.monki.render.legend_text`)."""
+        from monkey_envs.monki.render import legend_text
+
+        return legend_text(self)
 
     def picture(self, state: MonkiState, row: int = 0, viewer: int | None = None) -> Picture:
         """The temple boards, pots, statues, both Monkis, the player boards and rubies as a
