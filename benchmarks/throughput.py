@@ -752,7 +752,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--players", type=int, nargs="+", default=None, help="player counts for every game (default: per game)"
     )
-    parser.add_argument("--markdown", action="store_true", help="print a markdown table (for the README)")
+    parser.add_argument("--markdown", action="store_true", help="print a markdown table (for docs/benchmarks.md)")
     parser.add_argument("--no-peers", action="store_true", help="skip the Pgx and PettingZoo reference rows")
     parser.add_argument(
         "--copying",

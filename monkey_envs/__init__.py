@@ -12,7 +12,7 @@ env``, ``from monkey_envs import <name>_v<v>`` and ``monkey_envs.<name>_v<v>`` (
 
 A game's older versions are refused in every form, with an error naming the current module:
 ``spec.version`` is the only version of a game's rules this package plays (what changed is in
-the README's version history).
+the version history on each game's page and in docs/changelog.md).
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def _wrong_version(module_name: str, game: str, asked: int, current: int) -> str
 
     if asked < current:
         why = f"is version {asked} of the game {game!r}, which is retired: its rules changed"
-        more = "; what changed: the README's version history"
+        more = "; what changed: docs/changelog.md"
     else:
         why = f"names version {asked} of the game {game!r}, which does not exist"
         more = ""

@@ -5,7 +5,7 @@ card to the left with an announced value (bluffing allowed); whoever accepts it 
 monkey. Jungle tiles, offering bowls, the monkey pyramid and treasure cards make chain
 reactions; a true announcement earns a bonus move with the own monkey or the tiger. The first
 monkey to land exactly on the tiger wins. Rules: ``shared/rules/funky_monkey.txt``, gaps fixed by
-``shared/rules/DECISIONS.md``; the full spec is the "Funky Monkey" section of the top-level ``README.md``.
+``shared/rules/DECISIONS.md``; the full spec is ``docs/funky_monkey.md``.
 
 Usage::
 

@@ -4,7 +4,7 @@
 rules. Everything else -- the PettingZoo and gymnasium ids, the AEC / Parallel envs, the
 gymnasium and SB3 vector envs, the arena, ``training.run``, the benchmarks and the conformance
 suite -- is derived from this dict and each game's :class:`~monkey_envs.core.spec.GameSpec` and
-hooks, so adding a game to the package is one line here (see the README, "How to add a game").
+hooks, so adding a game to the package is one line here (see docs/kit.md, "The game kit: how to add a game").
 A game outside the package registers itself with :func:`register_game`::
 
     register_game("toy_dice", "my_package.toy_dice:ToyDice")

@@ -1,4 +1,5 @@
-"""Every ```python example in README.md runs as written (a new user's first check)."""
+"""Every ```python example in README.md and docs/*.md runs as written (a new user's first check),
+and every command of their ```bash blocks works as typed (the cheap ones are run here)."""
 
 from __future__ import annotations
 
@@ -7,42 +8,66 @@ from pathlib import Path
 
 import pytest
 
-README = Path(__file__).resolve().parents[1] / "README.md"
-BLOCKS = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), flags=re.S)
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+PAGES = [README, *sorted((ROOT / "docs").glob("*.md"))]
+_ALL = [
+    (page, i, code)
+    for page in PAGES
+    for i, code in enumerate(re.findall(r"```python\n(.*?)```", page.read_text(encoding="utf-8"), flags=re.S))
+]
+# a snippet shown on two pages (the README repeats a few of docs/usage.md) runs once
+BLOCKS = [b for n, b in enumerate(_ALL) if all(b[2] != other[2] for other in _ALL[:n])]
 
 
 def test_readme_has_examples():
     assert len(BLOCKS) >= 6
 
 
-@pytest.mark.parametrize("index", range(len(BLOCKS)))
-def test_readme_example_runs(index, tmp_path, monkeypatch, capsys):
+@pytest.mark.parametrize("page,index,code", BLOCKS, ids=[f"{p.relative_to(ROOT)}#{i}" for p, i, _ in BLOCKS])
+def test_readme_example_runs(page, index, code, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
-    code = BLOCKS[index]
-    exec(compile(code, f"README.md example {index}", "exec"), {"__name__": f"readme_example_{index}"})
+    name = f"{page.relative_to(ROOT)} example {index}"
+    exec(compile(code, name, "exec"), {"__name__": f"readme_example_{index}"})
 
 
 # ---------------------------------------------------------------------- the shell commands (issue 22, item 5)
-# Every command of a ```bash block, typed as written, must work: no placeholders, and each cheap
-# one is run below, in README order, in one fresh folder (a later command reads what an earlier
-# one wrote: the arena's games.json, play's my_game.json). They run in this process through the
-# module's ``main(argv)`` (what ``python -m MODULE`` calls), so the suite pays no interpreter
-# start-ups; test_play.py and test_replay.py run the same command lines as real processes.
-COMMANDS = [
-    line.strip()
-    for block in re.findall(r"```bash\n(.*?)```", README.read_text(encoding="utf-8"), flags=re.S)
-    for line in block.splitlines()
-    if line.strip() and not line.strip().startswith("#")
-]
+# Every command of a ```bash block of README.md and docs/*.md, typed as written, must work: no
+# placeholders, and each cheap one is run below, in page order (README.md, then docs/*.md by
+# name), in one fresh folder (a later command reads what an earlier one wrote: the arena's
+# games.json, play's my_game.json). They run in this process through the module's ``main(argv)``
+# (what ``python -m MODULE`` calls), so the suite pays no interpreter start-ups; test_play.py and
+# test_replay.py run the same command lines as real processes. A command shown on two pages (the
+# README's Quickstart is also on docs/index.md) is checked and run once.
+def _shell_commands() -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    for page in PAGES:
+        for block in re.findall(r"```bash\n(.*?)```", page.read_text(encoding="utf-8"), flags=re.S):
+            for line in block.splitlines():
+                command = line.strip()
+                if command and not command.startswith("#") and command not in (c for _, c in out):
+                    out.append((str(page.relative_to(ROOT)), command))
+    return out
+
+
+PAGE_COMMANDS = _shell_commands()
+COMMANDS = [command for _, command in PAGE_COMMANDS]
 
 #: Commands not run here, by how they start, and why (each still must have no placeholder).
 NOT_RUN = {
     "pip install": "installs packages and trains or runs the whole suite (minutes)",
     "python benchmarks/": "benchmarks (minutes)",
+    "python -m training.run": "trains (minutes); tests/test_training_smoke.py runs training.run on the smoke config",
+    "python -m monkey_envs.core.spec_docs docs/*.md": "rewrites the checkout's pages; tests/test_docs.py runs its "
+    "--check on them",
     "python -m agents.arena --game monkey_fun --players 2 --agents random greedy --games 2000": "2,000 games "
     "(tens of seconds); the arena command of the replay example runs",
     "python -m agents.arena --game funky_monkey": "2,000 games (tens of seconds); the arena command of the replay "
     "example runs",
+    'python -m agents.arena --game monkey_fun --players 2 --agents "rollout_q=ppo:$(ls': "needs a trained run "
+    "(python -m training.run, minutes); ppo: specs are tested in test_arena.py and test_untrusted_models.py",
+    'python -m agents.arena --game monkey_fun --players 2 --agents "s0k=ppo:$(ls': "needs a self-play run "
+    "(minutes); ppo: specs are tested in test_arena.py and test_untrusted_models.py",
     'python -m monkey_envs.play --game monkey_fun --agents human "ppo:$(ls': "needs a trained run (python -m "
     "training.run, minutes); ppo: specs are tested in test_arena.py and test_untrusted_models.py",
 }
@@ -63,10 +88,10 @@ def test_readme_shell_commands_have_no_placeholders():
     """Issue 22 item 5: the replay examples named files like ``games.json`` and
     ``runs/arena__monki__2p__0__<time>/games.json`` that no command wrote."""
     assert len(COMMANDS) >= 10
-    bad = [c for c in COMMANDS if re.search(r"<[A-Za-z_][\w .-]*>", c)]
-    assert not bad, f"README commands with placeholders: {bad}"
+    bad = [f"{page}: {c}" for page, c in PAGE_COMMANDS if re.search(r"<[A-Za-z_][\w .-]*>", c)]
+    assert not bad, f"shell commands with placeholders: {bad}"
     unknown = [s for s in (*NOT_RUN, *TYPED) if not any(c.startswith(s) for c in COMMANDS)]
-    assert not unknown, f"the test names README commands that are gone: {unknown}"
+    assert not unknown, f"the test names shell commands that are gone: {unknown}"
 
 
 def _run(command: str, stdin: str) -> tuple[int, str]:
@@ -95,8 +120,8 @@ def _run(command: str, stdin: str) -> tuple[int, str]:
 
 @pytest.fixture(scope="module")
 def ran(tmp_path_factory):
-    """``{command: (exit status, screen)}`` of every README command run here, run in README order
-    in one fresh folder (with the ``docs/pictures/`` a checkout has, where the picture commands write)."""
+    """``{command: (exit status, screen)}`` of every command run here, run in page order in one
+    fresh folder (with the ``docs/pictures/`` a checkout has, where the picture commands write)."""
     import os
 
     folder = tmp_path_factory.mktemp("readme")
@@ -113,7 +138,7 @@ def ran(tmp_path_factory):
     return results, folder
 
 
-@pytest.mark.parametrize("command", COMMANDS)
+@pytest.mark.parametrize("command", COMMANDS, ids=[f"{page}:{c[:60]}" for page, c in PAGE_COMMANDS])
 def test_readme_shell_command_runs_as_written(command, ran):
     why = _why_not_run(command)
     if why is not None:

@@ -3,7 +3,7 @@
 Rules: ``shared/rules/four_monkeys.txt``; gaps fixed by the 4 Monkeys section of
 ``shared/rules/DECISIONS.md``. Entries marked *reconstructed* come from DECISIONS.md (the
 rulebook's pictures were lost) and live only here, so they can be corrected without touching the
-rules code; entries marked *decided here* go beyond DECISIONS.md (the README lists them).
+rules code; entries marked *decided here* go beyond DECISIONS.md (docs/four_monkeys.md lists them).
 
 Figures and cards
 -----------------

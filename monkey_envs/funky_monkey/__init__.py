@@ -1,6 +1,6 @@
 """Funky Monkey: the batched rules (:class:`FunkyMonkey`) and its state (:class:`FunkyMonkeyState`).
 
-See the "Funky Monkey" section of the top-level ``README.md`` for the rules summary, the action table, the phases,
+See ``docs/funky_monkey.md`` for the rules summary, the action table, the phases,
 the observation table, the variants and the reconstructed data.
 """
 
