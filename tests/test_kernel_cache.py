@@ -70,22 +70,39 @@ def test_drop_stale_cache_clears_a_cache_built_from_other_sources(tmp_path: Path
     assert not cached.exists()
 
 
-def test_a_kernels_module_without_cached_kernels_says_once_that_it_compiles(
+def test_a_kernels_module_without_cached_kernels_says_once_when_it_compiles(
     tmp_path: Path, monkeypatch, capsys
 ) -> None:
     # issue 23: a first use that compiles for seconds prints one line saying what and that it happens once
+    import importlib
+    import sys
+
     monkeypatch.delenv("MONKEY_ENVS_QUIET_COMPILE", raising=False)
-    pkg = tmp_path / "toy_game"
+    pkg = tmp_path / "toy_cold_game"
     pkg.mkdir()
     kernels = pkg / "kernels.py"
-    kernels.write_text("x = 1\n")
-    drop_stale_cache(kernels, deps=())
+    kernels.write_text(
+        "from numba import njit\n"
+        "from monkey_envs.core.kernel_cache import drop_stale_cache\n"
+        "drop_stale_cache(__file__, deps=())\n"
+        "@njit\n"
+        "def add(a, b):\n"
+        "    return a + b\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = importlib.import_module("toy_cold_game.kernels")
+    assert capsys.readouterr().err == ""  # imported, nothing compiled yet: silent
+    assert module.add(1, 2) == 3
     err = capsys.readouterr().err
-    assert "compiling the toy_game kernels (kernels.py)" in err and "once" in err
-    (pkg / "__pycache__" / "kernels.step-1.py311.nbi").write_bytes(b"cached")
-    drop_stale_cache(kernels, deps=())  # cached now: silent
+    assert err.count("compiling the toy_cold_game kernels (kernels.py), once") == 1
+    assert module.add(1.5, 2.0) == 3.5  # another specialisation compiles: no second line
     assert capsys.readouterr().err == ""
-    (pkg / "__pycache__" / "kernels.step-1.py311.nbi").unlink()
+    sys.modules.pop("toy_cold_game.kernels", None)
+    (pkg / "__pycache__").mkdir(exist_ok=True)
+    (pkg / "__pycache__" / "kernels.add-4.py311.nbi").write_bytes(b"cached")
+    drop_stale_cache(kernels, deps=())  # something cached now: nothing is registered
+    from monkey_envs.core import kernel_cache
+
+    assert "toy_cold_game.kernels" not in kernel_cache._COLD
     monkeypatch.setenv("MONKEY_ENVS_QUIET_COMPILE", "1")
-    drop_stale_cache(kernels, deps=())
-    assert capsys.readouterr().err == ""
+    assert kernel_cache.announce_compile(kernels) is False

@@ -32,7 +32,7 @@ def drop_stale_cache(kernels_file: str | Path, deps: tuple[str, ...] = ("data.py
 
     The hash of the sources is kept in ``__pycache__/<stem>.deps``. Best effort: an unwritable
     install keeps whatever cache it has. When no kernel of the module is cached (a fresh install,
-    or one just cleared), :func:`announce_compile` says that the first use compiles.
+    or one just cleared), :func:`announce_compile` says so when its first kernel compiles.
     """
     here = Path(kernels_file).resolve()
     sources = (here, *(here.with_name(d) for d in deps), Path(__file__).resolve().with_name("rng.py"))
@@ -56,28 +56,53 @@ def drop_stale_cache(kernels_file: str | Path, deps: tuple[str, ...] = ("data.py
 #: Set this environment variable (to anything but "" or "0") to silence :func:`announce_compile`.
 QUIET_ENV = "MONKEY_ENVS_QUIET_COMPILE"
 
+#: module name -> its kernels file, for the modules with nothing cached that have not compiled yet.
+_COLD: dict[str, Path] = {}
+_LISTENING = False
+
 
 def announce_compile(kernels_file: str | Path, stream: IO[str] | None = None) -> bool:
-    """Say on stderr, once, that the kernels of ``kernels_file`` compile on first use.
+    """Say on stderr, once, when the kernels of ``kernels_file`` start compiling.
 
     numba compiles a kernel the first time it is called (seconds per game) and caches the machine
     code beside the source, so later processes load it. :func:`drop_stale_cache` calls this when
-    the module has no cached kernel yet, so the pause on a fresh install is explained. Returns
-    whether a line was written (not when :data:`QUIET_ENV` is set).
+    the module has no cached kernel yet; the line is written when the first of its kernels starts
+    compiling (a numba compile event), so a process that imports every game but plays one hears
+    only of that one. Returns whether the module was registered (not when :data:`QUIET_ENV` is set).
     """
+    global _LISTENING
     if os.environ.get(QUIET_ENV, "") not in ("", "0"):
         return False
     here = Path(kernels_file)
-    package = here.parent.name
-    out = stream if stream is not None else sys.stderr
+    module = f"{here.parent.name}.{here.stem}"
+    _COLD[module] = here
+    if not _LISTENING:
+        from numba.core import event
+
+        class _FirstCompile(event.Listener):
+            def on_start(self, ev: Any) -> None:
+                fn = getattr(ev.data.get("dispatcher"), "py_func", None)
+                name = getattr(fn, "__module__", "") or ""
+                key = next((m for m in _COLD if name == m or name.endswith("." + m)), None)
+                if key is not None:
+                    _say_compiling(_COLD.pop(key), stream)
+
+            def on_end(self, ev: Any) -> None:
+                pass
+
+        event.register("numba:compile", _FirstCompile())
+        _LISTENING = True
+    return True
+
+
+def _say_compiling(here: Path, stream: IO[str] | None) -> None:
     where = os.environ.get("NUMBA_CACHE_DIR", "") or here.parent / "__pycache__"
     print(
-        f"monkey-envs: compiling the {package} kernels ({here.name}) on first use -- once: numba caches "
-        f"them in {where} for later runs",
-        file=out,
+        f"monkey-envs: compiling the {here.parent.name} kernels ({here.name}), once: numba caches them in "
+        f"{where} for later runs",
+        file=stream if stream is not None else sys.stderr,
         flush=True,
     )
-    return True
 
 
 def _nrt_option() -> bool:
