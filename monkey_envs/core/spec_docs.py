@@ -20,13 +20,12 @@ game registered in :data:`monkey_envs.games.GAMES` (or through ``--import MODULE
 from __future__ import annotations
 
 import argparse
-import importlib
 import re
 import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-from monkey_envs.games import game_class
+from monkey_envs.games import add_import_option, game_class, import_plugins
 
 #: A marked block: group 1 is the game's name, group 2 what lies between the markers.
 BLOCK = re.compile(r"<!-- spec:begin (\w+) -->\n(.*?)<!-- spec:end -->", re.S)
@@ -135,17 +134,12 @@ def main(argv: Iterable[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m monkey_envs.core.spec_docs", description=__doc__.split("\n")[0])
     parser.add_argument("pages", nargs="+", type=Path, help="Markdown pages with spec:begin / spec:end markers")
     parser.add_argument("--check", action="store_true", help="change nothing; exit 1 if a block is stale")
-    parser.add_argument(
-        "--import",
-        dest="imports",
-        action="append",
-        default=[],
-        metavar="MODULE",
-        help="import MODULE first (a plugin that registers games)",
-    )
+    add_import_option(parser)
     args = parser.parse_args(list(argv) if argv is not None else None)
-    for module in args.imports:
-        importlib.import_module(module)
+    try:
+        import_plugins(args.imports)
+    except ValueError as exc:
+        parser.error(str(exc))
     stale = 0
     for path in args.pages:
         if args.check:
