@@ -34,7 +34,8 @@ simultaneous games). The checks:
   next-step autoreset): env ``i`` equals the single env that calls ``reset()`` after each
   episode, step for step, infos included.
 * ``batch_invariance``: row ``i`` of ``game.init(seeds)`` stepped with per-row seeded random legal
-  actions equals the same seed at batch size 1 (every state array, and every seat's observation).
+  actions equals the same seed at batch size 1 (every state array, and every seat's observation;
+  a repeated seed and one beyond 32 bits among them).
 * ``round_trips``: clone, ``copy.deepcopy``, pickle, take/concat/put, get_state/set_state (through
   JSON), to_json/from_json and save/load give equal states (no shared memory) that step identically.
 * ``bad_input``: wrong-shaped, float, bool, non-numeric, out-of-range and illegal actions, bad
@@ -751,7 +752,7 @@ def check_batch_invariance(
     game: str | Game,
     config: Mapping[str, Any] | None = None,
     *,
-    seeds: Sequence[int] = (3, 11, 0, 7, 1000, 3),
+    seeds: Sequence[int] = (3, 11, 0, 7, 1000, 3, 2**33 + 5),
     max_steps: int = MAX_GAME_STEPS,
 ) -> None:
     """Row ``i`` of a batch equals seed ``seeds[i]`` played alone (every array, every seat's observation)."""
@@ -835,14 +836,27 @@ def check_round_trips(
 
 
 # ============================================================================ core: in-place forms
-def check_in_place(game: str | Game, config: Mapping[str, Any] | None = None, *, seed: int = 5, steps: int = 6) -> None:
+def check_in_place(
+    game: str | Game,
+    config: Mapping[str, Any] | None = None,
+    *,
+    seed: int = 5,
+    steps: int = 6,
+    long_rows: int = 16,
+    long_steps: int = 300,
+) -> None:
     """``reset_rows``, ``step_inplace`` and ``observe(out=)`` equal their copying forms bit for bit.
 
-    ``reset_rows(s, rows, seeds)`` leaves ``s`` equal to ``s.put(rows, init(seeds))``;
+    ``reset_rows(s, rows, seeds)`` leaves ``s`` equal to ``s.put(rows, init(seeds))`` (rows in any
+    order, seeds beyond 32 bits), on rows of every depth of play and on rows holding random bytes
+    (a compiled deal must set every array of the row; the other rows stay as they were);
     ``step_inplace`` equals ``step`` for several steps of random play (mid-game and finished rows);
     ``observe(s, p, out=buf)`` returns ``buf`` holding ``observe(s, p)`` (every cell written, for
-    every seat and for ``current_player``). Bad rows, seeds, actions or buffers raise a
-    ``ValueError`` and change nothing.
+    every seat and for ``current_player``); and a long loop of ``step_inplace`` + ``reset_rows`` +
+    ``observe(out=)`` (about ``long_rows`` games of every depth, ``long_steps`` steps, finished games
+    restarted) stays
+    equal to ``step`` + ``put(init)`` + ``observe`` at every step. Bad rows, seeds, actions or
+    buffers raise a ``ValueError`` and change nothing.
     """
     c = _ctx(game, config)
     g = c.game
@@ -851,12 +865,23 @@ def check_in_place(game: str | Game, config: Mapping[str, Any] | None = None, *,
     rng = np.random.default_rng(seed)
     for n in sorted({1, B // 2, B}):
         rows = rng.choice(B, n, replace=False)
-        seeds = rng.integers(0, 2**31, n)
+        seeds = rng.integers(0, 2**40, n)
         want = state.clone()
         want.put(rows, g.init(seeds))
         got = state.clone()
         g.reset_rows(got, rows, seeds)
         assert_states_equal(got, want, f"{c.name} {c.config}: reset_rows of {n} of {B} rows != put(rows, init(seeds))")
+    junk = state.clone()
+    for arr in junk.arrays().values():
+        raw = arr.view(np.uint8)
+        raw[...] = rng.integers(0, 256, raw.shape, dtype=np.uint8)
+    rows = rng.choice(B, min(4, B), replace=False)
+    seeds = rng.integers(0, 2**40, rows.size)
+    want = junk.clone()
+    want.put(rows, g.init(seeds))
+    g.reset_rows(junk, rows, seeds)
+    assert_states_equal(junk, want, f"{c.name} {c.config}: reset_rows of rows holding random bytes != put(init)")
+    _long_in_place_loop(c, long_rows, long_steps, seed)
     a, b = state.clone(), state.clone()
     pol = RowRandomPolicy(np.arange(B) + seed)
     for t in range(steps):
@@ -912,6 +937,42 @@ def check_in_place(game: str | Game, config: Mapping[str, Any] | None = None, *,
         snapshot = np.array(buf, copy=True)
         _raises(ValueError, lambda o=buf: g.observe(b, 0, out=o), f"{c.name} observe(out=) with {what}")
         _expect(np.array_equal(np.asarray(buf), snapshot), f"{c.name}: observe(out=) with {what} wrote into it")
+
+
+def _long_in_place_loop(c: _Ctx, rows: int, steps: int, seed: int) -> None:
+    """``step_inplace`` + ``reset_rows`` + ``observe(out=)`` == ``step`` + ``put(init)`` + ``observe``, step by step."""
+    g = c.game
+    D, P = g.obs_dim, g.num_players
+    a = state_pool(g, seed + 1, rows=max(rows // 4, 1), snapshots=4)  # every depth, the last one over
+    rows = a.batch_size
+    next_seed = seed * 10_000
+    b = a.clone()
+    pol = RowRandomPolicy(seed * 10_000 + 5_000 + np.arange(rows))
+    buf = np.full((rows, D), np.nan, np.float32)
+    restarted = 0
+    for t in range(steps):
+        where = f"{c.name} {c.config}: long in-place loop, step {t + 1}"
+        acts = pol(a.legal_action_mask)
+        a = g.step(a, acts)
+        g.step_inplace(b, acts)
+        done = np.flatnonzero(_done(a))
+        if done.size:
+            seeds = next_seed + np.arange(done.size)
+            next_seed += done.size
+            a.put(done, g.init(seeds))
+            g.reset_rows(b, done, seeds)
+            restarted += done.size
+        assert_states_equal(b, a, where)
+        seats: list[Any] = [np.where(a.current_player >= 0, a.current_player, 0).astype(np.int64)]
+        if t % 10 == 0:
+            seats += list(range(P))
+        for seat in seats:
+            g.observe(b, seat, out=buf)
+            _expect(
+                np.array_equal(buf.view(np.uint32), g.observe(a, seat).view(np.uint32)),
+                f"{where}: observe(out=) != observe for seat {seat!r}",
+            )
+    _expect(restarted > 0, f"{c.name} {c.config}: no game ended in {steps} steps of the long in-place loop")
 
 
 def check_strided_state(
