@@ -854,9 +854,8 @@ def check_in_place(
     ``observe(s, p, out=buf)`` returns ``buf`` holding ``observe(s, p)`` (every cell written, for
     every seat and for ``current_player``); and a long loop of ``step_inplace`` + ``reset_rows`` +
     ``observe(out=)`` (about ``long_rows`` games of every depth, ``long_steps`` steps, finished games
-    restarted) stays
-    equal to ``step`` + ``put(init)`` + ``observe`` at every step. Bad rows, seeds, actions or
-    buffers raise a ``ValueError`` and change nothing.
+    restarted) stays equal to ``step`` + ``put(init)`` + ``observe`` at every step. Bad rows,
+    seeds, actions or buffers raise a ``ValueError`` and change nothing.
     """
     c = _ctx(game, config)
     g = c.game
