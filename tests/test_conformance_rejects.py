@@ -56,6 +56,11 @@ REJECTIONS = [
     ("broken_grab_leak", "no_peeking", {}, "observation changed"),
     # without resampling, the simultaneous part alone: a later mover sees the earlier commit
     ("broken_grab_leak", "no_peeking", {"resample_seeds": ()}, r"commits \d instead of \d: seat \d's observation"),
+    ("broken_row_blame", "random_play_fuzz", {}, r"violations reported in rows \[0\], not in row \d+ alone"),
+    ("broken_garbage_blind", "random_play_fuzz", {}, "garbage in every field at once passes"),
+    ("broken_resample_in_place", "no_peeking", {}, "resample_hidden changed the state it was given"),
+    ("broken_resample_unseeded", "no_peeking", {}, "the same seed resampled differently"),
+    ("broken_rng_seen", "no_peeking", {}, "observes the RNG"),
 ]
 
 
@@ -77,6 +82,10 @@ def test_the_broken_toys_pass_the_checks_they_do_not_break():
         ("broken_conservation", "no_peeking"),
         ("broken_reward", "batch_invariance"),
         ("broken_grab_leak", "legal_masks"),
+        ("broken_row_blame", "no_peeking"),
+        ("broken_garbage_blind", "no_peeking"),
+        ("broken_resample_in_place", "random_play_fuzz"),
+        ("broken_rng_seen", "random_play_fuzz"),
     ]:
         CHECKS[check](game, {})
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from monkey_envs.core.testing import play_random
 from monkey_envs.four_monkeys import FourMonkeys
 from monkey_envs.four_monkeys import data as D
 from monkey_envs.four_monkeys import picture as fm_picture
@@ -23,13 +24,7 @@ def _img(g: FourMonkeys, s, viewer: int | None) -> np.ndarray:
 
 
 def _random_play(g: FourMonkeys, seed: int, steps: int):
-    s = g.init([seed])
-    rng = np.random.default_rng(seed)
-    for _ in range(steps):
-        if s.terminated[0]:
-            break
-        s = g.step(s, [int(rng.choice(np.flatnonzero(s.legal_action_mask[0])))])
-    return s
+    return play_random(g, [seed], steps, seed, until_done=True)
 
 
 @pytest.fixture(scope="module")

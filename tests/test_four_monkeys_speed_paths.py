@@ -18,6 +18,7 @@ import itertools
 import numpy as np
 import pytest
 
+from monkey_envs.core.testing import play_random, random_legal_actions
 from monkey_envs.four_monkeys import data as D
 from monkey_envs.four_monkeys import kernels as K
 from monkey_envs.four_monkeys.rules import FourMonkeys
@@ -69,8 +70,7 @@ def test_blocked_step_equals_row_by_row(players: int, batch: int) -> None:
     rows = [g.init(np.array([i])) for i in range(batch)]
     rng = np.random.default_rng(players)
     for _ in range(120):
-        m = whole.legal_action_mask
-        a = np.where(m, rng.random(m.shape), -1.0).argmax(1)
+        a = random_legal_actions(whole.legal_action_mask, rng)
         g.step_inplace(whole, a)
         for i, s in enumerate(rows):
             g.step_inplace(s, a[i : i + 1])
@@ -112,8 +112,7 @@ def test_tile_block_is_the_tile_codes_table_and_under_count_counts(players: int,
                             )
                             want = codes[1 if ts == TILE_LOOSE or top else 0]
                         assert np.array_equal(tiles[b, t].view(np.uint32), want.view(np.uint32)), (step, seat, b, t)
-        m = s.legal_action_mask
-        g.step_inplace(s, np.where(m, rng.random(m.shape), -1.0).argmax(1))
+        g.step_inplace(s, random_legal_actions(s.legal_action_mask, rng))
         done = np.flatnonzero(s.terminated)
         if done.size:
             g.reset_rows(s, done, 1000 + step + np.arange(done.size))
@@ -128,11 +127,7 @@ def test_under_count_is_derived_not_stored_and_recomputed_on_load() -> None:
     import json
 
     g = FourMonkeys(num_players=4)
-    s = g.init(np.arange(6))
-    rng = np.random.default_rng(7)
-    for _ in range(300):
-        m = s.legal_action_mask
-        g.step_inplace(s, np.where(m, rng.random(m.shape), -1.0).argmax(1))
+    s = play_random(g, np.arange(6), 300, 7, inplace=True)
     assert s.under_count.sum() > 0  # cards lie under tiles, so the count matters
     data = s.get_state()
     assert "under_count" not in data["fields"] and "under" in data["fields"]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from monkey_envs.core.testing import random_legal_actions
 from monkey_envs.funky_monkey import FunkyMonkey, FunkyMonkeyState
 from monkey_envs.funky_monkey import data as D
 from monkey_envs.funky_monkey.state import END_REASONS, NUM_PHASES, PH_OVER
@@ -91,8 +92,7 @@ def test_compiled_step_and_observation_match_the_numpy_rules(cfg: dict) -> None:
         if t % 3 == 0:
             assert_same_observations(game, s, f"step {t}")
         phases_seen[s.phase[s.phase >= 0]] = True
-        u = np.where(s.legal_action_mask, rng.random(s.legal_action_mask.shape), -1.0)
-        acts = u.argmax(1)
+        acts = random_legal_actions(s.legal_action_mask, rng)
         acts[s.terminated] = rng.integers(-5, 100, size=int(s.terminated.sum()))  # ignored in ended rows
         new = game.step(s, acts)
         want = ref.clone()
@@ -121,7 +121,7 @@ def test_long_random_run_of_every_player_count_matches() -> None:
         next_seed = B
         ended = np.zeros(len(END_REASONS), np.int64)
         for t in range(1500):
-            acts = np.where(s.legal_action_mask, rng.random(s.legal_action_mask.shape), -1.0).argmax(1)
+            acts = random_legal_actions(s.legal_action_mask, rng)
             s = game.step(s, acts)
             assert game._step_reference(ref, acts)
             done = np.flatnonzero(s.terminated)
@@ -168,7 +168,7 @@ def test_compiled_step_works_in_place_and_keeps_no_hidden_entries() -> None:
     for _ in range(300):
         if s.terminated.all():
             break
-        acts = np.where(s.legal_action_mask, rng.random(s.legal_action_mask.shape), -1.0).argmax(1)
+        acts = random_legal_actions(s.legal_action_mask, rng)
         s = game.step(s, acts)
         game._step_inplace(own, acts)
         assert set(vars(s)) == fields and set(vars(own)) == fields
@@ -195,7 +195,7 @@ def test_positions_step_like_the_reference() -> None:
             if s.terminated[0]:
                 break
             assert_same_observations(game, s, f"seed {seed} step {t}")
-            acts = np.where(s.legal_action_mask, rng.random(s.legal_action_mask.shape), -1.0).argmax(1)
+            acts = random_legal_actions(s.legal_action_mask, rng)
             s = game.step(s, acts)
             assert game._step_reference(ref, acts)
             assert_same_state(s, ref, f"seed {seed} step {t}")
@@ -228,7 +228,7 @@ def test_kept_addresses_serve_only_the_state_and_arrays_they_were_taken_from() -
     assert game._addressed.of(s) and not game._addressed.of(ref)
 
     def step_both(where: str) -> None:
-        acts = np.where(s.legal_action_mask, rng.random(s.legal_action_mask.shape), -1.0).argmax(1)
+        acts = random_legal_actions(s.legal_action_mask, rng)
         game.step_inplace(s, acts)
         assert game._step_reference(ref, acts)
         assert_same_state(s, ref, where)

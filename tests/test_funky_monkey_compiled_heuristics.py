@@ -15,6 +15,7 @@ import pytest
 
 import agents.heuristics.funky_monkey as FM
 from agents.base import argmax_legal
+from monkey_envs.core.testing import random_legal_actions
 from monkey_envs.funky_monkey import FunkyMonkey
 
 NAMES = ("honest", "believer", "skeptic", "track")
@@ -33,9 +34,8 @@ def positions(num_players: int, num_games: int = 96, seed: int = 0):
         obs = game.observe(s, cp)
         yield game, obs, s.legal_action_mask
         yield game, game.observe(s, (cp + 1) % num_players), np.zeros_like(s.legal_action_mask)
-        u = rng.random(s.legal_action_mask.shape)
-        u[~s.legal_action_mask] = -1.0
-        acts = np.where(rng.random(num_games) < 0.5, u.argmax(1), mover.act(obs, s.legal_action_mask))
+        rand = random_legal_actions(s.legal_action_mask, rng)
+        acts = np.where(rng.random(num_games) < 0.5, rand, mover.act(obs, s.legal_action_mask))
         s = game.step(s, np.where(done, 0, acts))
 
 

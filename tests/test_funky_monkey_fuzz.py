@@ -12,6 +12,7 @@ import io
 import numpy as np
 import pytest
 
+from monkey_envs.core.testing import random_legal_actions
 from monkey_envs.funky_monkey import FunkyMonkey, FunkyMonkeyState
 from monkey_envs.funky_monkey import data as D
 from monkey_envs.funky_monkey import rules as R
@@ -32,11 +33,6 @@ from monkey_envs.funky_monkey.state import (
 )
 
 PLAYERS = range(D.MIN_PLAYERS, D.MAX_PLAYERS + 1)
-
-
-def random_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    u = np.where(mask, rng.random(mask.shape), -1.0)
-    return u.argmax(1)
 
 
 def max_decisions(num_players: int) -> int:
@@ -111,7 +107,7 @@ def test_a_million_random_steps_across_player_counts_keep_every_invariant():
             if t % 17 == 0:
                 obs = game.observe(s, np.maximum(s.current_player, 0))
                 assert obs.shape == (B, game.obs_dim) and np.isfinite(obs).all()
-            s = game.step(s, random_actions(s.legal_action_mask, rng))
+            s = game.step(s, random_legal_actions(s.legal_action_mask, rng))
             total_steps += B
             check_invariants(game, s)
             done = np.flatnonzero(s.terminated)
@@ -196,7 +192,7 @@ def test_masks_match_a_slow_reference_of_legality(num_players):
         phases |= set(s.phase[~s.terminated].tolist())
         if s.terminated.all():
             break
-        s = game.step(s, random_actions(s.legal_action_mask, rng))
+        s = game.step(s, random_legal_actions(s.legal_action_mask, rng))
     assert s.terminated.all()
     assert {PH_ACTIVE, PH_RESPOND} <= phases
 
@@ -208,7 +204,7 @@ def test_every_decision_phase_occurs_in_random_play():
     seen = set()
     while not s.terminated.all():
         seen |= set(s.phase[~s.terminated].tolist())
-        s = game.step(s, random_actions(s.legal_action_mask, rng))
+        s = game.step(s, random_legal_actions(s.legal_action_mask, rng))
     assert seen == set(range(NUM_PHASES))
 
 
@@ -312,7 +308,7 @@ def test_observation_matches_a_slow_reference(num_players):
                         raise AssertionError(f"row {b}, observer {o}: pieces {bad} differ")
         if s.terminated.all():
             break
-        s = game.step(s, random_actions(s.legal_action_mask, rng))
+        s = game.step(s, random_legal_actions(s.legal_action_mask, rng))
 
 
 # ============================================================================ no peeking
@@ -390,7 +386,7 @@ def test_no_peeking_hidden_parts_never_change_a_players_observation(num_players)
                 changed_own += int((game.observe(mine, o) != before).any(1)[s.hands[:, o].any(1)].all())
         if s.terminated.all():
             break
-        s = game.step(s, random_actions(s.legal_action_mask, rng))
+        s = game.step(s, random_legal_actions(s.legal_action_mask, rng))
     assert checked > 100 and changed_own > 0
 
 
@@ -442,13 +438,13 @@ def test_serialisation_round_trips_and_take_concat_commute_with_step():
     s = game.init(np.arange(12))
     rng = np.random.default_rng(5)
     for _ in range(25):
-        s = game.step(s, random_actions(s.legal_action_mask, rng))
+        s = game.step(s, random_legal_actions(s.legal_action_mask, rng))
     assert FunkyMonkeyState.from_json(s.to_json()).equals(s)
     buf = io.BytesIO()
     s.save(buf)
     buf.seek(0)
     assert FunkyMonkeyState.load(buf).equals(s)
-    a = random_actions(s.legal_action_mask, rng)
+    a = random_legal_actions(s.legal_action_mask, rng)
     whole = game.step(s, a)
     parts = FunkyMonkeyState.concat([game.step(s.take(slice(0, 5)), a[:5]), game.step(s.take(slice(5, 12)), a[5:])])
     assert parts.equals(whole)
@@ -460,7 +456,7 @@ def test_step_leaves_its_input_untouched():
     rng = np.random.default_rng(2)
     for _ in range(40):
         before = s.clone()
-        nxt = game.step(s, random_actions(s.legal_action_mask, rng))
+        nxt = game.step(s, random_legal_actions(s.legal_action_mask, rng))
         assert s.equals(before)
         s = nxt
 

@@ -18,6 +18,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
+from monkey_envs.core.testing import MAX_GAME_STEPS, play_random, random_legal_actions
 from monkey_envs.funky_monkey import (
     A_ACCEPT,
     A_BONUS_DECLINE,
@@ -169,9 +170,8 @@ def test_monkey_chips_each_survivor_is_active_once_per_round():
     turns = STAT_NAMES.index("turns_active")
     seen: dict[tuple[int, int], list[int]] = {}
     while not s.terminated.all():
-        m = s.legal_action_mask
         prev = s
-        s = game.step(s, np.where(m, rng.random(m.shape), -1).argmax(1))
+        s = game.step(s, random_legal_actions(s.legal_action_mask, rng))
         for b, p in zip(*np.nonzero(s.stats[:, :, turns] > prev.stats[:, :, turns]), strict=True):
             assert p == prev.active[b] and prev.alive[b, p]
             seen.setdefault((int(b), int(prev.round[b])), []).append(int(p))
@@ -775,11 +775,8 @@ def test_quitting_time_winner_with_each_tie_break(positions, coconuts, golden, w
 
 def test_quitting_time_after_five_rounds_when_all_cards_are_played():
     game = FunkyMonkey(3)
-    s = game.init(np.arange(16))
-    rng = np.random.default_rng(0)
-    while not s.terminated.all():
-        m = s.legal_action_mask
-        s = game.step(s, np.where(m, rng.random(m.shape), -1).argmax(1))
+    s = play_random(game, np.arange(16), MAX_GAME_STEPS, 0, until_done=True)
+    assert s.terminated.all()
     q = s.end_reason == END_QUITTING_TIME
     assert q.any()
     assert (s.round[q] == D.NUM_ROUNDS).all() and (s.hands[q].sum((1, 2)) == 0).all()

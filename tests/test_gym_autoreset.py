@@ -16,6 +16,7 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.wrappers.vector import NormalizeObservation, RecordEpisodeStatistics
 
 import monkey_envs  # noqa: F401  (registers the ids)
+from monkey_envs.core.testing import random_legal_actions
 
 ID = "monkey_envs/MonkeyFun-v0"
 
@@ -26,8 +27,7 @@ def _vec(**kw):
 
 def _legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """One random legal action per env (action 0 where the mask is empty: a terminal step's row)."""
-    u = np.where(mask.astype(bool), rng.random(mask.shape), -1.0)
-    return u.argmax(1)
+    return random_legal_actions(mask, rng)
 
 
 def test_default_is_same_step_and_next_step_is_declared():

@@ -27,6 +27,7 @@ pytest.importorskip("stable_baselines3")
 import monkey_envs  # noqa: F401  (registers the gymnasium ids)
 from agents import make_agent
 from monkey_envs.core.sb3_vec import MonkeyVecEnv
+from monkey_envs.core.testing import random_legal_actions
 
 
 def expected_reward(winners: Any, seat: int, num_players: int) -> float:
@@ -53,8 +54,7 @@ class RandomPolicy:
         self.rng = np.random.default_rng(seed)
 
     def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        m = np.asarray(mask).astype(bool)
-        return np.where(m, self.rng.random(m.shape), -1.0).argmax(1).astype(np.int64)
+        return random_legal_actions(mask, self.rng)
 
 
 class CountingAgent:

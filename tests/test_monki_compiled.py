@@ -14,12 +14,8 @@ import numpy as np
 import pytest
 from monki_numpy_reference import NumpyMonki
 
+from monkey_envs.core.testing import random_legal_actions
 from monkey_envs.monki import Monki
-
-
-def _random_legal(rng: np.random.Generator, mask: np.ndarray) -> np.ndarray:
-    """A uniformly random legal action per row (0 in rows without one)."""
-    return (rng.random(mask.shape) * mask).argmax(1)
 
 
 def _assert_same(a, b, where: str) -> None:
@@ -40,7 +36,7 @@ def _play_both(cfg: dict, batch: int, steps: int, seed: int):
     next_seed = int(seeds[-1]) + 1
     for i in range(steps):
         yield i, g, ref, s, r
-        a = _random_legal(rng, s.legal_action_mask)
+        a = random_legal_actions(s.legal_action_mask, rng)
         a[s.terminated] = rng.integers(0, g.num_actions, int(s.terminated.sum()))  # ignored in finished rows
         s, r = g.step(s, a), ref.step(r, a)
         done = np.flatnonzero(s.terminated)
@@ -98,7 +94,7 @@ def test_an_illegal_action_raises_and_changes_nothing():
     g = Monki()
     s = g.init(np.arange(8))
     before = s.clone()
-    a = _random_legal(np.random.default_rng(0), s.legal_action_mask)
+    a = random_legal_actions(s.legal_action_mask, np.random.default_rng(0))
     a[5] = int(np.flatnonzero(~s.legal_action_mask[5])[0])
     with pytest.raises(ValueError, match=r"illegal actions in rows \[5\]"):
         g.step(s, a)

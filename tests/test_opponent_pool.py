@@ -12,6 +12,7 @@ import pytest
 
 from monkey_envs.core.driver import SingleAgentDriver
 from monkey_envs.core.opponents import OpponentPool
+from monkey_envs.core.testing import random_legal_actions
 from monkey_envs.funky_monkey.rules import NUM_PLAY_ACTIONS, FunkyMonkey
 from monkey_envs.games import make_game
 
@@ -159,9 +160,7 @@ def test_honest_learner_never_bluffs_and_bluffs_are_rejected():
                 d.step(acts)
             assert d.state.equals(before)
             rejected += 1
-        u = rng.random(mask.shape)
-        u[~mask] = -1
-        for info in d.step(u.argmax(1)).final_info:
+        for info in d.step(random_legal_actions(mask, rng)).final_info:
             episodes += 1
             seat = info["learner_seat"]
             assert info["bluff_stats"]["bluffs"][seat] == 0

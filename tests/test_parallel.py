@@ -20,6 +20,7 @@ from pettingzoo.utils.env_logger import EnvLogger
 
 import monkey_envs
 from monkey_envs.core.parallel import GameParallelEnv, make_parallel_api
+from monkey_envs.core.testing import random_legal_actions
 from monkey_envs.games import GAMES, game_class, make_game, register_game
 
 # Importing the toy game registers it (game, env ids, its "half" agent). Outside this module the game
@@ -180,8 +181,7 @@ def test_random_play_keeps_the_laws_and_the_game_hooks_agree():
             live = np.flatnonzero(~s.terminated)
             np.testing.assert_array_equal(masks[live, s.current_player[live]], s.legal_action_mask[live])
             assert movers[live, s.current_player[live]].all()
-            u = np.where(s.legal_action_mask, rng.random(s.legal_action_mask.shape), -1.0)
-            s = game.step(s, u.argmax(1))
+            s = game.step(s, random_legal_actions(s.legal_action_mask, rng))
             assert game.state_violations(s) == []
         assert (s.step_count == game.num_players * game.rounds).all()
         assert s.winners_mask.any(1).all()
@@ -209,8 +209,7 @@ def test_generic_mask_walk_matches_the_hook_also_mid_tick():
             assert len(fast.agents) == int(game.movers(one).sum())
             for a in fast.agents:
                 np.testing.assert_array_equal(obs_f[a]["action_mask"], obs_s[a]["action_mask"])
-        u = np.where(s.legal_action_mask, rng.random(s.legal_action_mask.shape), -1.0)
-        s = game.step(s, u.argmax(1))
+        s = game.step(s, random_legal_actions(s.legal_action_mask, rng))
 
 
 def test_a_tick_resolves_the_same_from_a_mid_tick_state():

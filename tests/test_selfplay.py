@@ -11,6 +11,7 @@ torch = pytest.importorskip("torch")
 
 from monkey_envs.core.opponents import OpponentPool  # noqa: E402
 from monkey_envs.core.sb3_vec import MonkeyVecEnv  # noqa: E402
+from monkey_envs.core.testing import random_legal_actions  # noqa: E402
 from training.config import SelfPlayConfig  # noqa: E402
 from training.selfplay import FrozenPolicy, SelfPlayCallback, selfplay_weights  # noqa: E402
 
@@ -102,8 +103,7 @@ def test_learner_reward_against_its_own_snapshot_is_the_learners():
     rng = np.random.default_rng(0)
     for _ in range(400):
         mask = venv.action_masks()
-        u = np.where(mask, rng.random(mask.shape), -1.0)
-        _, rewards, dones, infos = venv.step(u.argmax(1))
+        _, rewards, dones, infos = venv.step(random_legal_actions(mask, rng))
         for i in np.flatnonzero(dones):
             info = infos[i]
             assert info["seat_agents"][info["learner_seat"]] == -1  # the learner's code

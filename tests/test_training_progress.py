@@ -100,3 +100,59 @@ def test_the_fit_curve_plots_every_loss_of_its_history(tmp_path):
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     with pytest.raises(ValueError, match="epoch"):
         plot_fit_curve([{"train_bce": 0.7}], tmp_path / "b.png")
+
+
+@pytest.mark.parametrize("objective", ["rollout_q", "imitation"])
+def test_the_fittings_epoch_lines_go_through_the_heartbeat(objective, capsys):
+    """Issue 23 (training progress): the per-epoch lines of the pretraining fit bypassed the
+    heartbeat (a plain ``print`` to stdout), so heartbeat lines landed among them -- even inside
+    one of them, ``print`` writing the text and the newline apart -- and a phase printing an
+    epoch a second still got heartbeats. Now every pretraining line goes through the heartbeat:
+    on its stream, in order inside its phase, and none to stdout."""
+    pytest.importorskip("sb3_contrib")
+    from training.config import load_config
+    from training.run import build_env, build_model, prepare, pretrain
+
+    sets = ["env.num_envs=2", "ppo.batch_size=64", "ppo.net_arch=[8]", "pretrain.games=4", "pretrain.epochs=3"]
+    cfg = load_config(None, [*sets, "pretrain.workers=1", f"pretrain.objective={objective}"]).validate()
+    game = prepare(cfg, load_models=False)
+    venv = build_env(cfg)
+    try:
+        model = build_model(cfg, venv)
+        out = io.StringIO()
+        beat = Heartbeat(every=60.0, stream=out)
+        pretrain(model, cfg, game, beat)
+        beat.close()
+    finally:
+        venv.close()
+    assert capsys.readouterr().out == "", "pretraining printed past the heartbeat"
+    lines = out.getvalue().splitlines()
+    start = next(
+        i for i, line in enumerate(lines) if line.startswith("pretraining: fitting 3 epochs") and "..." in line
+    )
+    epochs = [i for i, line in enumerate(lines) if line.startswith("  pretraining epoch ")]
+    assert [lines[i].split(":")[0] for i in epochs] == [f"  pretraining epoch {k}/3" for k in (1, 2, 3)]
+    assert start < epochs[0] and epochs == list(range(start + 1, start + 4))
+    assert re.match(r"pretraining: fitting 3 epochs.*: done in \d", lines[start + 4])
+
+
+def test_echo_prints_even_when_disabled_and_writes_whole_lines():
+    """Heartbeat.echo is the run's own output: printed with the heartbeat off, one write per line."""
+
+    class Writes(io.StringIO):
+        def __init__(self) -> None:
+            super().__init__()
+            self.writes: list[str] = []
+
+        def write(self, s: str) -> int:
+            self.writes.append(s)
+            return super().write(s)
+
+    out = Writes()
+    beat = Heartbeat(every=60.0, stream=out, enabled=False)
+    beat.say("not printed")
+    beat.echo("epoch 1/3")
+    assert out.getvalue() == "epoch 1/3\n" and out.writes == ["epoch 1/3\n"]
+    on = Writes()
+    Heartbeat(every=60.0, stream=on).say("a heartbeat")
+    assert on.writes == ["a heartbeat\n"], "a heartbeat line written in pieces can be split by another thread"

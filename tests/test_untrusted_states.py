@@ -30,6 +30,7 @@ import numpy as np
 import pytest
 
 from monkey_envs.core.state import BatchState, StateError
+from monkey_envs.core.testing import MAX_GAME_STEPS, play_random, random_legal_actions
 from monkey_envs.funky_monkey import FunkyMonkey, FunkyMonkeyState
 from monkey_envs.games import GAMES, game_class, make_game
 from monkey_envs.monkey_fun import MonkeyFun, MonkeyFunState
@@ -39,15 +40,7 @@ from monkey_envs.monki.state import PHASE_START
 # ============================================================================ helpers
 def _random_play(game: Any, state: BatchState, steps: int, seed: int) -> BatchState:
     """``steps`` uniformly random legal moves in every running row (finished rows ignore theirs)."""
-    gen = np.random.default_rng(seed)
-    for _ in range(steps):
-        mask = state.legal_action_mask
-        if not mask.any():
-            break
-        u = gen.random(mask.shape)
-        u[~mask] = -1.0
-        state = game.step(state, u.argmax(1))
-    return state
+    return play_random(game, state, steps, seed, until_done=True)
 
 
 def _snapshot(state: BatchState) -> dict[str, np.ndarray]:
@@ -563,12 +556,8 @@ def test_a_reward_in_a_running_game_is_refused_by_every_loader(shipped):
 def _just_finished(game: Any) -> BatchState:
     """A one-row state of ``game`` right after a random game ended with non-zero rewards."""
     for seed in range(20):
-        s = game.init([seed])
-        gen = np.random.default_rng(seed)
-        while not s.terminated[0]:
-            u = gen.random(s.legal_action_mask.shape)
-            u[~s.legal_action_mask] = -1.0
-            s = game.step(s, u.argmax(1))
+        s = play_random(game, [seed], MAX_GAME_STEPS, seed, until_done=True)
+        assert s.terminated[0], f"a random game of {game!r} did not end"
         if (s.rewards != 0).any():
             return s
     raise AssertionError(f"no random game of {game!r} ended with rewards")
@@ -649,6 +638,14 @@ def test_a_monki_position_with_non_canonical_ruby_bytes_is_refused():
 _FUZZ_ENV = "MONKEY_ENVS_FUZZ"
 
 
+def _subprocess_env() -> dict[str, str]:
+    """The environment of the fuzz subprocess: this checkout's package first (the script's own
+    folder, ``tests/``, is the subprocess's first path, not the checkout), faulthandler on."""
+    root = str(Path(__file__).resolve().parents[1])
+    path = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH", "")) if p)
+    return {**os.environ, "PYTHONFAULTHANDLER": "1", "PYTHONPATH": path}
+
+
 def test_no_loaded_state_or_action_can_crash_a_kernel_or_make_a_broken_game():
     """Damaged states through every loader, accepted ones stepped with every legal action: in a subprocess.
 
@@ -661,7 +658,7 @@ def test_no_loaded_state_or_action_can_crash_a_kernel_or_make_a_broken_game():
     for name, default in (("monkey_fun", 60), ("funky_monkey", 20)):
         n = examples or default
         cmd = [sys.executable, str(Path(__file__).resolve()), "--fuzz", name, str(n), str(seed)]
-        env = {**os.environ, "PYTHONFAULTHANDLER": "1"}
+        env = _subprocess_env()
         jobs.append((name, subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)))
     failures = []
     for name, proc in jobs:
@@ -678,9 +675,7 @@ def test_no_loaded_state_or_action_can_crash_a_kernel_or_make_a_broken_game():
 def test_the_property_test_can_fail():
     """With validation switched off in the subprocess, the damaged states it plays fail it (exit code != 0)."""
     cmd = [sys.executable, str(Path(__file__).resolve()), "--fuzz-unsafe", "monkey_fun", "40", "0"]
-    proc = subprocess.run(
-        cmd, capture_output=True, text=True, timeout=240, env={**os.environ, "PYTHONFAULTHANDLER": "1"}
-    )
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=240, env=_subprocess_env())
     assert proc.returncode != 0, proc.stdout[-2000:]
     assert "case {" in proc.stderr
 
@@ -899,9 +894,7 @@ def _play_everything(game: Any, s: BatchState, data: Any) -> None:
         if done.all():
             return
         pick = data.draw(st.integers(0, 2**32 - 1))
-        u = np.random.default_rng(pick).random(mask.shape)
-        u[~mask] = -1.0
-        s = game.step(s, u.argmax(1))
+        s = game.step(s, random_legal_actions(mask, np.random.default_rng(pick)))
         found = game.state_violations(s)
         assert not found, f"a valid state stepped into a broken one: {found[:5]}"
 

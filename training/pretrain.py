@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -163,10 +164,13 @@ def behaviour_clone(
     vf_coef: float = 0.5,
     seed: int = 0,
     verbose: bool = False,
+    say: Callable[[str], None] = print,
 ) -> dict[str, Any]:
     """Fit ``model.policy`` (a ``MaskablePPO`` policy) to the teacher's decisions, in place.
 
-    ``verbose`` prints one line per epoch.
+    ``verbose`` writes one line per epoch with ``say`` (default :func:`print`; ``training.run``
+    passes its heartbeat's :meth:`~training.progress.Heartbeat.echo`, so the epoch lines and the
+    heartbeat's come out as one sequence).
 
     Returns:
         ``{"decisions", "epochs", "accuracy", "value_mse", "seconds", "history"}``: the share of
@@ -204,10 +208,9 @@ def behaviour_clone(
             vf_sum += vf.item() * idx.numel()
         history.append({"epoch": epoch + 1, "cross_entropy": ce_sum / n, "value_mse": vf_sum / n})
         if verbose:
-            print(
+            say(
                 f"  pretraining epoch {epoch + 1}/{epochs}: cross-entropy {ce_sum / n:.4f}, value mse {vf_sum / n:.4f} "
-                f"({time.perf_counter() - t0:.0f} s)",
-                flush=True,
+                f"({time.perf_counter() - t0:.0f} s)"
             )
     policy.set_training_mode(False)
     with torch.no_grad():

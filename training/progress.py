@@ -7,7 +7,9 @@ prints a line when a phase starts and ends, and from a background thread a line 
 ``every`` seconds went by without one, naming the phase, its count (``done/total``, where the
 phase reports one) and the time it has taken. Under any load a user sees a line at least every
 ``every`` seconds, except while one compiled kernel call holds the interpreter longer than that
-(the batched calls of the shipped games take milliseconds).
+(the batched calls of the shipped games take milliseconds). The phases' own lines (the fitting's
+per-epoch losses) go through :meth:`Heartbeat.echo`, so they and the heartbeat lines come out
+as one sequence of whole lines on one stream, and a phase that prints often gets no heartbeat.
 
 Usage::
 
@@ -16,6 +18,7 @@ Usage::
         for chunk in chunks:
             work(chunk)
             p.advance()
+            beat.echo(f"chunk {chunk}: ...")  # the phase's own lines go through the heartbeat too
     beat.close()
 """
 
@@ -75,12 +78,24 @@ class Heartbeat:
         self._thread: threading.Thread | None = None
 
     def say(self, text: str) -> None:
-        """Print one line now (and count it as the latest sign of life)."""
-        if not self.enabled:
-            return
+        """Print one line now (and count it as the latest sign of life); nothing when disabled."""
+        if self.enabled:
+            self._write(text)
+
+    def echo(self, text: str) -> None:
+        """Print one line of the run's own output (a fitting epoch, a result), even when disabled.
+
+        The line goes to the heartbeat's stream under its lock, in one write, so it never splits
+        a heartbeat line and the two form one sequence of whole lines; it also counts as the
+        latest sign of life, so a phase that prints often gets no heartbeat in between.
+        """
+        self._write(text)
+
+    def _write(self, text: str) -> None:
         with self._lock:
             out = self.stream if self.stream is not None else sys.stdout
-            print(text, file=out, flush=True)
+            out.write(f"{text}\n")  # one write: a line of another thread cannot land inside it
+            out.flush()
             self._last = time.perf_counter()
 
     @contextmanager

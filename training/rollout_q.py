@@ -40,7 +40,7 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -343,8 +343,12 @@ def fit_action_values(
     seed: int = 0,
     holdout: float = 0.1,
     verbose: bool = False,
+    say: Callable[[str], None] = print,
 ) -> dict[str, Any]:
     """Fit ``model.policy``'s logits to the sampled action values (in place); see the module doc.
+
+    ``verbose`` writes one line per epoch with ``say`` (default :func:`print`; ``training.run``
+    passes its heartbeat's :meth:`~training.progress.Heartbeat.echo`).
 
     The logit of action ``a`` learns ``logit(Q(s, a))`` (binary cross-entropy over the sampled
     actions); the value head learns the teacher action's outcome in reward units.
@@ -398,10 +402,9 @@ def fit_action_values(
             loss_sum += loss_q.item() * idx.numel()
         history.append({"epoch": epoch + 1, "train_bce": loss_sum / max(train.size, 1)})
         if verbose:
-            print(
+            say(
                 f"  pretraining epoch {epoch + 1}/{epochs}: action-value cross-entropy "
-                f"{loss_sum / max(train.size, 1):.4f} ({time.perf_counter() - t0:.0f} s)",
-                flush=True,
+                f"{loss_sum / max(train.size, 1):.4f} ({time.perf_counter() - t0:.0f} s)"
             )
     policy.set_training_mode(False)
     report: dict[str, Any] = {}

@@ -1121,7 +1121,9 @@ def _tb_logger(run_dir: Path) -> Any:
 def pretrain(model: Any, cfg: TrainConfig, game: Any, beat: Heartbeat | None = None) -> dict[str, Any]:
     """Train from ``pretrain.teacher`` before RL, by imitation (:mod:`training.pretrain`) or by its
     action values (:mod:`training.rollout_q`); returns the report. ``beat`` reports the recording
-    and the fitting as phases (a line at least every ``beat.every`` seconds)."""
+    and the fitting as phases (a line at least every ``beat.every`` seconds), and every line of
+    the pretraining (the per-epoch losses included) goes through ``beat.echo``: one sequence of
+    whole lines with the heartbeat's."""
     pt = cfg.pretrain
     beat = beat or Heartbeat(enabled=False)
     if pt.objective == "rollout_q":
@@ -1130,13 +1132,13 @@ def pretrain(model: Any, cfg: TrainConfig, game: Any, beat: Heartbeat | None = N
 
     t0 = time.perf_counter()
     allowed = None if cfg.env.learner_actions is None else game.action_filter(cfg.env.learner_actions)
-    print(f"pretraining: recording {pt.games} games of {pt.teacher!r}", flush=True)
+    beat.echo(f"pretraining: recording {pt.games} games of {pt.teacher!r}")
     with beat.phase(f"pretraining: {pt.games} games of {pt.teacher!r}"):
         data = record_teacher_games(
             game, pt.teacher, pt.games, seed=cfg.seed + 424_242, gamma=cfg.ppo.gamma, allowed_actions=allowed
         )
     record_seconds = time.perf_counter() - t0
-    print(
+    beat.echo(
         f"pretraining: recorded {data.actions.size} decisions of {pt.teacher!r} in {pt.games} games ({record_seconds:.1f} s)"
     )
     with beat.phase(f"pretraining: fitting {pt.epochs} epochs"):
@@ -1149,11 +1151,12 @@ def pretrain(model: Any, cfg: TrainConfig, game: Any, beat: Heartbeat | None = N
             vf_coef=cfg.ppo.vf_coef,
             seed=cfg.seed,
             verbose=True,
+            say=beat.echo,
         )
     report.update(
         {"objective": "imitation", "teacher": pt.teacher, "games": pt.games, "record_seconds": round(record_seconds, 2)}
     )
-    print(
+    beat.echo(
         f"pretraining: {report['accuracy']:.3f} of the teacher's moves reproduced after {pt.epochs} epochs ({report['seconds']} s)"
     )
     return report
@@ -1178,7 +1181,7 @@ def _pretrain_rollout_q(model: Any, cfg: TrainConfig, game: Any, beat: Heartbeat
             imports=cfg.imports,
         )
     record_seconds = time.perf_counter() - t0
-    print(
+    beat.echo(
         f"pretraining: {data.obs.shape[0]} positions of {pt.games} {pt.teacher!r} games played out once per legal "
         f"action ({data.rollouts} games, {record_seconds:.1f} s: probing {data.seconds['probe']:.1f} s, play-outs "
         f"{data.seconds['play_out']:.1f} s on {workers} worker{'s' if workers > 1 else ''})"
@@ -1193,6 +1196,7 @@ def _pretrain_rollout_q(model: Any, cfg: TrainConfig, game: Any, beat: Heartbeat
             vf_coef=cfg.ppo.vf_coef,
             seed=cfg.seed,
             verbose=True,
+            say=beat.echo,
         )
     report.update(
         {
@@ -1208,7 +1212,7 @@ def _pretrain_rollout_q(model: Any, cfg: TrainConfig, game: Any, beat: Heartbeat
     )
     h = report["holdout"]
     if h:
-        print(
+        beat.echo(
             f"pretraining: on {h['states']} held-out positions the policy's choice is the teacher's in "
             f"{h['agreement_with_teacher']:.3f}; sampled value of its choice {h['q_of_choice']:.3f} vs the "
             f"teacher's {h['q_of_teacher_choice']:.3f} ({report['seconds']} s)"

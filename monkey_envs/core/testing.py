@@ -34,7 +34,8 @@ simultaneous games). The checks:
   next-step autoreset): env ``i`` equals the single env that calls ``reset()`` after each
   episode, step for step, infos included.
 * ``batch_invariance``: row ``i`` of ``game.init(seeds)`` stepped with per-row seeded random legal
-  actions equals the same seed at batch size 1 (every state array, and every seat's observation).
+  actions equals the same seed at batch size 1 (every state array, and every seat's observation;
+  a repeated seed and one beyond 32 bits among them).
 * ``round_trips``: clone, ``copy.deepcopy``, pickle, take/concat/put, get_state/set_state (through
   JSON), to_json/from_json and save/load give equal states (no shared memory) that step identically.
 * ``bad_input``: wrong-shaped, float, bool, non-numeric, out-of-range and illegal actions, bad
@@ -46,8 +47,11 @@ simultaneous games). The checks:
   loss); an unknown game option is refused naming it (``ValueError`` or ``TypeError``).
 * ``no_peeking``: for random mid-game states and every seat, :meth:`Game.resample_hidden` (a few
   seeds) changes neither that seat's observation, its mask when it is to move, the AEC
-  ``observe`` / ``infos`` nor ``render(viewer=seat)``, and the resampled state keeps the game's laws;
-  an imperfect-information game of several players must resample more than the RNG. Simultaneous games: what the current mover commits changes no other
+  ``observe`` / ``infos`` nor ``render(viewer=seat)``; the resampled state keeps the game's laws
+  and plays on (a random legal step keeps them too), the same seed resamples the same state and
+  the given state is left as it was; an imperfect-information game of several players must
+  resample more than the RNG. No seat sees the RNG: scrambling ``rng`` changes no observation or
+  picture. Simultaneous games: what the current mover commits changes no other
   seat's observation or picture, nor who commits next and with which mask.
 * ``random_play_fuzz``: a batch of random legal play (finished rows are held one step with an
   out-of-range action, which they must ignore, then restarted) with ``state_violations == []``
@@ -55,7 +59,10 @@ simultaneous games). The checks:
   ``winners_mask`` / ``end_reason`` / ``current_player`` set exactly at the end, valid
   ``end_reason_names``, ``episode_info`` numeric and of one fixed layout (``end_reason`` the
   state's int code, ``winners`` its ``(P,) bool`` mask), observations inside the declared bounds; then ``state_violations``
-  must flag at least one of a set of corrupted copies (it checks the game's own laws).
+  must flag at least one of a set of corrupted copies (it checks the game's own laws), each
+  flagged copy with ``(field, row, why)`` triples naming the corrupted row and no other; garbage
+  values in any field (random values of the dtype, huge floats and NaN) give it triples or an
+  exception (a refusal for ``validate_state``), and garbage in every field at once is flagged.
 * ``legal_masks``: for random states every masked-legal action steps (to a state without
   violations) and every masked-illegal one raises ``ValueError`` leaving the state as it was;
   a finished row's mask is all False.
@@ -65,6 +72,11 @@ simultaneous games). The checks:
   for that seat, and the SVG export parses as XML.
 * ``playthroughs`` (once per game): a recorded playthrough file whose header names the game
   exists under ``tests/playthroughs/`` (skipped while :mod:`monkey_envs.core.playthrough` is absent).
+
+Tests that need random play use the kit's :func:`play_random` (``steps`` decisions of random
+legal play from seeds or a state, finished rows kept or dealt new games) and
+:func:`random_legal_actions` (the one-draw uniform legal action per row, for loops that check
+something after every step); :func:`state_pool` gives states at several depths of whole games.
 
 Checks are sized to run in seconds per configuration; their keyword arguments (batch sizes,
 steps, seeds) can be passed through :func:`run_check`. pytest is imported only by
@@ -234,6 +246,86 @@ class RowRandomPolicy:
 
 def _done(s: BatchState) -> np.ndarray:
     return s.terminated | s.truncated
+
+
+# ============================================================================ random play (for tests)
+def random_legal_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A uniformly random legal action per row, from one ``rng.random(mask.shape)`` draw.
+
+    Args:
+        mask: ``(B, A)`` legal-action mask (bool or 0/1).
+        rng: the generator; exactly one ``rng.random((B, A))`` call per use, so a test that
+            draws its actions this way replays the same stream whatever else it does.
+
+    Returns:
+        ``(B,) int64``: per row the legal action with the largest uniform key; ``0`` in rows
+        without a legal action (finished games ignore their action).
+    """
+    m = np.asarray(mask).astype(bool)
+    if m.ndim != 2:
+        raise ValueError(f"mask must be (B, A), got shape {m.shape}")
+    return np.where(m, rng.random(m.shape), -1.0).argmax(1).astype(np.int64)
+
+
+def play_random(
+    game: Game,
+    start: BatchState | Any,
+    steps: int,
+    rng: np.random.Generator | int | Callable[[np.ndarray], np.ndarray] = 0,
+    *,
+    restart: int | None = None,
+    until_done: bool = False,
+    inplace: bool = False,
+) -> BatchState:
+    """``steps`` decisions of random legal play in every row of a batch: the tests' shared loop.
+
+    Args:
+        game: the rules.
+        start: a state to play on (left unchanged: play starts from a clone) or seeds for
+            ``game.init`` (an int, a sequence or a ``(B,)`` array).
+        steps: decisions to take (>= 0); finished rows ignore theirs.
+        rng: where the actions come from: a generator or an int seed
+            (:func:`random_legal_actions`, one draw per step) or a policy ``mask (B, A) ->
+            actions (B,)`` such as :class:`RowRandomPolicy` (batch-invariant streams).
+        restart: ``None`` keeps finished rows finished; an int deals new games into the rows
+            that finished after each step, with seeds ``restart, restart + 1, ...`` in order.
+        until_done: stop early once every row has finished (only without ``restart``).
+        inplace: step with ``game.step_inplace`` instead of ``game.step`` (the same states).
+
+    Returns:
+        The state after play (a new state; ``start`` is not modified).
+
+    Raises:
+        ValueError: ``steps`` negative or not an int, ``restart`` negative, or bad seeds.
+    """
+    if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or steps < 0:
+        raise ValueError(f"steps must be a non-negative int, got {steps!r}")
+    if restart is not None and (isinstance(restart, bool) or not isinstance(restart, (int, np.integer)) or restart < 0):
+        raise ValueError(f"restart must be None or a non-negative int seed, got {restart!r}")
+    state = start.clone() if isinstance(start, BatchState) else game.init(start)
+    if callable(rng):
+        policy = rng
+    else:
+        gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+
+        def policy(mask: np.ndarray) -> np.ndarray:
+            return random_legal_actions(mask, gen)
+
+    next_seed = restart
+    for _ in range(int(steps)):
+        if until_done and restart is None and _done(state).all():
+            break
+        acts = policy(state.legal_action_mask)
+        if inplace:
+            game.step_inplace(state, acts)
+        else:
+            state = game.step(state, acts)
+        if next_seed is not None:
+            done = np.flatnonzero(_done(state))
+            if done.size:
+                state.put(done, game.init(next_seed + np.arange(done.size)))
+                next_seed += done.size
+    return state
 
 
 def step_legal(game: Game, state: BatchState, actions: np.ndarray, where: str) -> BatchState:
@@ -660,7 +752,7 @@ def check_batch_invariance(
     game: str | Game,
     config: Mapping[str, Any] | None = None,
     *,
-    seeds: Sequence[int] = (3, 11, 0, 7, 1000, 3),
+    seeds: Sequence[int] = (3, 11, 0, 7, 1000, 3, 2**33 + 5),
     max_steps: int = MAX_GAME_STEPS,
 ) -> None:
     """Row ``i`` of a batch equals seed ``seeds[i]`` played alone (every array, every seat's observation)."""
@@ -744,14 +836,26 @@ def check_round_trips(
 
 
 # ============================================================================ core: in-place forms
-def check_in_place(game: str | Game, config: Mapping[str, Any] | None = None, *, seed: int = 5, steps: int = 6) -> None:
+def check_in_place(
+    game: str | Game,
+    config: Mapping[str, Any] | None = None,
+    *,
+    seed: int = 5,
+    steps: int = 6,
+    long_rows: int = 16,
+    long_steps: int = 300,
+) -> None:
     """``reset_rows``, ``step_inplace`` and ``observe(out=)`` equal their copying forms bit for bit.
 
-    ``reset_rows(s, rows, seeds)`` leaves ``s`` equal to ``s.put(rows, init(seeds))``;
+    ``reset_rows(s, rows, seeds)`` leaves ``s`` equal to ``s.put(rows, init(seeds))`` (rows in any
+    order, seeds beyond 32 bits), on rows of every depth of play and on rows holding random bytes
+    (a compiled deal must set every array of the row; the other rows stay as they were);
     ``step_inplace`` equals ``step`` for several steps of random play (mid-game and finished rows);
     ``observe(s, p, out=buf)`` returns ``buf`` holding ``observe(s, p)`` (every cell written, for
-    every seat and for ``current_player``). Bad rows, seeds, actions or buffers raise a
-    ``ValueError`` and change nothing.
+    every seat and for ``current_player``); and a long loop of ``step_inplace`` + ``reset_rows`` +
+    ``observe(out=)`` (about ``long_rows`` games of every depth, ``long_steps`` steps, finished games
+    restarted) stays equal to ``step`` + ``put(init)`` + ``observe`` at every step. Bad rows,
+    seeds, actions or buffers raise a ``ValueError`` and change nothing.
     """
     c = _ctx(game, config)
     g = c.game
@@ -760,12 +864,23 @@ def check_in_place(game: str | Game, config: Mapping[str, Any] | None = None, *,
     rng = np.random.default_rng(seed)
     for n in sorted({1, B // 2, B}):
         rows = rng.choice(B, n, replace=False)
-        seeds = rng.integers(0, 2**31, n)
+        seeds = rng.integers(0, 2**40, n)
         want = state.clone()
         want.put(rows, g.init(seeds))
         got = state.clone()
         g.reset_rows(got, rows, seeds)
         assert_states_equal(got, want, f"{c.name} {c.config}: reset_rows of {n} of {B} rows != put(rows, init(seeds))")
+    junk = state.clone()
+    for arr in junk.arrays().values():
+        raw = arr.view(np.uint8)
+        raw[...] = rng.integers(0, 256, raw.shape, dtype=np.uint8)
+    rows = rng.choice(B, min(4, B), replace=False)
+    seeds = rng.integers(0, 2**40, rows.size)
+    want = junk.clone()
+    want.put(rows, g.init(seeds))
+    g.reset_rows(junk, rows, seeds)
+    assert_states_equal(junk, want, f"{c.name} {c.config}: reset_rows of rows holding random bytes != put(init)")
+    _long_in_place_loop(c, long_rows, long_steps, seed)
     a, b = state.clone(), state.clone()
     pol = RowRandomPolicy(np.arange(B) + seed)
     for t in range(steps):
@@ -821,6 +936,42 @@ def check_in_place(game: str | Game, config: Mapping[str, Any] | None = None, *,
         snapshot = np.array(buf, copy=True)
         _raises(ValueError, lambda o=buf: g.observe(b, 0, out=o), f"{c.name} observe(out=) with {what}")
         _expect(np.array_equal(np.asarray(buf), snapshot), f"{c.name}: observe(out=) with {what} wrote into it")
+
+
+def _long_in_place_loop(c: _Ctx, rows: int, steps: int, seed: int) -> None:
+    """``step_inplace`` + ``reset_rows`` + ``observe(out=)`` == ``step`` + ``put(init)`` + ``observe``, step by step."""
+    g = c.game
+    D, P = g.obs_dim, g.num_players
+    a = state_pool(g, seed + 1, rows=max(rows // 4, 1), snapshots=4)  # every depth, the last one over
+    rows = a.batch_size
+    next_seed = seed * 10_000
+    b = a.clone()
+    pol = RowRandomPolicy(seed * 10_000 + 5_000 + np.arange(rows))
+    buf = np.full((rows, D), np.nan, np.float32)
+    restarted = 0
+    for t in range(steps):
+        where = f"{c.name} {c.config}: long in-place loop, step {t + 1}"
+        acts = pol(a.legal_action_mask)
+        a = g.step(a, acts)
+        g.step_inplace(b, acts)
+        done = np.flatnonzero(_done(a))
+        if done.size:
+            seeds = next_seed + np.arange(done.size)
+            next_seed += done.size
+            a.put(done, g.init(seeds))
+            g.reset_rows(b, done, seeds)
+            restarted += done.size
+        assert_states_equal(b, a, where)
+        seats: list[Any] = [np.where(a.current_player >= 0, a.current_player, 0).astype(np.int64)]
+        if t % 10 == 0:
+            seats += list(range(P))
+        for seat in seats:
+            g.observe(b, seat, out=buf)
+            _expect(
+                np.array_equal(buf.view(np.uint32), g.observe(a, seat).view(np.uint32)),
+                f"{where}: observe(out=) != observe for seat {seat!r}",
+            )
+    _expect(restarted > 0, f"{c.name} {c.config}: no game ended in {steps} steps of the long in-place loop")
 
 
 def check_strided_state(
@@ -1237,14 +1388,16 @@ def check_no_peeking(
     state = pool.take(np.flatnonzero(~_done(pool)))
     _expect(state.batch_size > 0, f"{c.name}: random play left no running state")
     raw = c.aec()[1](**c.config)
+    original = state.clone()
     changed = False
     for seat in range(g.num_players):
         base_obs = g.observe(state, seat)
         mine = state.current_player == seat
         agent = raw.possible_agents[seat]
-        for k in resample_seeds:
+        for i, k in enumerate(resample_seeds):
             where = f"{c.name} {c.config}: seat {seat}, resample seed {k}"
             twin = g.resample_hidden(state, seat, k)
+            assert_states_equal(state, original, f"{where}: resample_hidden changed the state it was given")
             if twin is None:
                 continue
             _expect(
@@ -1252,6 +1405,15 @@ def check_no_peeking(
             )
             bad = g.state_violations(twin)
             _expect(not bad, f"{where}: the resampled state breaks the game's laws: {bad[:5]}")
+            again = g.resample_hidden(state, seat, k)
+            _expect(again is not None, f"{where}: a second call with the same seed gave None")
+            assert_states_equal(again, twin, f"{where}: the same seed resampled differently (not deterministic)")
+            if i == 0:  # the resampled state is a position of the game: it plays on
+                nxt = step_legal(
+                    g, twin, RowRandomPolicy(np.arange(twin.batch_size) + k)(twin.legal_action_mask), where
+                )
+                bad = g.state_violations(nxt)
+                _expect(not bad, f"{where}: a random legal step of the resampled state broke the laws: {bad[:5]}")
             changed |= _differs_beyond_rng(twin, state)
             obs = g.observe(twin, seat)
             rows = np.flatnonzero((obs != base_obs).any(1))
@@ -1276,6 +1438,7 @@ def check_no_peeking(
                     f"{where}: AEC observe({agent}) of row {r} changed",
                 )
                 _expect(_same(info, info2), f"{where}: AEC infos[{agent}] of row {r} changed")
+    _rng_is_unseen(c, state, render_rows)
     if c.spec.information == "imperfect" and g.num_players > 1 and len(resample_seeds) > 0:
         _expect(
             changed,
@@ -1284,6 +1447,23 @@ def check_no_peeking(
         )
     if c.spec.simultaneous:
         _check_hidden_commits(c, state, commit_rows)
+
+
+def _rng_is_unseen(c: _Ctx, state: BatchState, render_rows: int) -> None:
+    """No seat observes the RNG (the next chance events): scrambling every row's ``rng`` changes
+    no seat's observation nor picture (``render(viewer=seat)``)."""
+    g = c.game
+    twin = state.clone()
+    twin.rng[:, 0] ^= np.uint64(0xDEADBEEF)
+    twin.rng[:, -1] += np.uint64(17)
+    for seat in range(g.num_players):
+        rows = np.flatnonzero((g.observe(twin, seat) != g.observe(state, seat)).any(1))
+        _expect(rows.size == 0, f"{c.name} {c.config}: seat {seat} observes the RNG (rows {rows[:10].tolist()})")
+        for r in range(min(render_rows, state.batch_size)):
+            _expect(
+                g.render(twin, r, viewer=seat) == g.render(state, r, viewer=seat),
+                f"{c.name} {c.config}: render(viewer={seat}) of row {r} shows the RNG",
+            )
 
 
 def _check_hidden_commits(c: _Ctx, state: BatchState, max_rows: int) -> None:
@@ -1342,10 +1522,67 @@ def _corruption_flagged(g: Game, state: BatchState, trials: int, seed: int) -> t
         else:
             flat[j] = _nudge(flat[j], k)
             getattr(bad, f)[r] = flat.reshape(row.shape)
-        if g.state_violations(bad):
+        found = g.state_violations(bad)
+        if found:
+            _violations_name_the_row(found, r, f"{g!r}: state_violations of a copy with {f!r} of row {r} changed")
             flagged += 1
             per_field[f] += 1
     return flagged, per_field
+
+
+def _violations_name_the_row(found: Any, row: int, where: str) -> None:
+    """``found`` is a list of ``(field, row, why)`` triples that all name ``row`` (rows are independent)."""
+    _expect(isinstance(found, list), f"{where}: state_violations returned {type(found).__name__}, not a list")
+    for v in found:
+        _expect(
+            isinstance(v, tuple)
+            and len(v) == 3
+            and isinstance(v[0], str)
+            and isinstance(v[1], int)
+            and not isinstance(v[1], bool)
+            and isinstance(v[2], str),
+            f"{where}: {v!r} is no (field, row, why) triple of str, int, str",
+        )
+    rows = sorted({v[1] for v in found})
+    _expect(rows == [row], f"{where}: violations reported in rows {rows}, not in row {row} alone: {found[:5]}")
+
+
+def _garbage_is_refused(g: Game, state: BatchState, seed: int, where: str) -> None:
+    """Garbage values (the layout intact) in any one field give ``state_violations`` a list of
+    ``(field, row, why)`` triples or an exception (which :meth:`Game.validate_state` turns into a
+    refusal), never another kind of answer; garbage in every field at once is never a valid state."""
+    rng = np.random.default_rng(seed)
+    everything = state.clone()
+
+    def laws(s: BatchState) -> list[Any] | None:
+        try:
+            found = g.state_violations(s)
+        except Exception:  # an unreadable law: validate_state refuses the state
+            return None
+        _expect(isinstance(found, list), f"{where}: state_violations gave {type(found).__name__}, not a list")
+        for v in found:
+            _expect(
+                isinstance(v, tuple) and len(v) == 3 and isinstance(v[0], str) and isinstance(v[2], str),
+                f"{where}: {v!r} is no (field, row, why) triple",
+            )
+            _expect(isinstance(v[1], int) and not isinstance(v[1], bool), f"{where}: {v!r}: the row is no int")
+        return found
+
+    for name in type(state).field_names():
+        for k in range(2):
+            bad = state.clone()
+            for arr in (getattr(bad, name), getattr(everything, name)) if k == 0 else (getattr(bad, name),):
+                if arr.dtype == np.bool_:
+                    arr[...] = rng.random(arr.shape) < 0.5
+                elif arr.dtype.kind in "iu":
+                    info = np.iinfo(arr.dtype)
+                    arr[...] = rng.integers(info.min, info.max, size=arr.shape, endpoint=True, dtype=arr.dtype)
+                elif arr.dtype.kind == "f":
+                    arr[...] = rng.normal(size=arr.shape) * 1e30
+                    if arr.size:
+                        arr.flat[0] = np.nan
+            laws(bad)
+    _expect(laws(everything) != [], f"{where}: garbage in every field at once passes state_violations")
 
 
 def _nudge(v: Any, k: int) -> Any:
@@ -1495,6 +1732,7 @@ def check_random_play_fuzz(
     if probe is None:
         probe = s
     flagged, per_field = _corruption_flagged(g, probe, corruptions, seed)
+    _garbage_is_refused(g, probe, seed, f"{c.name} {c.config}")
     if flagged == 0:
         _fail(
             f"{c.name} {c.config}: state_violations flagged none of {corruptions} corrupted copies of running states "
@@ -1726,6 +1964,8 @@ __all__ = [
     "assert_states_equal",
     "conformance_params",
     "package_games",
+    "play_random",
+    "random_legal_actions",
     "run_check",
     "state_pool",
 ]

@@ -32,6 +32,12 @@ game                          what is wrong                                     
 ``broken_render``             the ansi picture is empty for a seat's view              ``pettingzoo_render``
 ``broken_no_picture``         draws no picture (no ``Game.picture``): no rgb_array     ``pictures``
 ``broken_grab_leak``          (simultaneous) the observation shows pending commits    ``no_peeking``
+``broken_row_blame``          ``state_violations`` blames row 0 for every law broken  ``random_play_fuzz``
+``broken_garbage_blind``      ``state_violations`` reports nothing once a pile is     ``random_play_fuzz``
+                              out of any game's range (garbage passes)
+``broken_resample_in_place``  ``resample_hidden`` changes the state it was given      ``no_peeking``
+``broken_resample_unseeded``  ``resample_hidden`` ignores its seed (global RNG)       ``no_peeking``
+``broken_rng_seen``           the observation shows a bit of the RNG                  ``no_peeking``
 ===========================  ======================================================  ======================
 """
 
@@ -474,6 +480,64 @@ class BrokenGrabLeak(ToyGrab):
         return np.concatenate([super()._observe(s, player), (s.commit.astype(np.float32) + 1) / 4], axis=1)
 
 
+class BrokenRowBlame(ToyCoins):
+    """``state_violations`` blames row 0 for every broken law, whichever row broke it."""
+
+    spec = _broken(ToyCoins, "broken_row_blame", "BrokenRowBlame")
+
+    def state_violations(self, state: ToyCoinsState) -> list[tuple[str, int, str]]:
+        return [(f, 0, why) for f, _, why in super().state_violations(state)]
+
+
+class BrokenGarbageBlind(ToyCoins):
+    """``state_violations`` gives up (reports nothing) as soon as a pile is outside any game's range."""
+
+    spec = _broken(ToyCoins, "broken_garbage_blind", "BrokenGarbageBlind")
+
+    def state_violations(self, state: ToyCoinsState) -> list[tuple[str, int, str]]:
+        if ((state.pile < 0) | (state.pile > 40)).any():
+            return []
+        return super().state_violations(state)
+
+
+class BrokenResampleInPlace(ToyCoins):
+    """``resample_hidden`` redraws the other seats' secrets in the state it was given, too."""
+
+    spec = _broken(ToyCoins, "broken_resample_in_place", "BrokenResampleInPlace")
+
+    def resample_hidden(self, state: ToyCoinsState, seat: int, seed: int) -> ToyCoinsState:
+        new = super().resample_hidden(state, seat, seed)
+        state.rng[:] = new.rng  # what no seat sees, changed in the caller's state
+        return new
+
+
+class BrokenResampleUnseeded(ToyCoins):
+    """``resample_hidden`` draws from numpy's global RNG: the same seed resamples differently."""
+
+    spec = _broken(ToyCoins, "broken_resample_unseeded", "BrokenResampleUnseeded")
+
+    def resample_hidden(self, state: ToyCoinsState, seat: int, seed: int) -> ToyCoinsState:
+        return super().resample_hidden(state, seat, int(np.random.randint(2**31)))  # noqa: NPY002 - the bug
+
+
+class BrokenRngSeen(ToyCoins):
+    """The observation shows a bit of the RNG (the next secret's stream); resampling keeps the RNG."""
+
+    spec = _broken(ToyCoins, "broken_rng_seen", "BrokenRngSeen")
+
+    def _pieces(self) -> list[ObsPiece]:
+        return [*super()._pieces(), ObsPiece("rng_bit", (1,), "the RNG's lowest bit (a leak)")]
+
+    def _observe(self, s: ToyCoinsState, player: np.ndarray) -> np.ndarray:
+        bit = (s.rng[:, 0] & np.uint64(1)).astype(np.float32)[:, None]
+        return np.concatenate([super()._observe(s, player), bit], axis=1)
+
+    def resample_hidden(self, state: ToyCoinsState, seat: int, seed: int) -> ToyCoinsState:
+        new = super().resample_hidden(state, seat, seed)
+        new.rng[:] = state.rng
+        return new
+
+
 #: Registered name -> class of every toy here.
 TOYS: dict[str, type[ToyCoins]] = {
     cls.spec.name: cls
@@ -493,6 +557,11 @@ TOYS: dict[str, type[ToyCoins]] = {
         BrokenRender,
         BrokenNoPicture,
         BrokenGrabLeak,
+        BrokenRowBlame,
+        BrokenGarbageBlind,
+        BrokenResampleInPlace,
+        BrokenResampleUnseeded,
+        BrokenRngSeen,
     )
 }
 for _name, _cls in TOYS.items():
