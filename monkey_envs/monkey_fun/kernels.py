@@ -189,6 +189,9 @@ Board = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 LegalRules = tuple[np.ndarray, bool, bool]
 #: ``(rewards, winners_mask, terminated, end_reason, mask, current_player)``: what :func:`finish_row` writes.
 EndArrays = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+#: The deck size as an ``int64`` value for :func:`~monkey_envs.core.rng.shuffle_order`: numba types a
+#: bare int constant as a literal and compiles a callee once per literal value it is passed.
+_CARDS = np.int64(CARDS)
 _F025 = np.float32(0.25)
 _F_CARD = np.float32(1 / MAX_CARD)
 _F_MONKEY = np.float32(1 / MONKEYS)
@@ -210,10 +213,9 @@ def sort4(hand: np.ndarray) -> None:
     hand[0], hand[1], hand[2], hand[3] = h0, h1, h2, h3
 
 
-@njit(cache=True, inline="always")
-def _u(i: int) -> np.uint64:
-    """``i`` as an unsigned index (numba then emits no negative-index wraparound for it)."""
-    return np.uint64(i)
+#: ``_u(i)``: ``i`` as an unsigned index (numba then emits no negative-index wraparound for it).
+#: The numpy type itself, not an inlined helper: numba would copy a helper's IR into every call site.
+_u = np.uint64
 
 
 @njit(cache=True, inline="always")
@@ -418,13 +420,13 @@ def reshuffle_row(
     keep their order on top. ``keys (55,) float64``, ``order (111,) intp`` and
     ``cards (55,) int8`` are scratch.
     """
-    nd = 0
+    nd = np.int64(0)  # not a bare 0: numba would also compile shuffle_order for a literal 0
     for v in range(MAX_CARD + 1):
         for _ in range(discard[b, v]):
             if nd < CARDS:
                 cards[nd] = v
             nd += 1
-    shuffle_order(rng, b, nd, CARDS, keys, order)
+    shuffle_order(rng, b, nd, _CARDS, keys, order)
     left = np.int64(draw_size[b])
     pile = draw_pile[b]
     for k in range(CARDS - 1, -1, -1):  # top down: the old cards move up by nd, in place
@@ -511,8 +513,27 @@ def refresh(st: StateArrays, rules: RulesTables) -> None:
             finish_row(b, nobody, np.int64(END_SOLO_STUCK), ends)
 
 
-@njit(cache=True)
-def deal(rows: np.ndarray, seeds: np.ndarray, st: StateArrays, rules: RulesTables) -> None:
+def deal_work(num_players: int) -> tuple[np.ndarray, ...]:
+    """The scratch arrays :func:`deal_rows` takes (``work``), for ``num_players`` seats.
+
+    ``(pile (55,) int8, keys (55,) float64, order (111,) intp, scratch (15,) intp, nobody (P,) bool)``:
+    the shuffled deck, the shuffle's keys and order, the field of each subset, and an all-False
+    winners row (a stuck solo game), which no kernel writes. Built once per game configuration and
+    reused by every call (the kernels hold the GIL: no two calls run at once).
+    """
+    return (
+        np.empty(CARDS, np.int8),
+        np.empty(CARDS, np.float64),
+        np.empty(2 * CARDS + 1, np.intp),
+        np.empty(NUM_SUBSETS, np.intp),
+        np.zeros(num_players, np.bool_),
+    )
+
+
+@njit_borrowed(cache=True)
+def deal_rows(
+    rows: np.ndarray, seeds: np.ndarray, st: StateArrays, rules: RulesTables, work: tuple[np.ndarray, ...]
+) -> None:
     """Start a new game in each row ``rows[i]`` from ``seeds[i]`` (``rows (n,) intp``, ``seeds (n,) int64`` >= 0).
 
     :meth:`~monkey_envs.monkey_fun.rules.MonkeyFun.init` is this kernel over ``rows = arange(B)``
@@ -522,23 +543,8 @@ def deal(rows: np.ndarray, seeds: np.ndarray, st: StateArrays, rules: RulesTable
     scores, no last field), the row's RNG is seeded, the 55-card deck shuffled, 4 cards dealt to
     each seat from the top (stored sorted), the rest left as the draw pile, the starting seat
     drawn and its legal mask computed (a solo game that cannot place at all is lost at once).
+    Compiled without reference counting; ``work`` is :func:`deal_work`'s scratch.
     """
-    P = st[HANDS].shape[1]
-    work = (
-        np.empty(CARDS, np.int8),  # the shuffled deck
-        np.empty(CARDS, np.float64),  # shuffle keys
-        np.empty(2 * CARDS + 1, np.intp),  # shuffle order
-        np.empty(NUM_SUBSETS, np.intp),  # the field of each subset
-        np.zeros(P, np.bool_),  # nobody wins (a stuck solo game)
-    )
-    deal_rows(rows, seeds, st, rules, work)
-
-
-@njit_borrowed(cache=True)
-def deal_rows(
-    rows: np.ndarray, seeds: np.ndarray, st: StateArrays, rules: RulesTables, work: tuple[np.ndarray, ...]
-) -> None:
-    """The loop of :func:`deal` over the rows, without reference counting; ``work`` its scratch arrays."""
     rng, current_player, hands = st[RNG], st[CURRENT_PLAYER], st[HANDS]
     draw_pile, draw_size = st[DRAW_PILE], st[DRAW_SIZE]
     rewards, terminated, truncated, step_count = st[REWARDS], st[TERMINATED], st[TRUNCATED], st[STEP_COUNT]
@@ -566,7 +572,7 @@ def deal_rows(
         discard[b] = 0
         # ---- the deal
         seed_row(rng, b, seeds[i])
-        shuffle_order(rng, b, CARDS, CARDS, keys, order)
+        shuffle_order(rng, b, _CARDS, _CARDS, keys, order)
         for k in range(CARDS):
             pile[k] = DECK[order[k]]
         top = CARDS
@@ -586,8 +592,30 @@ def deal_rows(
             finish_row(b, nobody, np.int64(END_SOLO_STUCK), ends)
 
 
-@njit(cache=True)
-def step(actions: np.ndarray, st: StateArrays, rules: RulesTables) -> bool:
+def step_work(num_players: int) -> tuple[np.ndarray, ...]:
+    """The scratch arrays :func:`step_rows` takes (``work``), for ``num_players`` seats.
+
+    ``(scratch (15,) intp, hand (4,) int8, winners (P,) bool, final scores (P,) int64, reshuffle keys
+    (55,) float64, order (111,) intp and cards (55,) int8, final scoring's best kept field and total
+    (P,) int64)``; every one is written before it is read. Built once per game configuration
+    and reused by every call (the kernels hold the GIL: no two calls run at once).
+    """
+    P = num_players
+    return (
+        np.empty(NUM_SUBSETS, np.intp),
+        np.empty(HAND, np.int8),
+        np.zeros(P, np.bool_),
+        np.zeros(P, np.int64),
+        np.empty(CARDS, np.float64),
+        np.empty(2 * CARDS + 1, np.intp),
+        np.empty(CARDS, np.int8),
+        np.empty(P, np.int64),
+        np.empty(P, np.int64),
+    )
+
+
+@njit_borrowed(cache=True)
+def step_rows(actions: np.ndarray, st: StateArrays, rules: RulesTables, work: tuple[np.ndarray, ...]) -> bool:
     """Validate ``actions (B,) int64`` and apply them to the running rows; False if one is invalid.
 
     First every running row's action is checked (in ``[0, 16)`` and legal); if one is not,
@@ -598,26 +626,9 @@ def step(actions: np.ndarray, st: StateArrays, rules: RulesTables) -> bool:
     other + 2: the others' monkeys there go to the box), check a line (normal/quick) or the full
     inner square (solo), draw back up to 4 (not after a win), pass to the next seat with monkeys
     left and compute its mask, and end the game when it is over. Finished rows ignore their
-    action and stay as they are.
+    action and stay as they are. Compiled without reference counting; ``work`` is
+    :func:`step_work`'s scratch.
     """
-    P = st[REWARDS].shape[1]
-    work = (
-        np.empty(NUM_SUBSETS, np.intp),  # scratch: the field of each subset
-        np.empty(HAND, np.int8),  # the hand being played
-        np.zeros(P, np.bool_),  # winners
-        np.zeros(P, np.int64),  # final scores
-        np.empty(CARDS, np.float64),  # reshuffle keys
-        np.empty(2 * CARDS + 1, np.intp),  # reshuffle order
-        np.empty(CARDS, np.int8),  # reshuffle cards
-        np.empty(P, np.int64),  # final scoring: best kept field
-        np.empty(P, np.int64),  # final scoring: total
-    )
-    return step_rows(actions, st, rules, work)
-
-
-@njit_borrowed(cache=True)
-def step_rows(actions: np.ndarray, st: StateArrays, rules: RulesTables, work: tuple[np.ndarray, ...]) -> bool:
-    """The loop of :func:`step` over the rows, without reference counting; ``work`` its scratch arrays."""
     current_player, rewards, mask = st[CURRENT_PLAYER], st[REWARDS], st[MASK]
     terminated, truncated, step_count = st[TERMINATED], st[TRUNCATED], st[STEP_COUNT]
     rng, counts, owner, supply, box = st[RNG], st[COUNTS], st[OWNER], st[SUPPLY], st[BOX]
@@ -695,8 +706,20 @@ def step_rows(actions: np.ndarray, st: StateArrays, rules: RulesTables, work: tu
         draw_row(b, cp, hand, 0 if won else bits, rng, hands, draw_pile, draw_size, discard, keys, order, cards)
 
         # ---- end of game / next player ----------------------------------------------------------
+        # one legal_row call site for both games (an inlined helper is compiled once per site):
+        # solo keeps its seat, the normal game passes to the next seat with monkeys left
+        key = 0
         if solo:
-            if legal_row(b, cp, board, legal, scratch):
+            nxt = cp
+        else:
+            for k in range(P):
+                if supply[b, k] > 0:
+                    key |= 1 << k
+            nxt = np.int64(next_seat[cp, key])
+            current_player[b] = nxt
+        stuck = legal_row(b, nxt, board, legal, scratch)  # always False outside solo
+        if solo:
+            if stuck:
                 winners[0] = False
                 finish_row(b, winners, np.int64(END_SOLO_STUCK), ends)
             if not won and supply[b, 0] == 0:
@@ -706,13 +729,6 @@ def step_rows(actions: np.ndarray, st: StateArrays, rules: RulesTables, work: tu
                 winners[0] = True
                 finish_row(b, winners, np.int64(END_SOLO_COMPLETE), ends)
         else:
-            key = 0
-            for k in range(P):
-                if supply[b, k] > 0:
-                    key |= 1 << k
-            nxt = np.int64(next_seat[cp, key])
-            current_player[b] = nxt
-            legal_row(b, nxt, board, legal, scratch)
             if key == 0 and not won:
                 final_scores_row(counts[b], field_number, fscores, winners, fs_best, fs_total)
                 for k in range(P):
@@ -735,46 +751,12 @@ def final_scores(counts: np.ndarray, field_number: np.ndarray, scores: np.ndarra
         final_scores_row(counts[i], field_number, scores[i], winners[i], best, total)
 
 
-@njit(cache=True)
-def observe(
-    player: np.ndarray, obs: np.ndarray, counts: np.ndarray, seen: tuple[np.ndarray, ...], rules: RulesTables
-) -> None:
-    """Write every row's observation for seat ``player[b]`` into ``obs (B, D) float32`` (all of it).
+def observe_work(num_players: int) -> tuple[np.ndarray, np.ndarray]:
+    """The scratch arrays :func:`observe_rows` takes: ``scratch (15,) intp`` and ``rot (P,) intp``.
 
-    ``seen`` holds the other state arrays it reads (order of :data:`OBSERVED_FIELDS`);
-    ``rules[OBS_OFFSETS] (11,) int64`` the start of each piece of :data:`OBS_PIECES` (the layout
-    of :class:`~monkey_envs.monkey_fun.rules.MonkeyFun`, pieces back to back). Seats are listed
-    observer-first (slot ``r`` is seat ``(player + r) % P``); ``player (B,) int64`` in ``[0, P)``.
-    ``obs`` must be C-contiguous; strided state arrays are copied first (the row loop reads them flat).
-
-    Every array is indexed flat, at ``row * width + offset`` in unsigned arithmetic: no per-row
-    view is made (a view that crosses the row's inner loops costs an atomic reference-count
-    increment and decrement, which numba's pruning cannot remove) and no wraparound is computed.
-    The zero cells are stored by vector loops of a zero read at run time (``zero``), because LLVM
-    turns a loop storing the constant 0 into a ``memset`` call, and glibc's ``memset`` takes
-    ``rep stosb`` for the 2,160 bytes of the action-field piece, which on these AMD cores cost more
-    than all the rest of the row (see the module docstring).
+    Built once per game configuration and reused by every call (the kernels hold the GIL).
     """
-    # the row loop reads the arrays flat: a strided state's arrays are copied (for C ones a no-op)
-    current_player, owner, supply, box, hands, draw_size, discard = seen
-    flat = (
-        np.ascontiguousarray(current_player),
-        np.ascontiguousarray(owner),
-        np.ascontiguousarray(supply),
-        np.ascontiguousarray(box),
-        np.ascontiguousarray(hands),
-        np.ascontiguousarray(draw_size),
-        np.ascontiguousarray(discard),
-    )
-    observe_rows(
-        player,
-        obs,
-        np.ascontiguousarray(counts),
-        flat,
-        rules,
-        np.empty(NUM_SUBSETS, np.intp),
-        np.empty(supply.shape[1], np.intp),
-    )
+    return np.empty(NUM_SUBSETS, np.intp), np.empty(num_players, np.intp)
 
 
 @njit_borrowed(cache=True)
@@ -787,9 +769,23 @@ def observe_rows(
     scratch: np.ndarray,
     rot: np.ndarray,
 ) -> None:
-    """The loop of :func:`observe` over the rows, without reference counting.
+    """Write every row's observation for seat ``player[b]`` into ``obs (B, D) float32`` (all of it).
 
-    ``scratch (15,) intp`` and ``rot (P,) intp`` are its scratch arrays.
+    ``seen`` holds the other state arrays it reads (order of :data:`OBSERVED_FIELDS`);
+    ``rules[OBS_OFFSETS] (11,) int64`` the start of each piece of :data:`OBS_PIECES` (the layout
+    of :class:`~monkey_envs.monkey_fun.rules.MonkeyFun`, pieces back to back). Seats are listed
+    observer-first (slot ``r`` is seat ``(player + r) % P``); ``player (B,) int64`` in ``[0, P)``.
+    ``obs``, ``counts`` and the arrays of ``seen`` must be C-contiguous (the loop reads them flat;
+    the caller copies a strided state's arrays first). ``scratch (15,) intp`` and ``rot (P,) intp``
+    are scratch (:func:`observe_work`). Compiled without reference counting.
+
+    Every array is indexed flat, at ``row * width + offset`` in unsigned arithmetic: no per-row
+    view is made (a view that crosses the row's inner loops costs an atomic reference-count
+    increment and decrement, which numba's pruning cannot remove) and no wraparound is computed.
+    The zero cells are stored by vector loops of a zero read at run time (``zero``), because LLVM
+    turns a loop storing the constant 0 into a ``memset`` call, and glibc's ``memset`` takes
+    ``rep stosb`` for the 2,160 bytes of the action-field piece, which on these AMD cores cost more
+    than all the rest of the row (see the module docstring).
     """
     current_player, owner, supply, box, hands, draw_size, discard = seen
     field_of_sum, field_value, offsets, solo = rules[FIELD_OF_SUM], rules[FIELD_VALUE], rules[OBS_OFFSETS], rules[SOLO]
