@@ -6,7 +6,7 @@ and the game's lookup tables as one tuple ``rules`` (order of :data:`RULES_FIELD
 compiled loop over the rows: no Python code runs per row, so a step's cost grows with ``B``
 only through that loop's work. Kernels are compiled on first use and cached on disk
 (``cache=True``, in ``__pycache__``), so later processes load the machine code (about a second)
-instead of compiling again (about 15-30 s on these machines, once per checkout and change).
+instead of compiling again (once per checkout and change; see "Compile time" below).
 numba keys that cache on this file only, while the kernels also compile in constants of
 ``data.py`` / ``state.py`` and functions of :mod:`monkey_envs.core.rng`; so at import a cache built
 from other versions of those files is dropped (:func:`monkey_envs.core.kernel_cache.drop_stale_cache`).
@@ -23,8 +23,8 @@ dec``): one pair for every per-row view and for every array handed to an inlined
 (:func:`legal_row`, :func:`has_line`, :func:`draw_row`), which numba's pruning pass cannot remove.
 So the row loops (:func:`step_rows`, :func:`deal_rows`, :func:`observe_rows`) are compiled without
 reference counting (:func:`~monkey_envs.core.kernel_cache.njit_borrowed`), their scratch arrays
-allocated by the thin kernels that call them (:func:`step`, :func:`deal`, :func:`observe`), and
-zeros are stored by vector loops that LLVM cannot turn into ``memset`` (a zero read at run time;
+made in Python once per game configuration (:func:`step_work`, :func:`deal_work`,
+:func:`observe_work`), and zeros are stored by vector loops that LLVM cannot turn into ``memset`` (a zero read at run time;
 the pile clear in :func:`draw_row` is a select). Together: the benchmark loop at ``B = 4096`` in
 0.78-0.89x of its time before, bit for bit the same states and observations.
 Then :func:`legal_row` (a quarter of ``step``: calling it twice per row added 0.22 ms a call)
@@ -47,15 +47,28 @@ more views in ``step`` (+5%), ``observe`` compiled per player count with constan
 in an L1 scratch row and copied out (+15-30%; with streaming non-temporal stores, +45% to +200% in
 the benchmark loop), software prefetch of the rows ahead (``step`` +2%, ``observe`` +10%), branch-free
 card play and draw (same), unsigned subset sums (same), ``step`` compiled per player count (same).
-Now most of :func:`observe`'s time in the benchmark loop is the stores themselves: 3,008 bytes a
+Now most of :func:`observe_rows`' time in the benchmark loop is the stores themselves: 3,008 bytes a
 row, 12.3 MB a call at ``B = 4096``, more than the L2 holds.
 
 Unsigned indices (``arr[np.uint64(i)]``: numba then emits no negative-index wraparound) pay only
-in :func:`observe`'s 3-4 player loops, whose cells sit at ``offset + f * P + r`` (about 0.85x of
+in :func:`observe_rows`' 3-4 player loops, whose cells sit at ``offset + f * P + r`` (about 0.85x of
 the signed loop at 4 players, ``B = 4096``). Elsewhere they changed nothing: ``step``'s machine
 code came out identical (LLVM had already proved those loop counters non-negative), and the
 2-player ``observe`` and ``deal`` timed the same. Indices taken from state values (a seat, a
 card, a field that may be -1) stay signed.
+
+Compile time (issue 23 item 2: a fresh process with an empty numba cache, to the first AEC step).
+numba compiles each kernel into its own LLVM module and links every callee's module into its
+caller's, where LLVM optimises and generates machine code for all of it again; an inlined helper
+(``inline="always"``) is re-typed and re-optimised at every call site; and a callee called with a
+bare int constant is compiled once per literal value. So: Python calls the row loops directly (a
+compiled wrapper allocating their scratch compiled the whole row loop a second time),
+:func:`step_rows` has one :func:`legal_row` site for the solo and the normal game (it had two),
+:func:`~monkey_envs.core.rng.shuffle_order` gets ``int64`` sizes (it was compiled three times, for
+the literals 0 and 55), and ``_u`` is ``np.uint64`` itself (it was an inlined helper at 43 sites).
+Measured in one run on a loaded 2-core machine (CPU s, old / new, ``benchmarks/cold_start.py``'s
+cells): see docs/monkey_fun.md. Tried and not kept: :func:`legal_row` as a called (not inlined)
+kernel compiled about 1 CPU-s less, but LLVM keeps the call and ``step`` ran about 15% slower.
 """
 
 from __future__ import annotations
@@ -99,7 +112,7 @@ INNER_MASK[list(D.INNER_FIELDS)] = True
 INNER_IDX = np.array(D.INNER_FIELDS, dtype=np.intp)
 #: ``(55,) int8`` the deck, sorted.
 DECK = np.array(D.DECK, dtype=np.int8)
-#: Observation pieces in layout order (:func:`observe` writes them back to back, every cell).
+#: Observation pieces in layout order (:func:`observe_rows` writes them back to back, every cell).
 OBS_PIECES = (
     "hand",
     "action_field",
@@ -157,7 +170,7 @@ STATE_FIELDS = (
     END_REASON,
     LAST_FIELD,
 ) = range(len(STATE_FIELDS))
-#: The state arrays :func:`observe` reads besides ``counts``, in the order of its tuple ``seen``
+#: The state arrays :func:`observe_rows` reads besides ``counts``, in the order of its tuple ``seen``
 #: (only these: each array in a tuple is unboxed on every call, about 0.15 us at ``B = 1``).
 OBSERVED_FIELDS = ("current_player", "owner", "supply", "box", "hands", "draw_size", "discard")
 #: Names of the lookup tables in the tuple ``rules`` the batch kernels take, in order (built once
@@ -223,7 +236,7 @@ def subset_fields(h0: int, h1: int, h2: int, h3: int, field_of_sum: np.ndarray, 
     """Field each subset action of one sorted hand ``h0 <= h1 <= h2 <= h3`` places on, into ``out (15,) intp``.
 
     The hand's four slots are passed as values (``int8``, 0 for an empty slot), not as a view of
-    the hands array (see :func:`observe` on views). -1 when the subset's sum is no field number
+    the hands array (see :func:`observe_rows` on views). -1 when the subset's sum is no field number
     or the subset uses an empty slot (its sum then exceeds 76: ``field_of_sum`` is -1 there).
     """
     v0 = h0 if h0 != 0 else EMPTY_SLOT_VALUE
