@@ -461,3 +461,16 @@ def test_human_mode_shows_the_picture_in_a_window_where_one_opens(monkeypatch, c
         env.render()
     assert capsys.readouterr().out.startswith("Monkey Fun") and not env._human.windowed
     env.close()
+
+
+def test_importing_the_package_and_its_aec_face_leaves_svg_escaping_unloaded():
+    """Issue 23 item 2 (cold start): ``xml.sax.saxutils`` pulls in urllib, http, ssl and email
+    (about 0.03 CPU-s); only SVG export needs it, so nothing imports it before a picture is written."""
+    code = (
+        "import sys, monkey_envs, monkey_envs.core.aec, monkey_envs.core.pictures as P\n"
+        "before = 'xml.sax.saxutils' in sys.modules\n"
+        "svg = P.Picture(20, 10, title='a<b').text(1, 1, 'x&y').to_svg()\n"
+        "print(before, 'a&lt;b' in svg and 'x&amp;y' in svg)\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert r.stdout.split() == ["False", "True"], r.stdout + r.stderr

@@ -42,7 +42,6 @@ import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
-from xml.sax.saxutils import escape, quoteattr
 
 import numpy as np
 
@@ -329,6 +328,8 @@ class Picture:
             f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}">',
         ]
         if self.title:
+            from xml.sax.saxutils import escape  # here, not at import: it pulls in urllib, http, ssl, email
+
             out.append(f"<title>{escape(self.title)}</title>")
         if self.background:
             out.append(f'<rect x="0" y="0" width="{w}" height="{h}" fill="{self.background}"/>')
@@ -493,6 +494,8 @@ def _svg_item(kind: str, p: dict[str, Any]) -> str:
             'stroke-linecap="round" stroke-linejoin="round"/>'
         )
     if kind == "text":
+        from xml.sax.saxutils import escape, quoteattr  # see Picture.to_svg
+
         family = "DejaVu Sans Mono, monospace" if p["mono"] else "DejaVu Sans, Arial, sans-serif"
         weight = ' font-weight="bold"' if p["bold"] else ""
         return (

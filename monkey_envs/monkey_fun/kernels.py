@@ -6,7 +6,7 @@ and the game's lookup tables as one tuple ``rules`` (order of :data:`RULES_FIELD
 compiled loop over the rows: no Python code runs per row, so a step's cost grows with ``B``
 only through that loop's work. Kernels are compiled on first use and cached on disk
 (``cache=True``, in ``__pycache__``), so later processes load the machine code (about a second)
-instead of compiling again (about 15-30 s on these machines, once per checkout and change).
+instead of compiling again (once per checkout and change; see "Compile time" below).
 numba keys that cache on this file only, while the kernels also compile in constants of
 ``data.py`` / ``state.py`` and functions of :mod:`monkey_envs.core.rng`; so at import a cache built
 from other versions of those files is dropped (:func:`monkey_envs.core.kernel_cache.drop_stale_cache`).
@@ -23,8 +23,8 @@ dec``): one pair for every per-row view and for every array handed to an inlined
 (:func:`legal_row`, :func:`has_line`, :func:`draw_row`), which numba's pruning pass cannot remove.
 So the row loops (:func:`step_rows`, :func:`deal_rows`, :func:`observe_rows`) are compiled without
 reference counting (:func:`~monkey_envs.core.kernel_cache.njit_borrowed`), their scratch arrays
-allocated by the thin kernels that call them (:func:`step`, :func:`deal`, :func:`observe`), and
-zeros are stored by vector loops that LLVM cannot turn into ``memset`` (a zero read at run time;
+made in Python once per game configuration (:func:`step_work`, :func:`deal_work`,
+:func:`observe_work`), and zeros are stored by vector loops that LLVM cannot turn into ``memset`` (a zero read at run time;
 the pile clear in :func:`draw_row` is a select). Together: the benchmark loop at ``B = 4096`` in
 0.78-0.89x of its time before, bit for bit the same states and observations.
 Then :func:`legal_row` (a quarter of ``step``: calling it twice per row added 0.22 ms a call)
@@ -47,15 +47,28 @@ more views in ``step`` (+5%), ``observe`` compiled per player count with constan
 in an L1 scratch row and copied out (+15-30%; with streaming non-temporal stores, +45% to +200% in
 the benchmark loop), software prefetch of the rows ahead (``step`` +2%, ``observe`` +10%), branch-free
 card play and draw (same), unsigned subset sums (same), ``step`` compiled per player count (same).
-Now most of :func:`observe`'s time in the benchmark loop is the stores themselves: 3,008 bytes a
+Now most of :func:`observe_rows`' time in the benchmark loop is the stores themselves: 3,008 bytes a
 row, 12.3 MB a call at ``B = 4096``, more than the L2 holds.
 
 Unsigned indices (``arr[np.uint64(i)]``: numba then emits no negative-index wraparound) pay only
-in :func:`observe`'s 3-4 player loops, whose cells sit at ``offset + f * P + r`` (about 0.85x of
+in :func:`observe_rows`' 3-4 player loops, whose cells sit at ``offset + f * P + r`` (about 0.85x of
 the signed loop at 4 players, ``B = 4096``). Elsewhere they changed nothing: ``step``'s machine
 code came out identical (LLVM had already proved those loop counters non-negative), and the
 2-player ``observe`` and ``deal`` timed the same. Indices taken from state values (a seat, a
 card, a field that may be -1) stay signed.
+
+Compile time (issue 23 item 2: a fresh process with an empty numba cache, to the first AEC step).
+numba compiles each kernel into its own LLVM module and links every callee's module into its
+caller's, where LLVM optimises and generates machine code for all of it again; an inlined helper
+(``inline="always"``) is re-typed and re-optimised at every call site; and a callee called with a
+bare int constant is compiled once per literal value. So: Python calls the row loops directly (a
+compiled wrapper allocating their scratch compiled the whole row loop a second time),
+:func:`step_rows` has one :func:`legal_row` site for the solo and the normal game (it had two),
+:func:`~monkey_envs.core.rng.shuffle_order` gets ``int64`` sizes (it was compiled three times, for
+the literals 0 and 55), and ``_u`` is ``np.uint64`` itself (it was an inlined helper at 43 sites).
+Measured in one run on a loaded 2-core machine (CPU s, old / new, ``benchmarks/cold_start.py``'s
+cells): see docs/monkey_fun.md. Tried and not kept: :func:`legal_row` as a called (not inlined)
+kernel compiled about 1 CPU-s less, but LLVM keeps the call and ``step`` ran about 15% slower.
 """
 
 from __future__ import annotations
@@ -99,7 +112,7 @@ INNER_MASK[list(D.INNER_FIELDS)] = True
 INNER_IDX = np.array(D.INNER_FIELDS, dtype=np.intp)
 #: ``(55,) int8`` the deck, sorted.
 DECK = np.array(D.DECK, dtype=np.int8)
-#: Observation pieces in layout order (:func:`observe` writes them back to back, every cell).
+#: Observation pieces in layout order (:func:`observe_rows` writes them back to back, every cell).
 OBS_PIECES = (
     "hand",
     "action_field",
@@ -157,7 +170,7 @@ STATE_FIELDS = (
     END_REASON,
     LAST_FIELD,
 ) = range(len(STATE_FIELDS))
-#: The state arrays :func:`observe` reads besides ``counts``, in the order of its tuple ``seen``
+#: The state arrays :func:`observe_rows` reads besides ``counts``, in the order of its tuple ``seen``
 #: (only these: each array in a tuple is unboxed on every call, about 0.15 us at ``B = 1``).
 OBSERVED_FIELDS = ("current_player", "owner", "supply", "box", "hands", "draw_size", "discard")
 #: Names of the lookup tables in the tuple ``rules`` the batch kernels take, in order (built once
@@ -189,6 +202,9 @@ Board = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 LegalRules = tuple[np.ndarray, bool, bool]
 #: ``(rewards, winners_mask, terminated, end_reason, mask, current_player)``: what :func:`finish_row` writes.
 EndArrays = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+#: The deck size as an ``int64`` value for :func:`~monkey_envs.core.rng.shuffle_order`: numba types a
+#: bare int constant as a literal and compiles a callee once per literal value it is passed.
+_CARDS = np.int64(CARDS)
 _F025 = np.float32(0.25)
 _F_CARD = np.float32(1 / MAX_CARD)
 _F_MONKEY = np.float32(1 / MONKEYS)
@@ -210,10 +226,9 @@ def sort4(hand: np.ndarray) -> None:
     hand[0], hand[1], hand[2], hand[3] = h0, h1, h2, h3
 
 
-@njit(cache=True, inline="always")
-def _u(i: int) -> np.uint64:
-    """``i`` as an unsigned index (numba then emits no negative-index wraparound for it)."""
-    return np.uint64(i)
+#: ``_u(i)``: ``i`` as an unsigned index (numba then emits no negative-index wraparound for it).
+#: The numpy type itself, not an inlined helper: numba would copy a helper's IR into every call site.
+_u = np.uint64
 
 
 @njit(cache=True, inline="always")
@@ -221,7 +236,7 @@ def subset_fields(h0: int, h1: int, h2: int, h3: int, field_of_sum: np.ndarray, 
     """Field each subset action of one sorted hand ``h0 <= h1 <= h2 <= h3`` places on, into ``out (15,) intp``.
 
     The hand's four slots are passed as values (``int8``, 0 for an empty slot), not as a view of
-    the hands array (see :func:`observe` on views). -1 when the subset's sum is no field number
+    the hands array (see :func:`observe_rows` on views). -1 when the subset's sum is no field number
     or the subset uses an empty slot (its sum then exceeds 76: ``field_of_sum`` is -1 there).
     """
     v0 = h0 if h0 != 0 else EMPTY_SLOT_VALUE
@@ -418,13 +433,13 @@ def reshuffle_row(
     keep their order on top. ``keys (55,) float64``, ``order (111,) intp`` and
     ``cards (55,) int8`` are scratch.
     """
-    nd = 0
+    nd = np.int64(0)  # not a bare 0: numba would also compile shuffle_order for a literal 0
     for v in range(MAX_CARD + 1):
         for _ in range(discard[b, v]):
             if nd < CARDS:
                 cards[nd] = v
             nd += 1
-    shuffle_order(rng, b, nd, CARDS, keys, order)
+    shuffle_order(rng, b, nd, _CARDS, keys, order)
     left = np.int64(draw_size[b])
     pile = draw_pile[b]
     for k in range(CARDS - 1, -1, -1):  # top down: the old cards move up by nd, in place
@@ -511,8 +526,27 @@ def refresh(st: StateArrays, rules: RulesTables) -> None:
             finish_row(b, nobody, np.int64(END_SOLO_STUCK), ends)
 
 
-@njit(cache=True)
-def deal(rows: np.ndarray, seeds: np.ndarray, st: StateArrays, rules: RulesTables) -> None:
+def deal_work(num_players: int) -> tuple[np.ndarray, ...]:
+    """The scratch arrays :func:`deal_rows` takes (``work``), for ``num_players`` seats.
+
+    ``(pile (55,) int8, keys (55,) float64, order (111,) intp, scratch (15,) intp, nobody (P,) bool)``:
+    the shuffled deck, the shuffle's keys and order, the field of each subset, and an all-False
+    winners row (a stuck solo game), which no kernel writes. Built once per game configuration and
+    reused by every call (the kernels hold the GIL: no two calls run at once).
+    """
+    return (
+        np.empty(CARDS, np.int8),
+        np.empty(CARDS, np.float64),
+        np.empty(2 * CARDS + 1, np.intp),
+        np.empty(NUM_SUBSETS, np.intp),
+        np.zeros(num_players, np.bool_),
+    )
+
+
+@njit_borrowed(cache=True)
+def deal_rows(
+    rows: np.ndarray, seeds: np.ndarray, st: StateArrays, rules: RulesTables, work: tuple[np.ndarray, ...]
+) -> None:
     """Start a new game in each row ``rows[i]`` from ``seeds[i]`` (``rows (n,) intp``, ``seeds (n,) int64`` >= 0).
 
     :meth:`~monkey_envs.monkey_fun.rules.MonkeyFun.init` is this kernel over ``rows = arange(B)``
@@ -522,23 +556,8 @@ def deal(rows: np.ndarray, seeds: np.ndarray, st: StateArrays, rules: RulesTable
     scores, no last field), the row's RNG is seeded, the 55-card deck shuffled, 4 cards dealt to
     each seat from the top (stored sorted), the rest left as the draw pile, the starting seat
     drawn and its legal mask computed (a solo game that cannot place at all is lost at once).
+    Compiled without reference counting; ``work`` is :func:`deal_work`'s scratch.
     """
-    P = st[HANDS].shape[1]
-    work = (
-        np.empty(CARDS, np.int8),  # the shuffled deck
-        np.empty(CARDS, np.float64),  # shuffle keys
-        np.empty(2 * CARDS + 1, np.intp),  # shuffle order
-        np.empty(NUM_SUBSETS, np.intp),  # the field of each subset
-        np.zeros(P, np.bool_),  # nobody wins (a stuck solo game)
-    )
-    deal_rows(rows, seeds, st, rules, work)
-
-
-@njit_borrowed(cache=True)
-def deal_rows(
-    rows: np.ndarray, seeds: np.ndarray, st: StateArrays, rules: RulesTables, work: tuple[np.ndarray, ...]
-) -> None:
-    """The loop of :func:`deal` over the rows, without reference counting; ``work`` its scratch arrays."""
     rng, current_player, hands = st[RNG], st[CURRENT_PLAYER], st[HANDS]
     draw_pile, draw_size = st[DRAW_PILE], st[DRAW_SIZE]
     rewards, terminated, truncated, step_count = st[REWARDS], st[TERMINATED], st[TRUNCATED], st[STEP_COUNT]
@@ -566,7 +585,7 @@ def deal_rows(
         discard[b] = 0
         # ---- the deal
         seed_row(rng, b, seeds[i])
-        shuffle_order(rng, b, CARDS, CARDS, keys, order)
+        shuffle_order(rng, b, _CARDS, _CARDS, keys, order)
         for k in range(CARDS):
             pile[k] = DECK[order[k]]
         top = CARDS
@@ -586,8 +605,30 @@ def deal_rows(
             finish_row(b, nobody, np.int64(END_SOLO_STUCK), ends)
 
 
-@njit(cache=True)
-def step(actions: np.ndarray, st: StateArrays, rules: RulesTables) -> bool:
+def step_work(num_players: int) -> tuple[np.ndarray, ...]:
+    """The scratch arrays :func:`step_rows` takes (``work``), for ``num_players`` seats.
+
+    ``(scratch (15,) intp, hand (4,) int8, winners (P,) bool, final scores (P,) int64, reshuffle keys
+    (55,) float64, order (111,) intp and cards (55,) int8, final scoring's best kept field and total
+    (P,) int64)``; every one is written before it is read. Built once per game configuration
+    and reused by every call (the kernels hold the GIL: no two calls run at once).
+    """
+    P = num_players
+    return (
+        np.empty(NUM_SUBSETS, np.intp),
+        np.empty(HAND, np.int8),
+        np.zeros(P, np.bool_),
+        np.zeros(P, np.int64),
+        np.empty(CARDS, np.float64),
+        np.empty(2 * CARDS + 1, np.intp),
+        np.empty(CARDS, np.int8),
+        np.empty(P, np.int64),
+        np.empty(P, np.int64),
+    )
+
+
+@njit_borrowed(cache=True)
+def step_rows(actions: np.ndarray, st: StateArrays, rules: RulesTables, work: tuple[np.ndarray, ...]) -> bool:
     """Validate ``actions (B,) int64`` and apply them to the running rows; False if one is invalid.
 
     First every running row's action is checked (in ``[0, 16)`` and legal); if one is not,
@@ -598,26 +639,9 @@ def step(actions: np.ndarray, st: StateArrays, rules: RulesTables) -> bool:
     other + 2: the others' monkeys there go to the box), check a line (normal/quick) or the full
     inner square (solo), draw back up to 4 (not after a win), pass to the next seat with monkeys
     left and compute its mask, and end the game when it is over. Finished rows ignore their
-    action and stay as they are.
+    action and stay as they are. Compiled without reference counting; ``work`` is
+    :func:`step_work`'s scratch.
     """
-    P = st[REWARDS].shape[1]
-    work = (
-        np.empty(NUM_SUBSETS, np.intp),  # scratch: the field of each subset
-        np.empty(HAND, np.int8),  # the hand being played
-        np.zeros(P, np.bool_),  # winners
-        np.zeros(P, np.int64),  # final scores
-        np.empty(CARDS, np.float64),  # reshuffle keys
-        np.empty(2 * CARDS + 1, np.intp),  # reshuffle order
-        np.empty(CARDS, np.int8),  # reshuffle cards
-        np.empty(P, np.int64),  # final scoring: best kept field
-        np.empty(P, np.int64),  # final scoring: total
-    )
-    return step_rows(actions, st, rules, work)
-
-
-@njit_borrowed(cache=True)
-def step_rows(actions: np.ndarray, st: StateArrays, rules: RulesTables, work: tuple[np.ndarray, ...]) -> bool:
-    """The loop of :func:`step` over the rows, without reference counting; ``work`` its scratch arrays."""
     current_player, rewards, mask = st[CURRENT_PLAYER], st[REWARDS], st[MASK]
     terminated, truncated, step_count = st[TERMINATED], st[TRUNCATED], st[STEP_COUNT]
     rng, counts, owner, supply, box = st[RNG], st[COUNTS], st[OWNER], st[SUPPLY], st[BOX]
@@ -695,8 +719,20 @@ def step_rows(actions: np.ndarray, st: StateArrays, rules: RulesTables, work: tu
         draw_row(b, cp, hand, 0 if won else bits, rng, hands, draw_pile, draw_size, discard, keys, order, cards)
 
         # ---- end of game / next player ----------------------------------------------------------
+        # one legal_row call site for both games (an inlined helper is compiled once per site):
+        # solo keeps its seat, the normal game passes to the next seat with monkeys left
+        key = 0
         if solo:
-            if legal_row(b, cp, board, legal, scratch):
+            nxt = cp
+        else:
+            for k in range(P):
+                if supply[b, k] > 0:
+                    key |= 1 << k
+            nxt = np.int64(next_seat[cp, key])
+            current_player[b] = nxt
+        stuck = legal_row(b, nxt, board, legal, scratch)  # always False outside solo
+        if solo:
+            if stuck:
                 winners[0] = False
                 finish_row(b, winners, np.int64(END_SOLO_STUCK), ends)
             if not won and supply[b, 0] == 0:
@@ -706,13 +742,6 @@ def step_rows(actions: np.ndarray, st: StateArrays, rules: RulesTables, work: tu
                 winners[0] = True
                 finish_row(b, winners, np.int64(END_SOLO_COMPLETE), ends)
         else:
-            key = 0
-            for k in range(P):
-                if supply[b, k] > 0:
-                    key |= 1 << k
-            nxt = np.int64(next_seat[cp, key])
-            current_player[b] = nxt
-            legal_row(b, nxt, board, legal, scratch)
             if key == 0 and not won:
                 final_scores_row(counts[b], field_number, fscores, winners, fs_best, fs_total)
                 for k in range(P):
@@ -735,46 +764,12 @@ def final_scores(counts: np.ndarray, field_number: np.ndarray, scores: np.ndarra
         final_scores_row(counts[i], field_number, scores[i], winners[i], best, total)
 
 
-@njit(cache=True)
-def observe(
-    player: np.ndarray, obs: np.ndarray, counts: np.ndarray, seen: tuple[np.ndarray, ...], rules: RulesTables
-) -> None:
-    """Write every row's observation for seat ``player[b]`` into ``obs (B, D) float32`` (all of it).
+def observe_work(num_players: int) -> tuple[np.ndarray, np.ndarray]:
+    """The scratch arrays :func:`observe_rows` takes: ``scratch (15,) intp`` and ``rot (P,) intp``.
 
-    ``seen`` holds the other state arrays it reads (order of :data:`OBSERVED_FIELDS`);
-    ``rules[OBS_OFFSETS] (11,) int64`` the start of each piece of :data:`OBS_PIECES` (the layout
-    of :class:`~monkey_envs.monkey_fun.rules.MonkeyFun`, pieces back to back). Seats are listed
-    observer-first (slot ``r`` is seat ``(player + r) % P``); ``player (B,) int64`` in ``[0, P)``.
-    ``obs`` must be C-contiguous; strided state arrays are copied first (the row loop reads them flat).
-
-    Every array is indexed flat, at ``row * width + offset`` in unsigned arithmetic: no per-row
-    view is made (a view that crosses the row's inner loops costs an atomic reference-count
-    increment and decrement, which numba's pruning cannot remove) and no wraparound is computed.
-    The zero cells are stored by vector loops of a zero read at run time (``zero``), because LLVM
-    turns a loop storing the constant 0 into a ``memset`` call, and glibc's ``memset`` takes
-    ``rep stosb`` for the 2,160 bytes of the action-field piece, which on these AMD cores cost more
-    than all the rest of the row (see the module docstring).
+    Built once per game configuration and reused by every call (the kernels hold the GIL).
     """
-    # the row loop reads the arrays flat: a strided state's arrays are copied (for C ones a no-op)
-    current_player, owner, supply, box, hands, draw_size, discard = seen
-    flat = (
-        np.ascontiguousarray(current_player),
-        np.ascontiguousarray(owner),
-        np.ascontiguousarray(supply),
-        np.ascontiguousarray(box),
-        np.ascontiguousarray(hands),
-        np.ascontiguousarray(draw_size),
-        np.ascontiguousarray(discard),
-    )
-    observe_rows(
-        player,
-        obs,
-        np.ascontiguousarray(counts),
-        flat,
-        rules,
-        np.empty(NUM_SUBSETS, np.intp),
-        np.empty(supply.shape[1], np.intp),
-    )
+    return np.empty(NUM_SUBSETS, np.intp), np.empty(num_players, np.intp)
 
 
 @njit_borrowed(cache=True)
@@ -787,9 +782,23 @@ def observe_rows(
     scratch: np.ndarray,
     rot: np.ndarray,
 ) -> None:
-    """The loop of :func:`observe` over the rows, without reference counting.
+    """Write every row's observation for seat ``player[b]`` into ``obs (B, D) float32`` (all of it).
 
-    ``scratch (15,) intp`` and ``rot (P,) intp`` are its scratch arrays.
+    ``seen`` holds the other state arrays it reads (order of :data:`OBSERVED_FIELDS`);
+    ``rules[OBS_OFFSETS] (11,) int64`` the start of each piece of :data:`OBS_PIECES` (the layout
+    of :class:`~monkey_envs.monkey_fun.rules.MonkeyFun`, pieces back to back). Seats are listed
+    observer-first (slot ``r`` is seat ``(player + r) % P``); ``player (B,) int64`` in ``[0, P)``.
+    ``obs``, ``counts`` and the arrays of ``seen`` must be C-contiguous (the loop reads them flat;
+    the caller copies a strided state's arrays first). ``scratch (15,) intp`` and ``rot (P,) intp``
+    are scratch (:func:`observe_work`). Compiled without reference counting.
+
+    Every array is indexed flat, at ``row * width + offset`` in unsigned arithmetic: no per-row
+    view is made (a view that crosses the row's inner loops costs an atomic reference-count
+    increment and decrement, which numba's pruning cannot remove) and no wraparound is computed.
+    The zero cells are stored by vector loops of a zero read at run time (``zero``), because LLVM
+    turns a loop storing the constant 0 into a ``memset`` call, and glibc's ``memset`` takes
+    ``rep stosb`` for the 2,160 bytes of the action-field piece, which on these AMD cores cost more
+    than all the rest of the row (see the module docstring).
     """
     current_player, owner, supply, box, hands, draw_size, discard = seen
     field_of_sum, field_value, offsets, solo = rules[FIELD_OF_SUM], rules[FIELD_VALUE], rules[OBS_OFFSETS], rules[SOLO]

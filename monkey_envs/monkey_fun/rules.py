@@ -214,6 +214,12 @@ class MonkeyFun(Game[MonkeyFunState]):
         }
         #: The tables and flags above as the one tuple the kernels take (order of ``kernels.RULES_FIELDS``).
         self._rules = tuple(tables[k] for k in K.RULES_FIELDS)
+        # The row kernels' scratch arrays, made once here: Python calls the (reference-count free)
+        # row kernels directly, so no compiled wrapper allocates them (a wrapper would compile
+        # its row loop a second time, linked into its own module).
+        self._deal_work = K.deal_work(P)
+        self._step_work = K.step_work(P)
+        self._obs_scratch, self._obs_rot = K.observe_work(P)
 
     # ================================================================== helpers
     def action_name(self, state: MonkeyFunState, row: int, action: int) -> str:
@@ -269,19 +275,19 @@ class MonkeyFun(Game[MonkeyFunState]):
             end_reason=np.empty(B, np.int8),
             last_field=np.empty(B, np.int8),
         )
-        K.deal(np.arange(B, dtype=np.intp), seeds, _state_arrays(s), self._rules)
+        K.deal_rows(np.arange(B, dtype=np.intp), seeds, _state_arrays(s), self._rules, self._deal_work)
         return s
 
     def _reset_rows(self, s: MonkeyFunState, rows: np.ndarray, seeds: np.ndarray) -> None:
-        """New games dealt straight into ``rows`` (the kernel :func:`~monkey_envs.monkey_fun.kernels.deal` of ``init``)."""
-        K.deal(rows, seeds, _state_arrays(s), self._rules)
+        """New games dealt straight into ``rows`` (the kernel :func:`~monkey_envs.monkey_fun.kernels.deal_rows` of ``init``)."""
+        K.deal_rows(rows, seeds, _state_arrays(s), self._rules, self._deal_work)
 
     # ================================================================== step
     #: Validation and the step of every running row are one compiled call.
     fused_step: ClassVar[bool] = True
 
     def _step_fused(self, s: MonkeyFunState, actions: np.ndarray) -> bool:
-        return K.step(actions, _state_arrays(s), self._rules)
+        return K.step_rows(actions, _state_arrays(s), self._rules, self._step_work)
 
     # ================================================================== observation
     def _observe(self, s: MonkeyFunState, player: np.ndarray) -> np.ndarray:
@@ -290,7 +296,12 @@ class MonkeyFun(Game[MonkeyFunState]):
         return obs
 
     def _observe_into(self, s: MonkeyFunState, player: np.ndarray, out: np.ndarray) -> None:
-        K.observe(player, out, np.ascontiguousarray(s.counts), _observed_arrays(s), self._rules)
+        # the row loop reads the arrays flat: a strided state's arrays are copied (C ones are kept)
+        seen = _observed_arrays(s)
+        if not all(a.flags.c_contiguous for a in seen):
+            seen = tuple(np.ascontiguousarray(a) for a in seen)
+        counts = np.ascontiguousarray(s.counts)
+        K.observe_rows(player, out, counts, seen, self._rules, self._obs_scratch, self._obs_rot)
 
     def _winners(self, s: MonkeyFunState) -> np.ndarray:
         return s.winners_mask.copy()
