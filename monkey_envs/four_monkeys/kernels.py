@@ -22,8 +22,10 @@ Notation: ``b`` a row, ``q`` a seat, ``t`` a tile id (``combo = t % 10``), ``k``
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
-from numba import literal_unroll, literally, njit
+from numba import literally, njit
 
 from monkey_envs.core.kernel_cache import drop_stale_cache
 from monkey_envs.core.rng import next_uniform, seed_row
@@ -883,8 +885,7 @@ def _clip(x: float) -> np.float32:
     return np.float32(min(1.0, max(-1.0, x)))
 
 
-#: Player counts, and the tiles and stacks of each (index = players), for the specialised observation.
-PLAYER_COUNTS = tuple(range(D.MIN_PLAYERS, D.MAX_PLAYERS + 1))
+#: The tiles and stacks of each player count (index = players), for the specialised observation.
 TILES_BY_PLAYERS = tuple(D.num_sets(p) * NC if p >= D.MIN_PLAYERS else 0 for p in range(D.MAX_PLAYERS + 1))
 STACKS_BY_PLAYERS = tuple(D.num_stacks(p) if p >= D.MIN_PLAYERS else 0 for p in range(D.MAX_PLAYERS + 1))
 
@@ -897,7 +898,7 @@ LUT_HAND, LUT_DISCARD, LUT_UNDER, LUT_SEAT_CARDS, LUT_DECK, LUT_TOTAL, LUT_LAST,
 
 @njit(cache=True)
 def obs_tables(cfg) -> tuple[np.ndarray, np.ndarray]:
-    """The lookup tables of :func:`observe` for configuration ``cfg``: ``(luts, tile_codes)``.
+    """The lookup tables of :func:`observe_kernel` for configuration ``cfg``: ``(luts, tile_codes)``.
 
     ``luts (9, 256) float32``: rows ``LUT_*`` (hand and pending / 8, discards / 16, cards under
     a tile / 10, hand and pending sizes / 20, deck size / 40, game total / 50, last round's
@@ -941,25 +942,44 @@ def _lut(luts, row: int, v) -> np.float32:
     return luts[row, np.uint64(min(max(np.int64(v), -128), 127) + 128)]  # (unsigned: no wraparound)
 
 
-@njit(cache=True)
-def observe(player: np.ndarray, obs: np.ndarray, st, cfg, luts: np.ndarray, tile_codes: np.ndarray) -> None:
-    """Write each row's observation for seat ``player[b]`` into ``obs (B, D) float32`` (values in [-1, 1]).
+#: Player count -> its compiled observation (:func:`observe_kernel`), made on first request.
+_OBSERVE_KERNELS: dict[int, Callable[..., None]] = {}
 
-    Pieces in order: own hand, own pending set, own discards (10 kinds each); per seat
-    (observer first) :data:`SEAT_FEATURES`; per tile :data:`TILE_FEATURES` then the owner one-hot
-    (observer first); stack sizes; the clock (tick, round, replays). ``luts`` and
-    ``tile_codes`` are :func:`obs_tables` of ``cfg``. The work is done by
-    :func:`observe_players`, compiled once per player count so that every offset is a constant.
+
+def observe_kernel(num_players: int) -> Callable[..., None]:
+    """The compiled observation of ``num_players`` seats: ``observe(player, obs, st, cfg, luts, tile_codes)``.
+
+    ``observe`` writes each row's observation for seat ``player[b]`` (``(B,) int64``) into
+    ``obs (B, D) float32`` (values in [-1, 1]) for a ``cfg`` of ``num_players`` seats. Pieces in
+    order: own hand, own pending set, own discards (10 kinds each); per seat (observer first)
+    :data:`SEAT_FEATURES`; per tile :data:`TILE_FEATURES` then the owner one-hot (observer
+    first); stack sizes; the clock (tick, round, replays). ``luts`` and ``tile_codes`` are
+    :func:`obs_tables` of ``cfg``. The work is done by :func:`observe_players` with the player
+    count a compile-time constant (every offset constant); each count is its own small kernel,
+    so a process compiles (or loads from numba's cache) only the counts it plays, not all seven.
+
+    Raises:
+        ValueError: ``num_players`` outside the game's range.
     """
-    P = cfg[C_P]
-    for p in literal_unroll(PLAYER_COUNTS):
-        if P == p:
-            observe_players(player, obs, st, cfg, luts, tile_codes, p)
+    if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)):
+        raise ValueError(f"num_players must be an int, got {num_players!r:.60}")
+    P = int(num_players)
+    if not D.MIN_PLAYERS <= P <= D.MAX_PLAYERS:
+        raise ValueError(f"num_players must be in {D.MIN_PLAYERS}..{D.MAX_PLAYERS}, got {P}")
+    kernel = _OBSERVE_KERNELS.get(P)
+    if kernel is None:
+
+        @njit(cache=True)  # P, a closure constant, is a literal in here (numba caches per value)
+        def observe(player: np.ndarray, obs: np.ndarray, st, cfg, luts: np.ndarray, tile_codes: np.ndarray) -> None:
+            observe_players(player, obs, st, cfg, luts, tile_codes, P)
+
+        kernel = _OBSERVE_KERNELS[P] = observe
+    return kernel
 
 
 @njit(cache=True, error_model="numpy")
 def observe_players(player: np.ndarray, obs: np.ndarray, st, cfg, luts, tile_codes, num_players: int) -> None:
-    """:func:`observe` for ``num_players == cfg[C_P]`` seats, compiled for that number as a constant.
+    """The observation (:func:`observe_kernel`) of ``num_players == cfg[C_P]`` seats, a literal.
 
     Every count goes through a lookup table; a row's tile block is cleared and then only its
     non-zero features are stored, each at an index computed without a branch on the tile's state
