@@ -256,7 +256,11 @@ def correct(c: int, cnt: np.ndarray) -> bool:
 # ====================================================================== per-row helpers
 @njit(cache=True)
 def draw_cards(b: int, p: int, n: int, decks: np.ndarray, deck_size: np.ndarray, hands: np.ndarray, area) -> None:
-    """Seat ``p`` draws ``n`` cards: from its own deck, else the largest other deck of its area (ties: lowest seat)."""
+    """Seat ``p`` draws ``n`` cards: from its own deck, else the largest other deck of its area (ties: lowest seat).
+
+    Callers pass ``n`` as ``np.int64``: each literal count (``HAND``, ``BURN_DRAW``) would be a
+    specialisation of its own to compile.
+    """
     P = deck_size.shape[1]
     for _ in range(n):
         d = p
@@ -408,9 +412,13 @@ MASK_BLOCK = 64
 
 @njit(cache=True, inline="always")
 def fill_masks(b0: int, b1: int, running_only: bool, st, cfg) -> None:
-    """:func:`mask_rows` on the state tuple ``st``."""
-    mask_rows(b0, b1, running_only, st[0], st[2], st[3], st[4], cfg, st[15], st[16], st[19], st[20], st[22], st[23],
-              st[24], st[25], st[12], st[31])  # fmt: skip
+    """:func:`mask_rows` on the state tuple ``st``.
+
+    The bounds and the flag are cast to plain ``int64`` / ``bool``: a literal argument (``0``,
+    ``False``) would compile a second :func:`mask_rows` besides the one :func:`step` calls.
+    """
+    mask_rows(np.int64(b0), np.int64(b1), np.bool_(running_only), st[0], st[2], st[3], st[4], cfg, st[15], st[16],
+              st[19], st[20], st[22], st[23], st[24], st[25], st[12], st[31])  # fmt: skip
 
 
 @njit(cache=True)
@@ -477,7 +485,17 @@ def setup_round(b: int, cfg, rng, commits, tick, decks, deck_size, hands, pendin
             tile_owner[b, t] = -1
     tick[b] = 0
     for p in range(P):
-        draw_cards(b, p, HAND, decks, deck_size, hands, area)
+        draw_cards(b, p, np.int64(HAND), decks, deck_size, hands, area)
+
+
+@njit(cache=True, inline="always")
+def _max_of(x: np.ndarray, n: int) -> int:
+    """The largest of ``x[0], ..., x[n - 1]`` (``n >= 1``), by a loop (``ndarray.max`` compiles seconds)."""
+    best = x[0]
+    for i in range(1, n):
+        if x[i] > best:
+            best = x[i]
+    return best
 
 
 @njit(cache=True)
@@ -495,10 +513,10 @@ def score_tiles(P: int, tile_owner, tile_state, under, replenish_used, skins, to
         smartest: ``(P,) bool`` out: the Smartest Monkey(s) at the beginning of Step 4.
     """
     NT = tile_owner.shape[0]
-    aside[:] = False
-    checked[:] = 0
     owned = np.zeros(NT, np.bool_)
     for t in range(NT):
+        aside[t] = False
+        checked[t] = 0
         owned[t] = tile_owner[t] >= 0
     # Step 1: repeated combos are set aside (family scoring too: it changes only Steps 2 and 4)
     cnt = np.zeros((P, NC), np.int64)
@@ -518,10 +536,10 @@ def score_tiles(P: int, tile_owner, tile_state, under, replenish_used, skins, to
     turn = 0
     while True:
         # Step 2: who is the Smartest Monkey
-        visible[:] = 0
-        burned[:] = 0
-        ntiles[:] = 0
         for p in range(P):
+            visible[p] = 0
+            burned[p] = 0
+            ntiles[p] = 0
             if replenish_used[p] and not family:
                 visible[p] += D.REPLENISH_USED_POINTS
         for t in range(NT):
@@ -534,7 +552,7 @@ def score_tiles(P: int, tile_owner, tile_state, under, replenish_used, skins, to
         for p in range(P):
             smartest[p] = True
         if not family:
-            best = visible.max()
+            best = _max_of(visible, P)
             for p in range(P):
                 smartest[p] = visible[p] == best
             bb = -1
@@ -544,7 +562,7 @@ def score_tiles(P: int, tile_owner, tile_state, under, replenish_used, skins, to
             for p in range(P):
                 smartest[p] = smartest[p] and burned[p] == bb
         else:
-            best = ntiles.max()
+            best = _max_of(ntiles, P)
             for p in range(P):
                 smartest[p] = ntiles[p] == best
             lb = NT + 1
@@ -553,15 +571,21 @@ def score_tiles(P: int, tile_owner, tile_state, under, replenish_used, skins, to
                     lb = burned[p]
             for p in range(P):
                 smartest[p] = smartest[p] and burned[p] == lb
-            # highest tile value, then the next highest, ...
-            vals[:] = -100
+            # highest tile value, then the next highest, ...: each seat's values in decreasing
+            # order (an insertion as they are collected), then -100
             for p in range(P):
                 n = 0
                 for t in range(NT):
                     if owned[t] and not aside[t] and tile_owner[t] == p:
-                        vals[p, n] = value[t]
+                        v = value[t]
+                        j = n
+                        while j > 0 and vals[p, j - 1] < v:
+                            vals[p, j] = vals[p, j - 1]
+                            j -= 1
+                        vals[p, j] = v
                         n += 1
-                vals[p, :n] = np.sort(vals[p, :n])[::-1]
+                for i in range(n, NT):
+                    vals[p, i] = -100
             for i in range(NT):
                 top = -1000
                 for p in range(P):
@@ -781,7 +805,7 @@ def step(actions: np.ndarray, st, cfg) -> bool:
                         if tile_owner[b, t] == q and tile_state[b, t] == TILE_GREEN:
                             tile_state[b, t] = TILE_ORANGE
                             stats[b, q, ST_BURNS] += 1
-                            draw_cards(b, q, BURN_DRAW, decks, deck_size, hands, area)
+                            draw_cards(b, q, np.int64(BURN_DRAW), decks, deck_size, hands, area)
                     elif a == a_swap or a == a_draw3:  # Hand replenish
                         if not replenish_used[b, q]:
                             replenish_used[b, q] = True
@@ -790,9 +814,9 @@ def step(actions: np.ndarray, st, cfg) -> bool:
                                 for k in range(NK):
                                     discard[b, q, k] += hands[b, q, k]
                                     hands[b, q, k] = 0
-                                draw_cards(b, q, HAND, decks, deck_size, hands, area)
+                                draw_cards(b, q, np.int64(HAND), decks, deck_size, hands, area)
                             else:
-                                draw_cards(b, q, BURN_DRAW, decks, deck_size, hands, area)
+                                draw_cards(b, q, np.int64(BURN_DRAW), decks, deck_size, hands, area)
                     elif a < a_stop:  # reveal
                         t = a - a_reveal
                         if tile_state[b, t] == TILE_STACK:
@@ -852,7 +876,7 @@ def step(actions: np.ndarray, st, cfg) -> bool:
                             over = True
                     if over:
                         last = rnd[b] - 1
-                        best = totals[b].max()
+                        best = _max_of(totals[b], P)
                         bl = -(1 << 30)
                         for p in range(P):
                             if totals[b, p] == best and round_scores[b, last, p] > bl:
@@ -871,7 +895,7 @@ def step(actions: np.ndarray, st, cfg) -> bool:
                         continue
                     start_round(b, st, cfg, tile_order)
             current_player[b] = nxt
-        mask_rows(b0, b1, True, current_player, terminated, truncated, mask, cfg, hands, pending, tile_state,
+        mask_rows(b0, b1, np.bool_(True), current_player, terminated, truncated, mask, cfg, hands, pending, tile_state,
                   tile_owner, stacks, stack_size, replenish_used, skin_given, replays, area)  # fmt: skip
     return True
 
