@@ -920,8 +920,7 @@ STACKS_BY_PLAYERS = tuple(D.num_stacks(p) if p >= D.MIN_PLAYERS else 0 for p in 
 LUT_HAND, LUT_DISCARD, LUT_UNDER, LUT_SEAT_CARDS, LUT_DECK, LUT_TOTAL, LUT_LAST, LUT_STACK, LUT_COMBOS = range(9)
 
 
-@njit(cache=True)
-def obs_tables(cfg) -> tuple[np.ndarray, np.ndarray]:
+def obs_tables(cfg: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The lookup tables of :func:`observe_kernel` for configuration ``cfg``: ``(luts, tile_codes)``.
 
     ``luts (9, 256) float32``: rows ``LUT_*`` (hand and pending / 8, discards / 16, cards under
@@ -930,23 +929,25 @@ def obs_tables(cfg) -> tuple[np.ndarray, np.ndarray]:
     ``tile_codes (2 + 4P, 5 + P) float32``: a tile's features but the cards under it, by code:
     0 hidden in a stack, 1 available (revealed), ``2 + (burned * P + owner) * 2 + correct`` an
     owned tile (``owner`` observer first, ``correct``: the observer's own tile with a correct combo).
+    Computed once per game by numpy (a compiled kernel cost a compile at the first ``make_game``).
     """
-    P = cfg[C_P]
-    depth = cfg[C_DEPTH]
+    P = int(cfg[C_P])
+    depth = int(cfg[C_DEPTH])
+    v = np.arange(-128, 128, dtype=np.int64)
+
+    def clip(x: np.ndarray) -> np.ndarray:
+        return np.minimum(1.0, np.maximum(-1.0, x)).astype(np.float32)
+
     luts = np.zeros((9, 256), np.float32)
-    for i in range(256):
-        v8 = np.int8(i - 128)
-        v16 = np.int16(i - 128)
-        v64 = np.int64(i - 128)
-        luts[LUT_HAND, i] = _clip(v8 / 8.0)
-        luts[LUT_DISCARD, i] = _clip(v8 / 16.0)
-        luts[LUT_UNDER, i] = _clip(v64 / 10.0)
-        luts[LUT_SEAT_CARDS, i] = _clip(v64 / 20.0)
-        luts[LUT_DECK, i] = v8 / np.float32(DECK)
-        luts[LUT_TOTAL, i] = _clip(v16 / 50.0)
-        luts[LUT_LAST, i] = _clip(v16 / 20.0)
-        luts[LUT_STACK, i] = v8 / np.float32(depth)
-        luts[LUT_COMBOS, i] = v64 / np.float32(NC)
+    luts[LUT_HAND] = clip(v / 8.0)
+    luts[LUT_DISCARD] = clip(v / 16.0)
+    luts[LUT_UNDER] = clip(v / 10.0)
+    luts[LUT_SEAT_CARDS] = clip(v / 20.0)
+    luts[LUT_DECK] = v / np.float64(DECK)
+    luts[LUT_TOTAL] = clip(v / 50.0)
+    luts[LUT_LAST] = clip(v / 20.0)
+    luts[LUT_STACK] = v / np.float64(depth)
+    luts[LUT_COMBOS] = v / np.float64(NC)
     codes = np.zeros((2 + 4 * P, TILE_FEATURES + P), np.float32)
     codes[0, 1] = 1.0
     codes[1, 0] = 1.0
