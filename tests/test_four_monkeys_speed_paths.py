@@ -8,12 +8,16 @@ features' own expressions (counts / divisor, clipped to [-1, 1]); the observatio
 cards under it / 10, and ``under_count`` is the number of cards under each tile; the masks
 written for a block of rows (``kernels.mask_rows``) and stepped in blocks of ``MASK_BLOCK`` rows
 equal the masks of the same games stepped one row at a time, for batch sizes that do not divide
-into blocks.
+into blocks; observing a game compiles the observation of its own player count only (issue 23).
 """
 
 from __future__ import annotations
 
 import itertools
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -147,3 +151,27 @@ def test_under_count_is_derived_not_stored_and_recomputed_on_load() -> None:
     buf.seek(0)
     loaded = g.load_state(buf)
     assert np.array_equal(loaded.under_count, s.under_count) and loaded.equals(s)
+
+
+_OBSERVE_COMPILES = """
+import numpy as np
+from monkey_envs.four_monkeys import kernels as K
+from monkey_envs.four_monkeys.rules import FourMonkeys
+K.init = lambda seeds, st, cfg: None  # zero arrays of the state's layout, without compiling init
+g = FourMonkeys(num_players=3)
+g.observe(g.init(np.arange(2)), 0)
+print([str(sig[-1]) for sig in K.observe_players.signatures])
+"""
+
+
+def test_observing_a_game_compiles_the_observation_of_its_player_count_only(tmp_path: Path) -> None:
+    """Issue 23 item 2 (cold start): a process that observes 3-player games compiles
+    ``observe_players`` for 3 players, not for each of the seven player counts (measured in a fresh
+    process with an empty numba cache, where nothing can be loaded instead of compiled)."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "MONKEY_ENVS_QUIET_COMPILE": "1"}
+    env["PYTHONPATH"] = os.pathsep.join([str(Path(K.__file__).parents[2]), env.get("PYTHONPATH", "")])
+    run = subprocess.run(
+        [sys.executable, "-c", _OBSERVE_COMPILES], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split("\n")[-2] == "['Literal[int](3)']", run.stdout

@@ -22,8 +22,10 @@ Notation: ``b`` a row, ``q`` a seat, ``t`` a tile id (``combo = t % 10``), ``k``
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
-from numba import literal_unroll, literally, njit
+from numba import literally, njit
 
 from monkey_envs.core.kernel_cache import drop_stale_cache
 from monkey_envs.core.rng import next_uniform, seed_row
@@ -254,7 +256,11 @@ def correct(c: int, cnt: np.ndarray) -> bool:
 # ====================================================================== per-row helpers
 @njit(cache=True)
 def draw_cards(b: int, p: int, n: int, decks: np.ndarray, deck_size: np.ndarray, hands: np.ndarray, area) -> None:
-    """Seat ``p`` draws ``n`` cards: from its own deck, else the largest other deck of its area (ties: lowest seat)."""
+    """Seat ``p`` draws ``n`` cards: from its own deck, else the largest other deck of its area (ties: lowest seat).
+
+    Callers pass ``n`` as ``np.int64``: each literal count (``HAND``, ``BURN_DRAW``) would be a
+    specialisation of its own to compile.
+    """
     P = deck_size.shape[1]
     for _ in range(n):
         d = p
@@ -406,9 +412,13 @@ MASK_BLOCK = 64
 
 @njit(cache=True, inline="always")
 def fill_masks(b0: int, b1: int, running_only: bool, st, cfg) -> None:
-    """:func:`mask_rows` on the state tuple ``st``."""
-    mask_rows(b0, b1, running_only, st[0], st[2], st[3], st[4], cfg, st[15], st[16], st[19], st[20], st[22], st[23],
-              st[24], st[25], st[12], st[31])  # fmt: skip
+    """:func:`mask_rows` on the state tuple ``st``.
+
+    The bounds and the flag are cast to plain ``int64`` / ``bool``: a literal argument (``0``,
+    ``False``) would compile a second :func:`mask_rows` besides the one :func:`step` calls.
+    """
+    mask_rows(np.int64(b0), np.int64(b1), np.bool_(running_only), st[0], st[2], st[3], st[4], cfg, st[15], st[16],
+              st[19], st[20], st[22], st[23], st[24], st[25], st[12], st[31])  # fmt: skip
 
 
 @njit(cache=True)
@@ -475,7 +485,17 @@ def setup_round(b: int, cfg, rng, commits, tick, decks, deck_size, hands, pendin
             tile_owner[b, t] = -1
     tick[b] = 0
     for p in range(P):
-        draw_cards(b, p, HAND, decks, deck_size, hands, area)
+        draw_cards(b, p, np.int64(HAND), decks, deck_size, hands, area)
+
+
+@njit(cache=True, inline="always")
+def _max_of(x: np.ndarray, n: int) -> int:
+    """The largest of ``x[0], ..., x[n - 1]`` (``n >= 1``), by a loop (``ndarray.max`` compiles seconds)."""
+    best = x[0]
+    for i in range(1, n):
+        if x[i] > best:
+            best = x[i]
+    return best
 
 
 @njit(cache=True)
@@ -493,10 +513,10 @@ def score_tiles(P: int, tile_owner, tile_state, under, replenish_used, skins, to
         smartest: ``(P,) bool`` out: the Smartest Monkey(s) at the beginning of Step 4.
     """
     NT = tile_owner.shape[0]
-    aside[:] = False
-    checked[:] = 0
     owned = np.zeros(NT, np.bool_)
     for t in range(NT):
+        aside[t] = False
+        checked[t] = 0
         owned[t] = tile_owner[t] >= 0
     # Step 1: repeated combos are set aside (family scoring too: it changes only Steps 2 and 4)
     cnt = np.zeros((P, NC), np.int64)
@@ -516,10 +536,10 @@ def score_tiles(P: int, tile_owner, tile_state, under, replenish_used, skins, to
     turn = 0
     while True:
         # Step 2: who is the Smartest Monkey
-        visible[:] = 0
-        burned[:] = 0
-        ntiles[:] = 0
         for p in range(P):
+            visible[p] = 0
+            burned[p] = 0
+            ntiles[p] = 0
             if replenish_used[p] and not family:
                 visible[p] += D.REPLENISH_USED_POINTS
         for t in range(NT):
@@ -532,7 +552,7 @@ def score_tiles(P: int, tile_owner, tile_state, under, replenish_used, skins, to
         for p in range(P):
             smartest[p] = True
         if not family:
-            best = visible.max()
+            best = _max_of(visible, P)
             for p in range(P):
                 smartest[p] = visible[p] == best
             bb = -1
@@ -542,7 +562,7 @@ def score_tiles(P: int, tile_owner, tile_state, under, replenish_used, skins, to
             for p in range(P):
                 smartest[p] = smartest[p] and burned[p] == bb
         else:
-            best = ntiles.max()
+            best = _max_of(ntiles, P)
             for p in range(P):
                 smartest[p] = ntiles[p] == best
             lb = NT + 1
@@ -551,15 +571,21 @@ def score_tiles(P: int, tile_owner, tile_state, under, replenish_used, skins, to
                     lb = burned[p]
             for p in range(P):
                 smartest[p] = smartest[p] and burned[p] == lb
-            # highest tile value, then the next highest, ...
-            vals[:] = -100
+            # highest tile value, then the next highest, ...: each seat's values in decreasing
+            # order (an insertion as they are collected), then -100
             for p in range(P):
                 n = 0
                 for t in range(NT):
                     if owned[t] and not aside[t] and tile_owner[t] == p:
-                        vals[p, n] = value[t]
+                        v = value[t]
+                        j = n
+                        while j > 0 and vals[p, j - 1] < v:
+                            vals[p, j] = vals[p, j - 1]
+                            j -= 1
+                        vals[p, j] = v
                         n += 1
-                vals[p, :n] = np.sort(vals[p, :n])[::-1]
+                for i in range(n, NT):
+                    vals[p, i] = -100
             for i in range(NT):
                 top = -1000
                 for p in range(P):
@@ -779,7 +805,7 @@ def step(actions: np.ndarray, st, cfg) -> bool:
                         if tile_owner[b, t] == q and tile_state[b, t] == TILE_GREEN:
                             tile_state[b, t] = TILE_ORANGE
                             stats[b, q, ST_BURNS] += 1
-                            draw_cards(b, q, BURN_DRAW, decks, deck_size, hands, area)
+                            draw_cards(b, q, np.int64(BURN_DRAW), decks, deck_size, hands, area)
                     elif a == a_swap or a == a_draw3:  # Hand replenish
                         if not replenish_used[b, q]:
                             replenish_used[b, q] = True
@@ -788,9 +814,9 @@ def step(actions: np.ndarray, st, cfg) -> bool:
                                 for k in range(NK):
                                     discard[b, q, k] += hands[b, q, k]
                                     hands[b, q, k] = 0
-                                draw_cards(b, q, HAND, decks, deck_size, hands, area)
+                                draw_cards(b, q, np.int64(HAND), decks, deck_size, hands, area)
                             else:
-                                draw_cards(b, q, BURN_DRAW, decks, deck_size, hands, area)
+                                draw_cards(b, q, np.int64(BURN_DRAW), decks, deck_size, hands, area)
                     elif a < a_stop:  # reveal
                         t = a - a_reveal
                         if tile_state[b, t] == TILE_STACK:
@@ -850,7 +876,7 @@ def step(actions: np.ndarray, st, cfg) -> bool:
                             over = True
                     if over:
                         last = rnd[b] - 1
-                        best = totals[b].max()
+                        best = _max_of(totals[b], P)
                         bl = -(1 << 30)
                         for p in range(P):
                             if totals[b, p] == best and round_scores[b, last, p] > bl:
@@ -869,7 +895,7 @@ def step(actions: np.ndarray, st, cfg) -> bool:
                         continue
                     start_round(b, st, cfg, tile_order)
             current_player[b] = nxt
-        mask_rows(b0, b1, True, current_player, terminated, truncated, mask, cfg, hands, pending, tile_state,
+        mask_rows(b0, b1, np.bool_(True), current_player, terminated, truncated, mask, cfg, hands, pending, tile_state,
                   tile_owner, stacks, stack_size, replenish_used, skin_given, replays, area)  # fmt: skip
     return True
 
@@ -883,8 +909,7 @@ def _clip(x: float) -> np.float32:
     return np.float32(min(1.0, max(-1.0, x)))
 
 
-#: Player counts, and the tiles and stacks of each (index = players), for the specialised observation.
-PLAYER_COUNTS = tuple(range(D.MIN_PLAYERS, D.MAX_PLAYERS + 1))
+#: The tiles and stacks of each player count (index = players), for the specialised observation.
 TILES_BY_PLAYERS = tuple(D.num_sets(p) * NC if p >= D.MIN_PLAYERS else 0 for p in range(D.MAX_PLAYERS + 1))
 STACKS_BY_PLAYERS = tuple(D.num_stacks(p) if p >= D.MIN_PLAYERS else 0 for p in range(D.MAX_PLAYERS + 1))
 
@@ -895,9 +920,8 @@ STACKS_BY_PLAYERS = tuple(D.num_stacks(p) if p >= D.MIN_PLAYERS else 0 for p in 
 LUT_HAND, LUT_DISCARD, LUT_UNDER, LUT_SEAT_CARDS, LUT_DECK, LUT_TOTAL, LUT_LAST, LUT_STACK, LUT_COMBOS = range(9)
 
 
-@njit(cache=True)
-def obs_tables(cfg) -> tuple[np.ndarray, np.ndarray]:
-    """The lookup tables of :func:`observe` for configuration ``cfg``: ``(luts, tile_codes)``.
+def obs_tables(cfg: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The lookup tables of :func:`observe_kernel` for configuration ``cfg``: ``(luts, tile_codes)``.
 
     ``luts (9, 256) float32``: rows ``LUT_*`` (hand and pending / 8, discards / 16, cards under
     a tile / 10, hand and pending sizes / 20, deck size / 40, game total / 50, last round's
@@ -905,23 +929,25 @@ def obs_tables(cfg) -> tuple[np.ndarray, np.ndarray]:
     ``tile_codes (2 + 4P, 5 + P) float32``: a tile's features but the cards under it, by code:
     0 hidden in a stack, 1 available (revealed), ``2 + (burned * P + owner) * 2 + correct`` an
     owned tile (``owner`` observer first, ``correct``: the observer's own tile with a correct combo).
+    Computed once per game by numpy (a compiled kernel cost a compile at the first ``make_game``).
     """
-    P = cfg[C_P]
-    depth = cfg[C_DEPTH]
+    P = int(cfg[C_P])
+    depth = int(cfg[C_DEPTH])
+    v = np.arange(-128, 128, dtype=np.int64)
+
+    def clip(x: np.ndarray) -> np.ndarray:
+        return np.minimum(1.0, np.maximum(-1.0, x)).astype(np.float32)
+
     luts = np.zeros((9, 256), np.float32)
-    for i in range(256):
-        v8 = np.int8(i - 128)
-        v16 = np.int16(i - 128)
-        v64 = np.int64(i - 128)
-        luts[LUT_HAND, i] = _clip(v8 / 8.0)
-        luts[LUT_DISCARD, i] = _clip(v8 / 16.0)
-        luts[LUT_UNDER, i] = _clip(v64 / 10.0)
-        luts[LUT_SEAT_CARDS, i] = _clip(v64 / 20.0)
-        luts[LUT_DECK, i] = v8 / np.float32(DECK)
-        luts[LUT_TOTAL, i] = _clip(v16 / 50.0)
-        luts[LUT_LAST, i] = _clip(v16 / 20.0)
-        luts[LUT_STACK, i] = v8 / np.float32(depth)
-        luts[LUT_COMBOS, i] = v64 / np.float32(NC)
+    luts[LUT_HAND] = clip(v / 8.0)
+    luts[LUT_DISCARD] = clip(v / 16.0)
+    luts[LUT_UNDER] = clip(v / 10.0)
+    luts[LUT_SEAT_CARDS] = clip(v / 20.0)
+    luts[LUT_DECK] = v / np.float64(DECK)
+    luts[LUT_TOTAL] = clip(v / 50.0)
+    luts[LUT_LAST] = clip(v / 20.0)
+    luts[LUT_STACK] = v / np.float64(depth)
+    luts[LUT_COMBOS] = v / np.float64(NC)
     codes = np.zeros((2 + 4 * P, TILE_FEATURES + P), np.float32)
     codes[0, 1] = 1.0
     codes[1, 0] = 1.0
@@ -941,25 +967,44 @@ def _lut(luts, row: int, v) -> np.float32:
     return luts[row, np.uint64(min(max(np.int64(v), -128), 127) + 128)]  # (unsigned: no wraparound)
 
 
-@njit(cache=True)
-def observe(player: np.ndarray, obs: np.ndarray, st, cfg, luts: np.ndarray, tile_codes: np.ndarray) -> None:
-    """Write each row's observation for seat ``player[b]`` into ``obs (B, D) float32`` (values in [-1, 1]).
+#: Player count -> its compiled observation (:func:`observe_kernel`), made on first request.
+_OBSERVE_KERNELS: dict[int, Callable[..., None]] = {}
 
-    Pieces in order: own hand, own pending set, own discards (10 kinds each); per seat
-    (observer first) :data:`SEAT_FEATURES`; per tile :data:`TILE_FEATURES` then the owner one-hot
-    (observer first); stack sizes; the clock (tick, round, replays). ``luts`` and
-    ``tile_codes`` are :func:`obs_tables` of ``cfg``. The work is done by
-    :func:`observe_players`, compiled once per player count so that every offset is a constant.
+
+def observe_kernel(num_players: int) -> Callable[..., None]:
+    """The compiled observation of ``num_players`` seats: ``observe(player, obs, st, cfg, luts, tile_codes)``.
+
+    ``observe`` writes each row's observation for seat ``player[b]`` (``(B,) int64``) into
+    ``obs (B, D) float32`` (values in [-1, 1]) for a ``cfg`` of ``num_players`` seats. Pieces in
+    order: own hand, own pending set, own discards (10 kinds each); per seat (observer first)
+    :data:`SEAT_FEATURES`; per tile :data:`TILE_FEATURES` then the owner one-hot (observer
+    first); stack sizes; the clock (tick, round, replays). ``luts`` and ``tile_codes`` are
+    :func:`obs_tables` of ``cfg``. The work is done by :func:`observe_players` with the player
+    count a compile-time constant (every offset constant); each count is its own small kernel,
+    so a process compiles (or loads from numba's cache) only the counts it plays, not all seven.
+
+    Raises:
+        ValueError: ``num_players`` outside the game's range.
     """
-    P = cfg[C_P]
-    for p in literal_unroll(PLAYER_COUNTS):
-        if P == p:
-            observe_players(player, obs, st, cfg, luts, tile_codes, p)
+    if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)):
+        raise ValueError(f"num_players must be an int, got {num_players!r:.60}")
+    P = int(num_players)
+    if not D.MIN_PLAYERS <= P <= D.MAX_PLAYERS:
+        raise ValueError(f"num_players must be in {D.MIN_PLAYERS}..{D.MAX_PLAYERS}, got {P}")
+    kernel = _OBSERVE_KERNELS.get(P)
+    if kernel is None:
+
+        @njit(cache=True)  # P, a closure constant, is a literal in here (numba caches per value)
+        def observe(player: np.ndarray, obs: np.ndarray, st, cfg, luts: np.ndarray, tile_codes: np.ndarray) -> None:
+            observe_players(player, obs, st, cfg, luts, tile_codes, P)
+
+        kernel = _OBSERVE_KERNELS[P] = observe
+    return kernel
 
 
 @njit(cache=True, error_model="numpy")
 def observe_players(player: np.ndarray, obs: np.ndarray, st, cfg, luts, tile_codes, num_players: int) -> None:
-    """:func:`observe` for ``num_players == cfg[C_P]`` seats, compiled for that number as a constant.
+    """The observation (:func:`observe_kernel`) of ``num_players == cfg[C_P]`` seats, a literal.
 
     Every count goes through a lookup table; a row's tile block is cleared and then only its
     non-zero features are stored, each at an index computed without a branch on the tile's state

@@ -151,6 +151,8 @@ class FourMonkeys(Game[FourMonkeysState]):
         self.num_actions = cfg["NUM_ACTIONS"]
         #: The observation's lookup tables (:func:`~monkey_envs.four_monkeys.kernels.obs_tables`).
         self._obs_luts, self._obs_tile_codes = K.obs_tables(self.cfg)
+        #: The compiled observation of this player count (:func:`~monkey_envs.four_monkeys.kernels.observe_kernel`).
+        self._observe_kernel = K.observe_kernel(P)
         NT = self.num_tiles
         self.obs_layout = ObsLayout(
             [
@@ -229,7 +231,7 @@ class FourMonkeys(Game[FourMonkeysState]):
         return obs
 
     def _observe_into(self, s: FourMonkeysState, player: np.ndarray, out: np.ndarray) -> None:
-        K.observe(player, out, _state_arrays(s), self.cfg, self._obs_luts, self._obs_tile_codes)
+        self._observe_kernel(player, out, _state_arrays(s), self.cfg, self._obs_luts, self._obs_tile_codes)
 
     def _winners(self, s: FourMonkeysState) -> np.ndarray:
         return s.winners_mask.copy()
