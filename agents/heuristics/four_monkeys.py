@@ -326,7 +326,9 @@ def _register_search() -> None:
     """``mcts`` with this game's default budget (:mod:`agents.search`; sized for a 2,000-game arena in 30 min)."""
     from agents.search import register_search_agent
 
-    register_search_agent("four_monkeys", simulations=32, determinizations=8, rollout="random", max_rollout_depth=40)
+    register_search_agent(
+        "four_monkeys", simulations=12, determinizations=4, rollout="random", max_rollout_depth=20, prior="smart"
+    )
 
 
 _register_search()

@@ -688,7 +688,7 @@ def _register_search() -> None:
     """``mcts`` with this game's default budget (:mod:`agents.search`; sized for a 2,000-game arena in 30 min)."""
     from agents.search import register_search_agent
 
-    register_search_agent("funky_monkey", simulations=256, determinizations=16, rollout="random")
+    register_search_agent("funky_monkey", simulations=64, determinizations=8, rollout="track", prior="track")
 
 
 _register_search()

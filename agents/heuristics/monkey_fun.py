@@ -655,7 +655,9 @@ def _register_search() -> None:
     """``mcts`` with this game's default budget (:mod:`agents.search`; sized for a 2,000-game arena in 30 min)."""
     from agents.search import register_search_agent
 
-    register_search_agent("monkey_fun", simulations=256, determinizations=16, rollout="random")
+    register_search_agent(
+        "monkey_fun", simulations=128, determinizations=8, rollout="greedy", prior="greedy", c=0.5, prior_mix=0.5
+    )
 
 
 _register_search()

@@ -594,7 +594,7 @@ def _register_search() -> None:
     """``mcts`` with this game's default budget (:mod:`agents.search`; sized for a 2,000-game arena in 30 min)."""
     from agents.search import register_search_agent
 
-    register_search_agent("monki", simulations=128, determinizations=16, rollout="random")
+    register_search_agent("monki", simulations=256, determinizations=8, rollout="random")
 
 
 _register_search()
