@@ -72,7 +72,7 @@ class SearchSettings:
             or the name of an agent of the game (e.g. a heuristic), asked batched.
         max_rollout_depth: decisions a play-out may take before it is scored by the standing
             (``0``: score the new node at once).
-        prior: ``"none"`` (UCB1) or the name of an agent of the game whose choice guides the
+        prior: ``"none"`` (or ``None``: UCB1) or the name of an agent of the game whose choice guides the
             tree (PUCT): at every tree decision the seat's prior is ``1 - prior_mix`` on that
             agent's action plus ``prior_mix`` spread over the legal actions, so a small budget
             mostly checks the agent's move and leaves it only for a clearly better one.
@@ -90,6 +90,8 @@ class SearchSettings:
     chunk: int = 256
 
     def __post_init__(self) -> None:
+        if self.prior is None:  # ``prior=none`` in a spec reads as None
+            object.__setattr__(self, "prior", "none")
         for name in ("simulations", "determinizations", "chunk"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:

@@ -22,8 +22,9 @@ from monkey_envs.games import GAMES, make_game
 
 #: The games of the package (toy games other tests register at collection are left out).
 SHIPPED = sorted(name for name, path in GAMES.items() if path.startswith("monkey_envs."))
-#: A tiny budget: 6 simulations over 3 re-deals, play-outs of at most 6 decisions.
-TINY = "mcts:simulations=6,determinizations=3,max_rollout_depth=6"
+#: A tiny budget: 6 simulations over 3 re-deals, random play-outs of at most 6 decisions, UCB1
+#: (fixed here, so the tests do not depend on each game's default play-out and prior agents).
+TINY = "mcts:simulations=6,determinizations=3,max_rollout_depth=6,rollout=random,prior=none"
 
 
 def mid_game(game, n: int = 24, steps: int = 9, seed: int = 0):
@@ -63,8 +64,9 @@ def test_mcts_is_registered_for_every_game_and_plays_legal_moves_in_the_arena(na
     game = make_game(name)
     assert "mcts" in agent_names(game)
     # the arena's agent-contract check refuses any illegal or malformed answer
-    r = play_games(game, [TINY, *["random"] * (game.num_players - 1)], game.num_players, seed=1, max_steps=80)
-    assert sum(a.seats for a in r.agents) == game.num_players**2
+    for spec in (TINY, TINY.replace("prior=none", "prior=random")):  # UCB1 and PUCT
+        r = play_games(game, [spec, *["random"] * (game.num_players - 1)], game.num_players, seed=1, max_steps=80)
+        assert sum(a.seats for a in r.agents) == game.num_players**2
 
 
 # ---------------------------------------------------------------- deterministic, budget
@@ -83,7 +85,7 @@ def test_same_seed_same_actions_and_the_budget_is_counted(name):
     # each simulation: at least one step; at most the tree (<= its nodes) plus the play-out
     per_node = game.num_players if game.spec.simultaneous else 1
     assert 6 * searched <= a.counts["steps"] <= 6 * searched * (1 + 6 * per_node + 6)
-    c = make_agent("mcts:simulations=12,determinizations=3,max_rollout_depth=6", game, seed=3)
+    c = make_agent(TINY.replace("simulations=6", "simulations=12"), game, seed=3)
     ask(c, s)
     assert c.counts["simulations"] == 2 * a.counts["simulations"]
 

@@ -655,9 +655,7 @@ def _register_search() -> None:
     """``mcts`` with this game's default budget (:mod:`agents.search`; sized for a 2,000-game arena in 30 min)."""
     from agents.search import register_search_agent
 
-    register_search_agent(
-        "monkey_fun", simulations=128, determinizations=8, rollout="greedy", prior="greedy", c=0.5, prior_mix=0.5
-    )
+    register_search_agent("monkey_fun", simulations=64, determinizations=8, rollout="greedy", prior="greedy")
 
 
 _register_search()

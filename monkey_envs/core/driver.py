@@ -33,6 +33,10 @@ else an index into :attr:`SingleAgentDriver.member_names` (:meth:`SingleAgentDri
 gives the names). ``learner_actions`` restricts
 the learner to one of ``game.action_filters()`` (e.g. Funky Monkey's ``"honest"``, for ablations).
 
+A search agent (``needs_state = True``, e.g. ``opponent="mcts"``) is asked
+``act_state(state, seats, obs, mask)`` with the state of exactly the rows it must decide
+(:func:`~monkey_envs.core.opponents.needs_state`); it is never joined to another agent's call.
+
 Illegal learner actions: ``illegal_action="raise"`` (default) raises the core's ``ValueError``
 and changes nothing; ``"lose"`` ends the offending rows' episodes as a loss
 (``game.spec.reward_range[0]``, ``terminated``, ``info["illegal_action"] = True``).
