@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from monkey_envs.core.opponents import check_agent_actions
+from monkey_envs.core.opponents import ask_agent, check_agent_actions
 from monkey_envs.core.stats import Z95, wilson_interval  # noqa: F401 -- re-exported for callers that import them here
 
 # ====================================================================== results
@@ -203,7 +203,9 @@ def play_lineups(
     Args:
         game: a core game.
         agents: ``K`` built agents (objects with ``act``). The same object may appear several
-            times; each distinct object acts once per step on all rows where it is to move.
+            times; each distinct object acts once per step on all rows where it is to move (an
+            agent that searches the state, ``needs_state = True``, gets those rows' state through
+            ``act_state``: :func:`monkey_envs.core.opponents.needs_state`).
         seeds: ``(N,)`` non-negative game seeds.
         seat_agent: ``(N, P)`` agent index (into ``agents``) sitting in each seat of each game.
         max_steps: cap on decisions per game; games still running then count as truncated draws.
@@ -312,14 +314,16 @@ def _play_batch(
         obs = game.observe(state, cp)
         mask = state.legal_action_mask
         if single:
-            actions = _act(objs[0], labels[0], obs, mask)
+            actions = _act(objs[0], labels[0], obs, mask, lambda s=state, c=cp: (s.take(slice(None)), c))
         else:
             who = seat_obj[rows, cp]
             actions = np.zeros(rows.size, dtype=np.int64)
             for j, agent in enumerate(objs):
                 sel = np.flatnonzero(who == j)
                 if sel.size:
-                    actions[sel] = _act(agent, labels[j], obs[sel], mask[sel])
+                    actions[sel] = _act(
+                        agent, labels[j], obs[sel], mask[sel], lambda sel=sel, s=state, c=cp: (s.take(sel), c[sel])
+                    )
         if record_actions:
             taken.append((rows.copy(), np.asarray(actions, dtype=np.int64).copy()))
         state = game.step(state, actions)
@@ -392,10 +396,12 @@ def replay_records(game: Any, records: GameRecords, labels: Sequence[str]) -> li
     return out
 
 
-def _act(agent: Any, label: str, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """``agent.act(obs, mask)`` through the core's check of the agent contract (the driver's own):
-    ``(n,)`` integer legal actions, else a ``ValueError`` naming ``label`` (nothing is cast)."""
-    return check_agent_actions(agent.act(obs, mask), mask, label)
+def _act(agent: Any, label: str, obs: np.ndarray, mask: np.ndarray, rows_state: Any) -> np.ndarray:
+    """``agent.act(obs, mask)`` -- or ``act_state`` for an agent that searches the state
+    (``rows_state() -> (state, seats)`` of those rows) -- through the core's check of the agent
+    contract (the driver's own): ``(n,)`` integer legal actions, else a ``ValueError`` naming
+    ``label`` (nothing is cast)."""
+    return check_agent_actions(ask_agent(agent, obs, mask, rows_state), mask, label)
 
 
 def agent_results(records: GameRecords, labels: Sequence[str]) -> list[AgentResult]:

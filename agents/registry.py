@@ -11,7 +11,8 @@ elsewhere (a plugin, a test's toy game) registers its agents itself, next to the
 
 Names with a registered prefix carry an argument: ``"ppo:runs/<run>/model.zip"`` loads a saved
 policy from its safe files (:mod:`agents.policy`, torch imported lazily); ``"ppo+pickle:PATH"``
-unpickles a trusted SB3 zip.
+unpickles a trusted SB3 zip; ``"mcts:simulations=64,rollout=greedy"`` is the search agent with
+settings (:mod:`agents.search`; plain ``mcts`` is registered by every game that sets its defaults).
 
 The env library (:mod:`monkey_envs`) never imports this package: its faces take an agent
 object, a factory ``factory(game, seed)``, the built-in ``"random"``, or a name that they
@@ -201,8 +202,15 @@ def _make_ppo_pickle(spec: str, game: Any, seed: int) -> Agent:
     return make_pickle_ppo_agent(spec, game, seed)
 
 
+def _make_search(spec: str, game: Any, seed: int) -> Agent:
+    from agents.search import make_search_from_spec  # lazy: the search agent imports this registry
+
+    return make_search_from_spec(spec, game, seed)
+
+
 register_prefix("ppo:", _make_ppo)
 register_prefix("ppo+pickle:", _make_ppo_pickle)
+register_prefix("mcts:", _make_search)
 
 __all__ = [
     "GENERIC_FEATURES",

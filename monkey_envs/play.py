@@ -36,7 +36,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from monkey_envs.core.opponents import resolve_agent
+from monkey_envs.core.opponents import ask_agent, resolve_agent
 from monkey_envs.games import GAMES, add_import_option, import_plugins, make_game
 from monkey_envs.replay import seat_letter
 from monkey_envs.terminal import Quit, ask
@@ -195,7 +195,14 @@ def play(
                 break
         else:
             obs = game.observe(state, np.array([seat], dtype=np.int64))
-            chosen = np.asarray(agents[seat].act(obs, state.legal_action_mask)).reshape(-1)
+            chosen = np.asarray(
+                ask_agent(
+                    agents[seat],
+                    obs,
+                    state.legal_action_mask,
+                    lambda state=state, seat=seat: (state.take(slice(None)), np.array([seat], dtype=np.int64)),
+                )
+            ).reshape(-1)
             if chosen.shape != (1,) or not 0 <= int(chosen[0]) < mask.size or not mask[int(chosen[0])]:
                 raise ValueError(f"agent {labels[seat]!r} chose an illegal move {chosen.tolist()}")
             action = int(chosen[0])

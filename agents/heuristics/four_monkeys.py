@@ -319,3 +319,16 @@ for _name, _cls in AGENT_CLASSES.items():
     register_agent(_name, _factory(_cls), game="four_monkeys")
 
 register_features("plan", "agents.heuristics.four_monkeys_features:PlanExtractor", game="four_monkeys")
+
+
+# ====================================================================== the search agent
+def _register_search() -> None:
+    """``mcts`` with this game's default budget (:mod:`agents.search`; sized for a 2,000-game arena in 30 min)."""
+    from agents.search import register_search_agent
+
+    register_search_agent(
+        "four_monkeys", simulations=12, determinizations=4, rollout="random", max_rollout_depth=20, prior="smart"
+    )
+
+
+_register_search()

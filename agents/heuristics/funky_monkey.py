@@ -681,3 +681,14 @@ __all__ = [
     "register",
     "space_values",
 ]
+
+
+# ====================================================================== the search agent
+def _register_search() -> None:
+    """``mcts`` with this game's default budget (:mod:`agents.search`; sized for a 2,000-game arena in 30 min)."""
+    from agents.search import register_search_agent
+
+    register_search_agent("funky_monkey", simulations=64, determinizations=8, rollout="track", prior="track")
+
+
+_register_search()

@@ -648,3 +648,14 @@ register_features(
     "board", "agents.heuristics.monkey_fun_features:BoardActionExtractor", game="monkey_fun", default=True
 )
 register_features("greedy", "agents.heuristics.monkey_fun_features:GreedyActionExtractor", game="monkey_fun")
+
+
+# ====================================================================== the search agent
+def _register_search() -> None:
+    """``mcts`` with this game's default budget (:mod:`agents.search`; sized for a 2,000-game arena in 30 min)."""
+    from agents.search import register_search_agent
+
+    register_search_agent("monkey_fun", simulations=64, determinizations=8, rollout="greedy", prior="greedy")
+
+
+_register_search()

@@ -587,3 +587,14 @@ register_agent("lookahead", make_lookahead, game="monki")
 register_features("lookahead", "agents.heuristics.monki_features:LookaheadFeatures", game="monki")
 
 __all__ = ["CautiousMonki", "GreedyMonki", "LookaheadMonki"]
+
+
+# ====================================================================== the search agent
+def _register_search() -> None:
+    """``mcts`` with this game's default budget (:mod:`agents.search`; sized for a 2,000-game arena in 30 min)."""
+    from agents.search import register_search_agent
+
+    register_search_agent("monki", simulations=256, determinizations=8, rollout="random")
+
+
+_register_search()

@@ -33,6 +33,10 @@ else an index into :attr:`SingleAgentDriver.member_names` (:meth:`SingleAgentDri
 gives the names). ``learner_actions`` restricts
 the learner to one of ``game.action_filters()`` (e.g. Funky Monkey's ``"honest"``, for ablations).
 
+A search agent (``needs_state = True``, e.g. ``opponent="mcts"``) is asked
+``act_state(state, seats, obs, mask)`` with the state of exactly the rows it must decide
+(:func:`~monkey_envs.core.opponents.needs_state`); it is never joined to another agent's call.
+
 Illegal learner actions: ``illegal_action="raise"`` (default) raises the core's ``ValueError``
 and changes nothing; ``"lose"`` ends the offending rows' episodes as a loss
 (``game.spec.reward_range[0]``, ``terminated``, ``info["illegal_action"] = True``).
@@ -48,7 +52,7 @@ import numpy as np
 
 from monkey_envs.core.faces import EpisodeStream, entropy_seed
 from monkey_envs.core.game import Game, as_seeds, check_actions
-from monkey_envs.core.opponents import OpponentPool, check_agent_actions, member_name, resolve_agent
+from monkey_envs.core.opponents import OpponentPool, ask_agent, check_agent_actions, member_name, resolve_agent
 from monkey_envs.core.rng import draw_uniform, seed_rng
 from monkey_envs.core.state import BatchState
 
@@ -333,15 +337,22 @@ class SingleAgentDriver:
     def _opponent_actions(self, sub: BatchState, rows: np.ndarray) -> np.ndarray:
         """Actions of the opponents to move in ``sub`` (the batch rows ``rows``), ``(n,) int64``."""
         cps = sub.current_player.astype(np.int64)
-        return self._actions_of(cps, sub.legal_action_mask, rows, lambda: self.game.observe(sub, cps))
+        return self._actions_of(
+            cps, sub.legal_action_mask, rows, lambda: self.game.observe(sub, cps), lambda sel: sub.take(sel)
+        )
 
-    def _actions_of(self, cps: np.ndarray, mask: np.ndarray, rows: np.ndarray, observe: Any) -> np.ndarray:
+    def _actions_of(
+        self, cps: np.ndarray, mask: np.ndarray, rows: np.ndarray, observe: Any, rows_state: Any
+    ) -> np.ndarray:
         """Actions of the opponents to move in batch rows ``rows``, ``(n,) int64``.
 
         Args:
             cps: ``(n,) int64`` the seat to move in each of those rows; mask: ``(n, A) bool``
                 their legal actions; observe: ``observe() -> (n, D) float32`` their
-                observations from those seats (called once, only if an agent needs them).
+                observations from those seats (called once, only if an agent needs them);
+                rows_state: ``rows_state(sel) -> BatchState`` the state of the rows ``sel``
+                (indices into the ``n``), called only for an agent that decides from the state
+                (:func:`~monkey_envs.core.opponents.needs_state`: a search agent).
         """
         n = rows.size
         acts = np.zeros(n, dtype=np.int64)
@@ -366,7 +377,16 @@ class SingleAgentDriver:
                 # act() per member, in this order: see the agent's act_jointly)
                 raw = joint.pop()([(agent, obs[sel], mask[sel]) for agent, sel in asked])
             else:
-                raw = [agent.act(obs[sel], mask[sel]) for agent, sel in asked]
+                full = np.arange(n)
+                raw = [
+                    ask_agent(
+                        agent,
+                        obs[sel],
+                        mask[sel],
+                        lambda sel=sel: (rows_state(full[sel]), cps[sel]),
+                    )
+                    for agent, sel in asked
+                ]
             for (agent, sel), r in zip(asked, raw, strict=True):
                 # the agent contract's one check (shared with the arena): floats, bools, strings,
                 # another shape, out-of-range or illegal actions are refused naming the agent
@@ -436,6 +456,7 @@ class SingleAgentDriver:
                 state.legal_action_mask[rows],
                 rows,
                 lambda opp=opp, cp=cp, rows=rows: self.game.observe(state, np.where(opp, cp, 0).astype(np.int64))[rows],
+                lambda sel, rows=rows: state.take(rows[sel]),
             )
             frozen = np.flatnonzero((cp >= 0) & ~opp)  # running rows where the learner is to move
             truncated[frozen] = True

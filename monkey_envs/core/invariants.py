@@ -92,12 +92,20 @@ def reward_laws(
 def shuffle_among(values: np.ndarray, movable: np.ndarray, gen: np.random.Generator) -> np.ndarray:
     """Per row, permute the entries of ``values (B, n)`` at ``movable (B, n) bool`` among those positions.
 
-    The other entries keep their place. Returns a new array of the same dtype.
+    The other entries keep their place. The result depends on the movable entries only as a
+    multiset: they are sorted before the random permutation, so two rows holding the same values
+    in another order at the same movable positions come out alike for the same ``gen`` state (a
+    re-deal reads only what the dealt-to seat can know). Returns a new array of the same dtype.
     """
+    B, n = values.shape
+    m = movable.sum(1, keepdims=True)  # movable entries per row
+    by_value = np.lexsort((values, ~movable), axis=-1)  # the movable entries sorted, then the fixed ones
     keys = gen.random(values.shape)
-    keys[~movable] = 2.0  # fixed entries sort last, in their order (stable)
-    src = np.argsort(keys, axis=1, kind="stable")  # movable entries in random order, then the fixed ones
+    keys[np.arange(n)[None, :] >= m] = 2.0  # the fixed tail keeps its order (stable)
+    src = np.take_along_axis(by_value, np.argsort(keys, axis=1, kind="stable"), axis=1)
     dst = np.argsort(~movable, axis=1, kind="stable")  # movable positions in order, then the fixed ones
-    out = np.empty_like(values)
-    np.put_along_axis(out, dst, np.take_along_axis(values, src, axis=1), axis=1)
+    out = values.copy()
+    moved = np.arange(n)[None, :] < m
+    rows = np.broadcast_to(np.arange(B)[:, None], (B, n))
+    out[rows[moved], dst[moved]] = np.take_along_axis(values, src, axis=1)[moved]
     return out

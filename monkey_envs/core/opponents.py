@@ -69,6 +69,31 @@ def resolve_agent(spec: Any, game: Any, seed: int = 0) -> Any:
     return resolvers[0](spec, game, seed)
 
 
+def needs_state(agent: Any) -> bool:
+    """True for an agent that decides from the game state (a search agent).
+
+    Such an agent has ``needs_state = True`` and ``act_state(state, seats, obs, mask) -> (n,)
+    int64``: ``state`` is the game's ``BatchState`` of exactly the ``n`` rows it must decide (a copy
+    it may not keep), ``seats (n,) int64`` the seat to decide for in each row (its current
+    player), ``obs`` and ``mask`` as for ``act``. Everything that plays agents on the core (the
+    single-agent driver's opponents, the arena, the play command) asks it this way; every other
+    agent is asked ``act(obs, mask)``.
+    """
+    return bool(getattr(agent, "needs_state", False))
+
+
+def ask_agent(agent: Any, obs: np.ndarray, mask: np.ndarray, rows_state: Any) -> Any:
+    """What ``agent`` answers for ``obs (n, D)`` and ``mask (n, A)``, unchecked.
+
+    ``rows_state() -> (state, seats)`` gives the ``n`` rows' state and seats; it is called only
+    for an agent that :func:`needs_state`.
+    """
+    if needs_state(agent):
+        state, seats = rows_state()
+        return agent.act_state(state, seats, obs, mask)
+    return agent.act(obs, mask)
+
+
 def member_name(member: Any) -> str:
     """Display name of a pool member: the name itself, or the agent's ``name`` attribute."""
     return member if isinstance(member, str) else str(getattr(member, "name", type(member).__name__))

@@ -212,7 +212,9 @@ def resample_hidden(game: FourMonkeys, state: FourMonkeysState, seat: int, seed:
     discards, and the cards under the other seats' tiles -- are pooled per row and dealt back
     at random into the same places with the same sizes (card kinds move, counts per place stay);
     the tiles below each stack's top are permuted among those positions of the same area; the other seats'
-    commits of this tick become "wait"; the RNG is redrawn. The mask is recomputed.
+    commits of this tick become "wait"; the RNG is redrawn. The mask is recomputed. The hidden
+    cards and tiles are dealt from their sorted multiset, so the result depends only on what
+    ``seat`` sees and ``seed`` (two states ``seat`` cannot tell apart give the same state).
     """
     new = state.clone()
     gen = np.random.default_rng(seed)
@@ -239,7 +241,7 @@ def resample_hidden(game: FourMonkeys, state: FourMonkeysState, seat: int, seed:
                 arr = new.under[b, t]
                 pool.extend(k for k in range(D.NUM_KINDS) for _ in range(int(arr[k])))
                 places.append(("under", (t,), int(arr.sum())))
-        cards = np.array(pool, dtype=np.int64)
+        cards = np.sort(np.array(pool, dtype=np.int64))  # as a multiset: the deal reads nothing hidden
         gen.shuffle(cards)
         i = 0
         for name, index, n in places:
@@ -256,7 +258,7 @@ def resample_hidden(game: FourMonkeys, state: FourMonkeysState, seat: int, seed:
         s0 = game.num_stacks_area0
         for ks in (range(s0), range(s0, game.num_stacks)):  # within each playing area
             slots = [(k, d) for k in ks for d in range(int(new.stack_size[b, k]) - 1)]
-            tiles = np.array([int(new.stacks[b, k, d]) for k, d in slots], dtype=np.int64)
+            tiles = np.sort(np.array([int(new.stacks[b, k, d]) for k, d in slots], dtype=np.int64))
             gen.shuffle(tiles)
             for (k, d), t in zip(slots, tiles.tolist(), strict=True):
                 new.stacks[b, k, d] = t

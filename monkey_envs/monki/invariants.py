@@ -150,7 +150,8 @@ def resample_hidden(game: Monki, state: MonkiState, seat: int, seed: int) -> Mon
     Per row and colour, the token ids lying face down (every stack slot except face-up tops) are
     permuted among the face-down slots holding that colour; face-up tops, statues, player boards,
     Monkis, rubies and the rest are kept; the RNG rows are redrawn. The mask does not depend on
-    which fruit lies face down, so it is unchanged. ``state`` is not modified.
+    which fruit lies face down, so it is unchanged. ``state`` is not modified. The tokens are dealt
+    from their sorted multiset, so the result depends only on what ``seat`` sees and ``seed``.
 
     Raises:
         ValueError: ``seat`` is not 0 or 1.
@@ -171,6 +172,6 @@ def resample_hidden(game: Monki, state: MonkiState, seat: int, seed: int) -> Mon
     for b in range(B):  # resampling is a test tool, not a hot path
         for col in range(D.NUM_COLOURS):
             idx = np.flatnonzero(dflat[b] & (D.TOKEN_COLOUR[np.maximum(flat[b], 0)] == col))
-            flat[b, idx] = flat[b, gen.permutation(idx)]
+            flat[b, idx] = np.sort(flat[b, idx])[gen.permutation(idx.size)]  # from the sorted multiset
     new.stacks[:] = flat.reshape(new.stacks.shape)
     return new
