@@ -58,6 +58,10 @@ NOT_RUN = {
     "pip install": "installs packages and trains or runs the whole suite (minutes)",
     "python benchmarks/": "benchmarks (minutes)",
     "python -m training.run": "trains (minutes); tests/test_training_smoke.py runs training.run on the smoke config",
+    "python -m training.exploit --game": "trains a best response (minutes); tests/test_training_exploit.py runs "
+    "training.exploit on a tiny budget, a saved model as the agent too",
+    "python -m training.exploit --table runs/exploit": "reads the results of those runs; "
+    "tests/test_training_exploit.py makes one and tables it",
     "python -m monkey_envs.core.spec_docs docs/*.md": "rewrites the checkout's pages; tests/test_docs.py runs its "
     "--check on them",
     "python -m agents.arena --game monkey_fun --players 2 --agents random greedy --games 2000": "2,000 games "

@@ -121,6 +121,41 @@ def test_curve_callback_evaluates_at_training_end_when_not_on_a_multiple(tmp_pat
     assert len(read_curve(tmp_path / "sub" / "curve.csv")) == 2
 
 
+def test_curve_points_are_the_policy_trained_on_their_steps_the_last_point_the_final_policy(tmp_path):
+    """Issue 24 (approximate exploitability reports the best response's learning curve): each
+    point is evaluated after the updates of its steps, so the last point is the final policy --
+    not the policy before the last update (as when points were taken mid-rollout)."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from agents.policy import PolicyAgent
+    from monkey_envs.core.sb3_vec import MonkeyVecEnv
+    from monkey_envs.games import make_game
+
+    game = make_game("monkey_fun", num_players=2)
+    venv = MonkeyVecEnv("monkey_fun", num_envs=8, opponent="random", seed=0, num_players=2)
+    model = MaskablePPO(
+        "MlpPolicy", venv, n_steps=16, batch_size=64, n_epochs=1, policy_kwargs={"net_arch": [8]}, seed=0
+    )
+    seen: list[tuple[int, torch.Tensor]] = []
+
+    def make_policy(m):
+        seen.append((m.num_timesteps, torch.cat([p.detach().flatten().clone() for p in m.policy.parameters()])))
+        return PolicyAgent(m, game, deterministic=True)
+
+    callback = CurveCallback(
+        game, ["random"], make_policy=make_policy, every=128, num_games=10, seed=3, csv_path=tmp_path / "curve.csv"
+    )
+    model.learn(256, callback=callback)  # two rollouts of 128 steps, two updates
+    venv.close()
+    assert [p["timesteps"] for p in callback.points] == [0, 128, 256]
+    final = torch.cat([p.detach().flatten() for p in model.policy.parameters()])
+    assert [t for t, _ in seen] == [0, 128, 256]
+    assert torch.equal(seen[-1][1], final)  # the last point plays the final policy
+    assert not torch.equal(seen[0][1], seen[1][1])  # the point at 128 steps plays the policy after one update
+    assert not torch.equal(seen[1][1], seen[2][1])
+
+
 def test_curve_callback_rejects_bad_arguments(tmp_path):
     from monkey_envs.games import make_game
 

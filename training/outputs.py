@@ -53,10 +53,12 @@ CURVE_COLUMNS = ("timesteps", "opponent", "games", "win_rate", "ci_low", "ci_hig
 class CurveCallback(BaseCallback):
     """Evaluate the current policy periodically during training (the learning curve).
 
-    Evaluations happen when training starts, whenever ``num_timesteps`` reaches or crosses a
-    multiple of ``every`` (checked after every VecEnv step, which advances ``num_timesteps`` by
-    ``num_envs``, so a point may land a little past the multiple), and when training ends (unless
-    that timestep was just evaluated). Each evaluation plays
+    Evaluations happen when training starts, whenever ``num_timesteps`` has reached or crossed a
+    multiple of ``every`` (checked at the start of every rollout, after the update of the one
+    before, so a point lands on the first rollout boundary at or past the multiple), and when
+    training ends (after the last update). A point at ``T`` timesteps is therefore always the
+    policy trained on those ``T`` steps -- every update of them included, the last point the final
+    policy. Each evaluation plays
     ``play_games(game, [policy, *line_up], num_games, seed=seed)`` against every opponent's
     line-up (:func:`agents.evaluate.opponent_lineup`) -- the same deals every time, so points are
     comparable -- and
@@ -130,10 +132,13 @@ class CurveCallback(BaseCallback):
         self.evaluate()
         self._next_eval = (self.num_timesteps // self.every + 1) * self.every
 
-    def _on_step(self) -> bool:
+    def _on_rollout_start(self) -> None:
+        # a rollout starts after the previous rollout's update: the policy of these timesteps
         if self.num_timesteps >= self._next_eval:
             self.evaluate()
             self._next_eval = (self.num_timesteps // self.every + 1) * self.every
+
+    def _on_step(self) -> bool:
         return True
 
     def _on_training_end(self) -> None:

@@ -731,6 +731,7 @@ class _Progress:
     learn_start: float | None = None
     train_seconds: float = 0.0
     progress_bar: Any = None
+    callbacks: list[Any] = dataclasses.field(default_factory=list)
     beat: Any = None
 
 
@@ -846,7 +847,9 @@ def prepare(cfg: TrainConfig, load_models: bool = True) -> Any:
     return game
 
 
-def run(cfg: TrainConfig, game: Any = None, resume: ResumePoint | None = None) -> Path:
+def run(
+    cfg: TrainConfig, game: Any = None, resume: ResumePoint | None = None, callbacks: list[Any] | None = None
+) -> Path:
     """Train, save and evaluate as ``cfg`` says; return the run folder.
 
     Args:
@@ -858,6 +861,8 @@ def run(cfg: TrainConfig, game: Any = None, resume: ResumePoint | None = None) -
             heuristics). Pretraining is repeated only if it had not finished. The earlier
             ``progress.csv`` is kept as ``progress_to_<steps>_steps.csv``; ``curve.csv`` and the
             checkpoints are added to.
+        callbacks: more SB3 callbacks for the PPO phase, after the run's own (e.g. a caller's
+            progress report, as :mod:`training.exploit` counts steps into its heartbeat).
 
     Raises:
         ConfigError: a bad game option, opponent, ``init_model`` or checkpoint (before a folder is written).
@@ -874,7 +879,7 @@ def run(cfg: TrainConfig, game: Any = None, resume: ResumePoint | None = None) -
         game = prepare(cfg)
     if cfg.torch_threads:
         torch.set_num_threads(cfg.torch_threads)
-    progress = _Progress(resume=resume)
+    progress = _Progress(resume=resume, callbacks=list(callbacks or []))
     progress.beat = Heartbeat(every=HEARTBEAT_SECONDS, enabled=cfg.progress_bar)
     try:
         return _run(cfg, game, progress)
@@ -980,6 +985,7 @@ def _run(cfg: TrainConfig, game: Any, progress: _Progress) -> Path:
                 heuristic_weights=cfg.env.opponent_weights,
             )
         )
+    callbacks.extend(progress.callbacks)
     remaining = cfg.total_timesteps - done
     if cfg.progress_bar and remaining > 0:  # ours, not learn()'s, so that an interruption can close it
         progress.progress_bar = ProgressBarCallback()
