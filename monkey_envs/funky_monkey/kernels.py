@@ -28,12 +28,14 @@ Notation: ``b`` a row, ``P`` seats, ``m`` the mover, ``x`` a track space, ``a`` 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numba
 import numpy as np
-from numba import carray, njit, types
+from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic, overload
+from numba.np.arrayobj import populate_array
 
 from monkey_envs.core.kernel_cache import drop_stale_cache
 from monkey_envs.core.rng import next_uint64, seed_row, shuffle_prefix_row
@@ -311,8 +313,8 @@ def finish_row(b: int, winners: int, reason: int, P: int, ends: tuple) -> None:
     """End game ``b`` with the seats of bitmask ``winners`` winning (``end_games`` of the numpy rules).
 
     Each winner gets ``REWARD_WIN``, every other seat ``REWARD_LOSS``; when all of several seats
-    share the win, everyone gets ``REWARD_DRAW``. Callers pass ``reason`` as ``np.int64`` so one
-    compiled version serves every code.
+    share the win, everyone gets ``REWARD_DRAW``. Callers pass ``winners`` and ``reason`` as
+    ``np.int64`` so one compiled version serves every call (a literal ``0`` would compile another).
     """
     rewards, winners_mask, terminated, end_reason, mask, current_player, phase, stage = ends
     everyone = P > 1 and winners == (1 << P) - 1
@@ -340,7 +342,7 @@ def reshuffle_row(rng: np.ndarray, b: int, discard: np.ndarray, draw_pile: np.nd
     The pile is the discard's cards sorted by kind, shuffled with the row's stream over the full
     pile width (the counter advances by ``MAX_CARDS``), as ``FunkyMonkey._reshuffle``.
     """
-    nd = 0
+    nd = np.int64(0)  # not the literal 0: a literal would compile shuffle_prefix_row a second time
     for k in range(K):
         for _ in range(discard[b, k]):
             draw_pile[b, nd] = k
@@ -568,7 +570,9 @@ def _blank_row(st: StateArrays, b: int, face_up0: np.ndarray, tiger_start: int, 
     st[BOWLS][b, 1] = BOWL_START_1
     st[SUPPLY][b] = D_TOTAL_COCONUTS - P * D_START_COCONUTS - BOWL_START_SUM
     st[TIGER][b] = tiger_start
-    st[FACE_UP][b, :] = face_up0
+    face_up = st[FACE_UP]
+    for x in range(face_up.shape[1]):  # a loop: an array assignment compiles its shape-mismatch error message
+        face_up[b, x] = face_up0[x]
     st[DRAW_SIZE][b] = num_cards - P * HAND_SIZE
     st[DISCARD][b, :] = 0
     st[OUT_OF_PLAY][b, :] = 0
@@ -843,7 +847,7 @@ def step(
                     finish_row(b, 1 << m, np.int64(END_TIGER), P, ends)
                 dest = NO_MOVE
             if elim:  # eliminate seats; end the game left with at most one monkey
-                left = 0
+                left = np.int64(0)
                 for p in range(P):
                     if (elim >> p) & 1:
                         alive[b, p] = False
@@ -853,7 +857,7 @@ def step(
                 if left != 0 and (left & (left - 1)) == 0:
                     finish_row(b, left, np.int64(END_LAST_MONKEY), P, ends)
                 elif left == 0:
-                    finish_row(b, 0, np.int64(END_NO_WINNER), P, ends)
+                    finish_row(b, np.int64(0), np.int64(END_NO_WINNER), P, ends)
             sg = stage[b]
             if sg == ST_DECIDE:
                 break
@@ -995,7 +999,7 @@ def step(
                 debt[b] = 0
                 debt_to[b] = -1
                 pyramid_card[b] = -1
-                can = 0
+                can = np.int64(0)  # int64 from the start: a literal 0 compiles new_round_row twice
                 for p in range(P):
                     held = hands[b, p, 0] + hands[b, p, 1] + hands[b, p, 2] + hands[b, p, 3] + hands[b, p, 4]
                     if alive[b, p] and held > 0:
@@ -1022,7 +1026,7 @@ def step(
                         if alive[b, p]:
                             kv = np.int64(pos[b, p]) * 1000 + (500 if golden[b] == p else 0) + coconuts[b, p]
                             best = max(best, kv)
-                    win = 0
+                    win = np.int64(0)
                     for p in range(P):
                         if alive[b, p]:
                             kv = np.int64(pos[b, p]) * 1000 + (500 if golden[b] == p else 0) + coconuts[b, p]
@@ -1275,16 +1279,11 @@ FIELD_LAYOUT = (
 MAX_DIMS = 3
 
 
-@intrinsic
-def _void_ptr(typingctx: object, addr: types.Type) -> tuple | None:
-    """The integer ``addr`` as a ``void *`` (what :func:`numba.carray` takes)."""
-    if not isinstance(addr, types.Integer):
-        return None
-
-    def codegen(context: object, builder: object, signature: object, args: list) -> object:
-        return builder.inttoptr(args[0], cgutils.voidptr_t)
-
-    return types.voidptr(addr), codegen
+#: numba types of the arrays of :data:`FIELD_LAYOUT` (C-contiguous, writeable, aligned: what
+#: numba gives the state's own arrays, so a kernel compiled for them serves both forms).
+_FIELD_TYPES = tuple(types.Array(numba.from_dtype(np.dtype(dt)), nd, "C") for dt, nd in FIELD_LAYOUT)
+#: numba type of the tuple :func:`state_at` rebuilds.
+_STATE_TYPE = types.Tuple(_FIELD_TYPES)
 
 
 def _is_state(st: StateArrays) -> bool:  # pragma: no cover - only its compiled overload runs
@@ -1313,12 +1312,66 @@ def _is_state_typed(st) -> Callable:  # no annotation: numba matches it to the i
     return lambda st: False
 
 
-@njit(cache=True, inline="always")
-def _address_one(a: np.ndarray, i: int, ptrs: np.ndarray, dims: np.ndarray) -> None:
-    ptrs[i] = a.ctypes.data
-    shape = a.shape
-    for j in range(len(shape)):
-        dims[i, j] = shape[j]
+# The two intrinsics below read and build the 48 array structs directly (what ``a.ctypes.data`` /
+# ``a.shape`` and :func:`numba.carray` do per array): one piece of code each, typed and lowered at
+# once, where 48 calls of an inlined helper cost numba seconds to type and compile.
+def _struct(context: Any, builder: Any, aryty: types.Array, value: Any = None) -> Any:
+    """numba's struct of an array value of type ``aryty`` (a new, empty one without ``value``)."""
+    return context.make_array(aryty)(context, builder, value=value)
+
+
+def _item(context: Any, builder: Any, aryty: types.Array, ary: Any, *index: int) -> Any:
+    """Pointer to the element at the constant ``index`` of the array struct ``ary``."""
+    at = [context.get_constant(types.intp, i) for i in index]
+    return cgutils.get_item_pointer(context, builder, aryty, ary, at)
+
+
+@intrinsic
+def _address_into(typingctx: object, st: types.Type, ptrs: types.Type, dims: types.Type) -> tuple | None:
+    """Write each array's data address into ``ptrs[i]`` and its shape into ``dims[i, :ndim]`` (unchecked)."""
+    if not (isinstance(st, types.BaseTuple) and isinstance(ptrs, types.Array) and isinstance(dims, types.Array)):
+        return None
+
+    def codegen(context: Any, builder: Any, sig: Any, args: list) -> Any:
+        stty, pty, dty = sig.args
+        p, d = _struct(context, builder, pty, args[1]), _struct(context, builder, dty, args[2])
+        for i, aty in enumerate(stty.types):
+            a = _struct(context, builder, aty, builder.extract_value(args[0], i))
+            addr = builder.ptrtoint(a.data, context.get_value_type(pty.dtype))
+            builder.store(addr, _item(context, builder, pty, p, i))
+            for j, n in enumerate(cgutils.unpack_tuple(builder, a.shape, aty.ndim)):
+                builder.store(n, _item(context, builder, dty, d, i, j))
+        return context.get_dummy_value()
+
+    return types.none(st, ptrs, dims), codegen
+
+
+@intrinsic
+def _state_from(typingctx: object, ptrs: types.Type, dims: types.Type) -> tuple | None:
+    """The tuple of :data:`FIELD_LAYOUT` arrays at addresses ``ptrs`` with shapes ``dims`` (C order, not owned)."""
+    if not (isinstance(ptrs, types.Array) and isinstance(dims, types.Array)):
+        return None
+
+    def codegen(context: Any, builder: Any, sig: Any, args: list) -> Any:
+        pty, dty = sig.args
+        p, d = _struct(context, builder, pty, args[0]), _struct(context, builder, dty, args[1])
+        arrays = []
+        for i, aty in enumerate(_FIELD_TYPES):
+            item = context.get_data_type(aty.dtype)
+            itemsize = context.get_constant(types.intp, context.get_abi_sizeof(item))
+            shape = [builder.load(_item(context, builder, dty, d, i, j)) for j in range(aty.ndim)]
+            strides, off = [], itemsize  # C order, as numba.carray
+            for n in reversed(shape):
+                strides.append(off)
+                off = builder.mul(off, n)
+            strides.reverse()
+            data = builder.inttoptr(builder.load(_item(context, builder, pty, p, i)), item.as_pointer())
+            out = _struct(context, builder, aty)
+            populate_array(out, data=data, shape=shape, strides=strides, itemsize=itemsize, meminfo=None)
+            arrays.append(out._getvalue())
+        return context.make_tuple(builder, sig.return_type, arrays)  # not memory-managed (no meminfo)
+
+    return _STATE_TYPE(ptrs, dims), codegen
 
 
 @njit(cache=True)
@@ -1331,126 +1384,14 @@ def address(st: StateArrays, ptrs: np.ndarray, dims: np.ndarray) -> bool:
     """
     if not _is_state(st):
         return False
-    _address_one(st[CURRENT_PLAYER], CURRENT_PLAYER, ptrs, dims)
-    _address_one(st[REWARDS], REWARDS, ptrs, dims)
-    _address_one(st[TERMINATED], TERMINATED, ptrs, dims)
-    _address_one(st[TRUNCATED], TRUNCATED, ptrs, dims)
-    _address_one(st[MASK], MASK, ptrs, dims)
-    _address_one(st[STEP_COUNT], STEP_COUNT, ptrs, dims)
-    _address_one(st[RNG], RNG, ptrs, dims)
-    _address_one(st[WINNERS_MASK], WINNERS_MASK, ptrs, dims)
-    _address_one(st[END_REASON], END_REASON, ptrs, dims)
-    _address_one(st[POS], POS, ptrs, dims)
-    _address_one(st[ALIVE], ALIVE, ptrs, dims)
-    _address_one(st[COCONUTS], COCONUTS, ptrs, dims)
-    _address_one(st[GOLDEN], GOLDEN, ptrs, dims)
-    _address_one(st[BOWLS], BOWLS, ptrs, dims)
-    _address_one(st[SUPPLY], SUPPLY, ptrs, dims)
-    _address_one(st[TIGER], TIGER, ptrs, dims)
-    _address_one(st[TILES], TILES, ptrs, dims)
-    _address_one(st[FACE_UP], FACE_UP, ptrs, dims)
-    _address_one(st[REMOVED_TILES], REMOVED_TILES, ptrs, dims)
-    _address_one(st[HANDS], HANDS, ptrs, dims)
-    _address_one(st[DRAW_PILE], DRAW_PILE, ptrs, dims)
-    _address_one(st[DRAW_SIZE], DRAW_SIZE, ptrs, dims)
-    _address_one(st[DISCARD], DISCARD, ptrs, dims)
-    _address_one(st[OUT_OF_PLAY], OUT_OF_PLAY, ptrs, dims)
-    _address_one(st[TREASURE_PILE], TREASURE_PILE, ptrs, dims)
-    _address_one(st[TREASURE_SIZE], TREASURE_SIZE, ptrs, dims)
-    _address_one(st[TREASURES], TREASURES, ptrs, dims)
-    _address_one(st[TREASURE_USED], TREASURE_USED, ptrs, dims)
-    _address_one(st[CHIP_ORDER], CHIP_ORDER, ptrs, dims)
-    _address_one(st[CHIP_NEXT], CHIP_NEXT, ptrs, dims)
-    _address_one(st[ROUND], ROUND, ptrs, dims)
-    _address_one(st[ACTIVE], ACTIVE, ptrs, dims)
-    _address_one(st[PHASE], PHASE, ptrs, dims)
-    _address_one(st[STAGE], STAGE, ptrs, dims)
-    _address_one(st[OFFER_CARD], OFFER_CARD, ptrs, dims)
-    _address_one(st[ANNOUNCE], ANNOUNCE, ptrs, dims)
-    _address_one(st[HOLDER], HOLDER, ptrs, dims)
-    _address_one(st[PASSES], PASSES, ptrs, dims)
-    _address_one(st[SEEN], SEEN, ptrs, dims)
-    _address_one(st[CROWN_PLAY], CROWN_PLAY, ptrs, dims)
-    _address_one(st[ACCEPTER], ACCEPTER, ptrs, dims)
-    _address_one(st[REVEALED], REVEALED, ptrs, dims)
-    _address_one(st[MOVER], MOVER, ptrs, dims)
-    _address_one(st[IN_BONUS], IN_BONUS, ptrs, dims)
-    _address_one(st[DEBT], DEBT, ptrs, dims)
-    _address_one(st[DEBT_TO], DEBT_TO, ptrs, dims)
-    _address_one(st[PYRAMID_CARD], PYRAMID_CARD, ptrs, dims)
-    _address_one(st[STATS], STATS, ptrs, dims)
+    _address_into(st, ptrs, dims)
     return True
-
-
-@njit(cache=True, inline="always")
-def _at1(p: np.ndarray, d: np.ndarray, i: int, dtype: type) -> np.ndarray:
-    return carray(_void_ptr(p[i]), (d[i, 0],), dtype)
-
-
-@njit(cache=True, inline="always")
-def _at2(p: np.ndarray, d: np.ndarray, i: int, dtype: type) -> np.ndarray:
-    return carray(_void_ptr(p[i]), (d[i, 0], d[i, 1]), dtype)
-
-
-@njit(cache=True, inline="always")
-def _at3(p: np.ndarray, d: np.ndarray, i: int, dtype: type) -> np.ndarray:
-    return carray(_void_ptr(p[i]), (d[i, 0], d[i, 1], d[i, 2]), dtype)
 
 
 @njit(cache=True, inline="always")
 def state_at(p: np.ndarray, d: np.ndarray) -> StateArrays:
     """The state arrays at the addresses ``p`` with the shapes ``d`` of :func:`address` (views of that memory)."""
-    i8, b1 = np.int8, np.bool_
-    return (
-        _at1(p, d, CURRENT_PLAYER, i8),
-        _at2(p, d, REWARDS, np.float32),
-        _at1(p, d, TERMINATED, b1),
-        _at1(p, d, TRUNCATED, b1),
-        _at2(p, d, MASK, b1),
-        _at1(p, d, STEP_COUNT, np.int32),
-        _at2(p, d, RNG, np.uint64),
-        _at2(p, d, WINNERS_MASK, b1),
-        _at1(p, d, END_REASON, i8),
-        _at2(p, d, POS, i8),
-        _at2(p, d, ALIVE, b1),
-        _at2(p, d, COCONUTS, i8),
-        _at1(p, d, GOLDEN, i8),
-        _at2(p, d, BOWLS, i8),
-        _at1(p, d, SUPPLY, i8),
-        _at1(p, d, TIGER, i8),
-        _at2(p, d, TILES, i8),
-        _at2(p, d, FACE_UP, b1),
-        _at2(p, d, REMOVED_TILES, i8),
-        _at3(p, d, HANDS, i8),
-        _at2(p, d, DRAW_PILE, i8),
-        _at1(p, d, DRAW_SIZE, i8),
-        _at2(p, d, DISCARD, i8),
-        _at2(p, d, OUT_OF_PLAY, i8),
-        _at2(p, d, TREASURE_PILE, i8),
-        _at1(p, d, TREASURE_SIZE, i8),
-        _at3(p, d, TREASURES, i8),
-        _at2(p, d, TREASURE_USED, i8),
-        _at2(p, d, CHIP_ORDER, i8),
-        _at1(p, d, CHIP_NEXT, i8),
-        _at1(p, d, ROUND, i8),
-        _at1(p, d, ACTIVE, i8),
-        _at1(p, d, PHASE, i8),
-        _at1(p, d, STAGE, i8),
-        _at1(p, d, OFFER_CARD, i8),
-        _at1(p, d, ANNOUNCE, i8),
-        _at1(p, d, HOLDER, i8),
-        _at1(p, d, PASSES, i8),
-        _at2(p, d, SEEN, b1),
-        _at1(p, d, CROWN_PLAY, b1),
-        _at1(p, d, ACCEPTER, i8),
-        _at1(p, d, REVEALED, i8),
-        _at1(p, d, MOVER, i8),
-        _at1(p, d, IN_BONUS, b1),
-        _at1(p, d, DEBT, i8),
-        _at1(p, d, DEBT_TO, i8),
-        _at1(p, d, PYRAMID_CARD, i8),
-        _at3(p, d, STATS, np.int16),
-    )
+    return _state_from(p, d)
 
 
 @njit(cache=True, inline="always")
