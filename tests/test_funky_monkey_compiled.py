@@ -6,9 +6,16 @@ compiled from stay in the package as the reference (``FunkyMonkey._step_referenc
 bit-identical games -- every state array after every step (decisions, chance draws, rewards,
 analytics), every seat's float32 observation and the legal masks -- over random batches of every
 player count and flag, with finished rows left in the batch, and the same refusals of bad actions.
+Also (issue 23 item 2, cold start): a new game and its observation compile each rule body once,
+in the kernel that runs it.
 """
 
 from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -272,3 +279,27 @@ def test_a_copied_or_pickled_game_keeps_no_addresses() -> None:
         assert twin._addressed.kept is None and not twin._addressed.of(s)
         got = twin.step(s, s.legal_action_mask.argmax(1))
         assert_same_state(got, game.step(s, s.legal_action_mask.argmax(1)), "copied game")
+
+
+_COMPILED = """
+import numpy as np
+from numba.core.registry import CPUDispatcher
+from monkey_envs.funky_monkey import FunkyMonkey, kernels as K
+g = FunkyMonkey(3)
+g.observe(g.init(np.arange(2)), 0)
+print(sorted((n, len(d.signatures)) for n, d in vars(K).items() if isinstance(d, CPUDispatcher) and d.signatures))
+"""
+
+
+def test_a_new_game_and_its_observation_compile_each_rule_body_once(tmp_path: Path) -> None:
+    """Issue 23 item 2 (cold start): dealing and observing compile one kernel each on the state's
+    addresses (``reset_rows_at``, ``observe_at``, and ``address``), each once, with one version of
+    each helper they call: no second copy of a rule body for a tuple of the 48 arrays, no version
+    for a literal argument. Measured in a fresh process with an empty numba cache, where nothing
+    can be loaded instead of compiled."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "MONKEY_ENVS_QUIET_COMPILE": "1"}
+    env["PYTHONPATH"] = os.pathsep.join([str(Path(D.__file__).parents[2]), env.get("PYTHONPATH", "")])
+    run = subprocess.run([sys.executable, "-c", _COMPILED], env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    want = [("_blank_row", 1), ("_stable_order", 1), ("address", 1), ("observe_at", 1), ("reset_rows_at", 1)]
+    assert run.stdout.split("\n")[-2] == str(want), run.stdout

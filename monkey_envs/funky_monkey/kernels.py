@@ -1,12 +1,19 @@
 """Funky Monkey rules as numba-compiled kernels over a batch of games (the model: Monkey Fun's kernels).
 
-Each batch kernel takes the state's numpy arrays as one tuple ``st`` (leading batch axis ``B``,
-dtypes as in :class:`~monkey_envs.funky_monkey.state.FunkyMonkeyState`, order of
-:data:`STATE_FIELDS`) and the game's lookup tables as plain arguments, and runs one compiled loop
-over the rows: no Python code runs per row. Kernels are compiled on first use and cached on disk
-(``cache=True``, in ``__pycache__``); as numba keys that cache on this file only while the kernels
-compile in constants of ``data.py`` / ``state.py`` and functions of :mod:`monkey_envs.core.rng`, a
-cache built from other versions of those files is dropped at import (:func:`monkey_envs.core.kernel_cache.drop_stale_cache`).
+Three kernels (:func:`reset_rows_at`, :func:`step_at`, :func:`observe_at`) take the state by its
+arrays' data addresses and shapes (:func:`address`; leading batch axis ``B``, dtypes as in
+:class:`~monkey_envs.funky_monkey.state.FunkyMonkeyState`, order of :data:`STATE_FIELDS`) and
+the game's lookup tables as plain arguments, and each runs one compiled loop over the rows: no
+Python code runs per row. Kernels are compiled on first use and cached on disk (``cache=True``,
+in ``__pycache__``); as numba keys that cache on this file only while the kernels compile in
+constants of ``data.py`` / ``state.py`` and functions of :mod:`monkey_envs.core.rng`, a cache
+built from other versions of those files is dropped at import
+(:func:`monkey_envs.core.kernel_cache.drop_stale_cache`).
+
+Compiling them from an empty cache is most of a cold start, so each rule body is compiled once,
+in the one kernel that runs it (no second copy for a tuple of arrays, no body linked into a
+wrapper and optimised again), helpers that only kernels call get no Python wrapper
+(:data:`_inner`), and no call passes a literal (numba would compile the callee once more for it).
 
 The kernels reproduce the numpy rules of :class:`~monkey_envs.funky_monkey.rules.FunkyMonkey`
 (its ``_step`` stage machine, ``MaskTable.refresh``, ``Observer.observe`` and ``Setup.deal``, kept
@@ -14,7 +21,7 @@ as the reference) exactly: the same decisions, chance events (each row's counter
 :mod:`monkey_envs.core.rng`, drawn in the same amounts in the same order), rewards and float32
 observations; ``tests/test_funky_monkey_compiled.py`` compares them over random batches.
 
-One row's step (:func:`step`) is one pass of straight code: the decision, the reveal it may
+One row's step (:func:`step_at`) is one pass of straight code: the decision, the reveal it may
 trigger, then a loop over the continuation stages (``ST_*``) in which a pending move (``dest``) or
 elimination (``elim``, a bitmask of seats) is applied first. The numpy rules queue reveals and
 moves to run once for all rows; each is row-local and the last thing its decision does, so
@@ -28,19 +35,27 @@ Notation: ``b`` a row, ``P`` seats, ``m`` the mover, ``x`` a track space, ``a`` 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numba
 import numpy as np
-from numba import carray, njit, types
+from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic, overload
+from numba.np.arrayobj import populate_array
 
 from monkey_envs.core.kernel_cache import drop_stale_cache
-from monkey_envs.core.rng import next_uint64, seed_row, shuffle_prefix_row
+from monkey_envs.core.rng import next_uint64, seed_row, shuffle_order
 from monkey_envs.funky_monkey import data as D
 from monkey_envs.funky_monkey import state as S
 
 drop_stale_cache(__file__)
+
+#: The decorator of the helpers that only kernels call (underscored): numba compiles no Python
+#: wrapper for them (for a jitted function it does, unboxing each argument: for a helper taking
+#: many arrays, tenths of a second of a cold start that nothing uses). Called from Python, such a
+#: helper would crash the interpreter.
+_inner = njit(cache=True, no_cpython_wrapper=True)
 
 #: Names of the state arrays in the tuple ``st`` the kernels take, in order (the fields of
 #: :class:`~monkey_envs.funky_monkey.state.FunkyMonkeyState`); the constants below index it.
@@ -147,43 +162,7 @@ STATE_FIELDS = (
 #: Type of ``st`` (the arrays of :data:`STATE_FIELDS`).
 StateArrays = tuple[np.ndarray, ...]
 
-#: The state arrays :func:`observe` reads, in the order of its tuple ``st``.
-OBSERVED_FIELDS = (
-    "current_player",
-    "phase",
-    "active",
-    "holder",
-    "accepter",
-    "announce",
-    "offer_card",
-    "revealed",
-    "seen",
-    "pyramid_card",
-    "golden",
-    "bowls",
-    "tiger",
-    "pos",
-    "alive",
-    "tiles",
-    "face_up",
-    "chip_order",
-    "chip_next",
-    "hands",
-    "treasures",
-    "coconuts",
-    "stats",
-    "passes",
-    "debt",
-    "treasure_used",
-    "treasure_size",
-    "supply",
-    "discard",
-    "draw_size",
-    "round",
-    "crown_play",
-    "in_bonus",
-)
-#: Observation pieces whose first column :func:`observe` takes in ``offsets`` (in this order); the
+#: Observation pieces whose first column :func:`observe_at` takes in ``offsets`` (in this order); the
 #: per-seat counts (``hand_sizes`` .. ``bluffs_shown``) and the dense counts (``passes`` ..
 #: ``turn_flags``) are each one block starting at their first piece.
 OBS_OFFSET_PIECES = (
@@ -306,13 +285,13 @@ _ONE = np.float32(1.0)
 
 
 # ====================================================================== per-row helpers
-@njit(cache=True)
-def finish_row(b: int, winners: int, reason: int, P: int, ends: tuple) -> None:
+@_inner
+def _finish_row(b: int, winners: int, reason: int, P: int, ends: tuple) -> None:
     """End game ``b`` with the seats of bitmask ``winners`` winning (``end_games`` of the numpy rules).
 
     Each winner gets ``REWARD_WIN``, every other seat ``REWARD_LOSS``; when all of several seats
-    share the win, everyone gets ``REWARD_DRAW``. Callers pass ``reason`` as ``np.int64`` so one
-    compiled version serves every code.
+    share the win, everyone gets ``REWARD_DRAW``. Callers pass ``winners`` and ``reason`` as
+    ``np.int64`` so one compiled version serves every call (a literal ``0`` would compile another).
     """
     rewards, winners_mask, terminated, end_reason, mask, current_player, phase, stage = ends
     everyone = P > 1 and winners == (1 << P) - 1
@@ -333,28 +312,35 @@ def finish_row(b: int, winners: int, reason: int, P: int, ends: tuple) -> None:
     stage[b] = ST_DECIDE
 
 
-@njit(cache=True)
-def reshuffle_row(rng: np.ndarray, b: int, discard: np.ndarray, draw_pile: np.ndarray, draw_size: np.ndarray) -> None:
+@_inner
+def _reshuffle_row(rng: np.ndarray, b: int, discard: np.ndarray, draw_pile: np.ndarray, draw_size: np.ndarray) -> None:
     """Shuffle the revealed movement cards of row ``b`` into a new draw pile (the old one is empty).
 
     The pile is the discard's cards sorted by kind, shuffled with the row's stream over the full
     pile width (the counter advances by ``MAX_CARDS``), as ``FunkyMonkey._reshuffle``.
     """
-    nd = 0
+    nd = np.int64(0)  # not the literal 0: a literal would compile shuffle_order a second time
     for k in range(K):
         for _ in range(discard[b, k]):
             draw_pile[b, nd] = k
             nd += 1
     for i in range(nd, MAX_CARDS):
         draw_pile[b, i] = -1
-    shuffle_prefix_row(rng, b, draw_pile[b], nd)
+    # shuffle_prefix_row(rng, b, draw_pile[b], nd), by its parts (one kernel less to compile)
+    width = draw_pile.shape[1]
+    order = np.empty(2 * width + 1, np.intp)
+    n = shuffle_order(rng, b, nd, width, np.empty(width, np.float64), order)
+    pile = draw_pile[b]
+    head = pile[:n].copy()
+    for i in range(n):
+        pile[i] = head[order[i]]
     draw_size[b] = nd
     for k in range(K):
         discard[b, k] = 0
 
 
-@njit(cache=True)
-def new_round_row(rng: np.ndarray, b: int, can: int, P: int, chip_order: np.ndarray, keys: np.ndarray) -> int:
+@_inner
+def _new_round_row(rng: np.ndarray, b: int, can: int, P: int, chip_order: np.ndarray, keys: np.ndarray) -> int:
     """Shuffle the chips of the seats of bitmask ``can`` into row ``b``'s ``chip_order``; return the first.
 
     The draws and order of ``FunkyMonkey._end_turn``: ``P`` numbers (``>> 11`` as keys) for the
@@ -440,52 +426,50 @@ def _abs(offset: int, seat: int, P: int) -> int:
     return s - P if s >= P else s
 
 
-# ====================================================================== batch kernels
+# ====================================================================== the kernels
+# The game calls three kernels, all on the state by its arrays' addresses (:func:`address`, and
+# the section below): numba unboxes every array argument on every call (a few tenths of a
+# microsecond each), so a call handing it the 48 state arrays spent about 10 us before the first
+# rule ran, most of a batch of one's step (the AEC face). Each kernel is one compiled function
+# over the rows; it rebuilds the state arrays it uses inside (:func:`_field`: views of the same memory).
 @njit(cache=True)
-def refresh(st: StateArrays, rows: np.ndarray, table: np.ndarray, key0: np.ndarray) -> None:
-    """Legal masks of rows ``rows (n,) int64`` (running games) for their pending decisions."""
-    P = st[REWARDS].shape[1]
-    phase, current_player, hands, treasures, alive, mask = (
-        st[PHASE],
-        st[CURRENT_PLAYER],
-        st[HANDS],
-        st[TREASURES],
-        st[ALIVE],
-        st[MASK],
-    )
-    for i in range(rows.size):
-        refresh_row(rows[i], P, phase, current_player, hands, treasures, alive, mask, table, key0)
-
-
-@njit(cache=True)
-def deal(seeds: np.ndarray, st: StateArrays, face_up0: np.ndarray, deck: np.ndarray, tiger_start: int) -> None:
-    """New games into the rows of ``st`` (``seeds (B,) int64``, >= 0), as ``Setup.deal``: row ``b``
-    gets seed ``seeds[b]`` (:func:`deal_rows` of every row)."""
-    deal_rows(np.arange(seeds.size), seeds, st, face_up0, deck, tiger_start)
-
-
-@njit(cache=True)
-def deal_rows(
-    rows: np.ndarray, seeds: np.ndarray, st: StateArrays, face_up0: np.ndarray, deck: np.ndarray, tiger_start: int
+def reset_rows_at(
+    rows: np.ndarray,
+    seeds: np.ndarray,
+    ptrs: np.ndarray,
+    dims: np.ndarray,
+    face_up0: np.ndarray,
+    deck: np.ndarray,
+    tiger_start: int,
+    table: np.ndarray,
+    key0: np.ndarray,
 ) -> None:
-    """New games into rows ``rows (n,) int64`` of ``st`` (``seeds (n,) int64``, >= 0), as ``Setup.deal``.
+    """New games into rows ``rows (n,) int64`` (``seeds (n,) int64``, >= 0) of the state at ``ptrs`` /
+    ``dims`` (:func:`address`), as ``Setup.deal``, and their legal masks: those rows end as the rows of
+    ``init`` of ``seeds``, bit for bit; no other row changes.
 
     Writes every field of those rows (they may be uninitialised, ``Setup.empty``) and no other
     row: the seeded ones -- RNG rows, jungle tiles (and the removed ones), hands, draw and
     treasure piles, start spaces, the round's monkey chips -- and the values every new game holds
-    (``Setup.blank``); the legal mask is left to :func:`refresh`. All of setup's chance is one
+    (``Setup.blank``), then the legal mask (a row of the ``MaskTable``). All of setup's chance is one
     draw of the row's stream, split into stable sorts of its keys in the order tiles (per back),
     movement cards, treasure cards, placing order, start bits, chips.
     """
-    rng = st[RNG]
-    pos, tiles, removed, hands, draw_pile = st[POS], st[TILES], st[REMOVED_TILES], st[HANDS], st[DRAW_PILE]
-    treasure_pile, chip_order, current_player, active = (
-        st[TREASURE_PILE],
-        st[CHIP_ORDER],
-        st[CURRENT_PLAYER],
-        st[ACTIVE],
+    rng = _field(ptrs, dims, RNG)
+    pos, tiles, removed, hands, draw_pile = (
+        _field(ptrs, dims, POS),
+        _field(ptrs, dims, TILES),
+        _field(ptrs, dims, REMOVED_TILES),
+        _field(ptrs, dims, HANDS),
+        _field(ptrs, dims, DRAW_PILE),
     )
-    face_up, draw_size, tiger = st[FACE_UP], st[DRAW_SIZE], st[TIGER]
+    treasure_pile, chip_order, current_player, active = (
+        _field(ptrs, dims, TREASURE_PILE),
+        _field(ptrs, dims, CHIP_ORDER),
+        _field(ptrs, dims, CURRENT_PLAYER),
+        _field(ptrs, dims, ACTIVE),
+    )
+    face_up, draw_size, tiger = _field(ptrs, dims, FACE_UP), _field(ptrs, dims, DRAW_SIZE), _field(ptrs, dims, TIGER)
     P = pos.shape[1]
     N = deck.size
     nd = N - P * HAND_SIZE
@@ -496,13 +480,13 @@ def deal_rows(
     order = np.empty(MAX_CARDS, np.int64)
     for i in range(rows.size):
         b = rows[i]
-        _blank_row(st, b, face_up0, tiger_start, N)
+        _blank_row(ptrs, dims, b, face_up0, tiger_start, N)
         seed_row(rng, b, seeds[i])
         for j in range(total):
             u = next_uint64(rng, b)
             bits[j] = np.int64(u & np.uint64(1))
             keys[j] = u >> np.uint64(11)
-        at = 0
+        at = np.int64(0)  # not a literal 0: _stable_order compiles once, for int64
         # ---- jungle tiles: each back's stack shuffled, its last tile removed unseen
         for i in range(NUM_BACKS):
             s0 = STACK_START[i]
@@ -529,7 +513,7 @@ def deal_rows(
             draw_pile[b, j] = deck[order[j]] if j < nd else -1
         draw_size[b] = nd
         # ---- treasure cards
-        _stable_order(keys, at, NUM_TREASURES, order)
+        _stable_order(keys, at, np.int64(NUM_TREASURES), order)
         at += NUM_TREASURES
         for j in range(NUM_TREASURES):
             treasure_pile[b, j] = TREASURE_DECK[order[j]]
@@ -548,54 +532,67 @@ def deal_rows(
         current_player[b] = order[0]
         active[b] = order[0]
         tiger[b] = tiger_start
+    phase, hands, treasures, alive, mask = (
+        _field(ptrs, dims, PHASE),
+        _field(ptrs, dims, HANDS),
+        _field(ptrs, dims, TREASURES),
+        _field(ptrs, dims, ALIVE),
+        _field(ptrs, dims, MASK),
+    )
+    for i in range(rows.size):
+        refresh_row(rows[i], P, phase, current_player, hands, treasures, alive, mask, table, key0)
 
 
-@njit(cache=True, inline="always")
-def _blank_row(st: StateArrays, b: int, face_up0: np.ndarray, tiger_start: int, num_cards: int) -> None:
+@_inner
+def _blank_row(
+    ptrs: np.ndarray, dims: np.ndarray, b: int, face_up0: np.ndarray, tiger_start: int, num_cards: int
+) -> None:
     """The values every new game holds, into row ``b`` (``Setup.blank`` and ``position._turn_start``)."""
-    P = st[POS].shape[1]
-    st[REWARDS][b, :] = 0
-    st[TERMINATED][b] = False
-    st[TRUNCATED][b] = False
-    st[MASK][b, :] = False
-    st[STEP_COUNT][b] = 0
-    st[WINNERS_MASK][b, :] = False
-    st[END_REASON][b] = S_END_NONE
-    st[ALIVE][b, :] = True
-    st[COCONUTS][b, :] = D_START_COCONUTS
-    st[GOLDEN][b] = -1
-    st[BOWLS][b, 0] = BOWL_START_0
-    st[BOWLS][b, 1] = BOWL_START_1
-    st[SUPPLY][b] = D_TOTAL_COCONUTS - P * D_START_COCONUTS - BOWL_START_SUM
-    st[TIGER][b] = tiger_start
-    st[FACE_UP][b, :] = face_up0
-    st[DRAW_SIZE][b] = num_cards - P * HAND_SIZE
-    st[DISCARD][b, :] = 0
-    st[OUT_OF_PLAY][b, :] = 0
-    st[TREASURE_SIZE][b] = NUM_TREASURES
-    st[TREASURES][b] = 0
-    st[TREASURE_USED][b, :] = 0
-    st[CHIP_NEXT][b] = 1
-    st[ROUND][b] = 1
-    st[PHASE][b] = PH_ACTIVE
-    st[STAGE][b] = ST_DECIDE
-    st[OFFER_CARD][b] = -1
-    st[ANNOUNCE][b] = -1
-    st[HOLDER][b] = -1
-    st[PASSES][b] = 0
-    st[SEEN][b, :] = False
-    st[CROWN_PLAY][b] = False
-    st[ACCEPTER][b] = -1
-    st[REVEALED][b] = -1
-    st[MOVER][b] = -1
-    st[IN_BONUS][b] = False
-    st[DEBT][b] = 0
-    st[DEBT_TO][b] = -1
-    st[PYRAMID_CARD][b] = -1
-    st[STATS][b] = 0
+    P = _field(ptrs, dims, POS).shape[1]
+    _field(ptrs, dims, REWARDS)[b, :] = 0
+    _field(ptrs, dims, TERMINATED)[b] = False
+    _field(ptrs, dims, TRUNCATED)[b] = False
+    _field(ptrs, dims, MASK)[b, :] = False
+    _field(ptrs, dims, STEP_COUNT)[b] = 0
+    _field(ptrs, dims, WINNERS_MASK)[b, :] = False
+    _field(ptrs, dims, END_REASON)[b] = S_END_NONE
+    _field(ptrs, dims, ALIVE)[b, :] = True
+    _field(ptrs, dims, COCONUTS)[b, :] = D_START_COCONUTS
+    _field(ptrs, dims, GOLDEN)[b] = -1
+    _field(ptrs, dims, BOWLS)[b, 0] = BOWL_START_0
+    _field(ptrs, dims, BOWLS)[b, 1] = BOWL_START_1
+    _field(ptrs, dims, SUPPLY)[b] = D_TOTAL_COCONUTS - P * D_START_COCONUTS - BOWL_START_SUM
+    _field(ptrs, dims, TIGER)[b] = tiger_start
+    face_up = _field(ptrs, dims, FACE_UP)
+    for x in range(face_up.shape[1]):  # a loop: an array assignment compiles its shape-mismatch error message
+        face_up[b, x] = face_up0[x]
+    _field(ptrs, dims, DRAW_SIZE)[b] = num_cards - P * HAND_SIZE
+    _field(ptrs, dims, DISCARD)[b, :] = 0
+    _field(ptrs, dims, OUT_OF_PLAY)[b, :] = 0
+    _field(ptrs, dims, TREASURE_SIZE)[b] = NUM_TREASURES
+    _field(ptrs, dims, TREASURES)[b] = 0
+    _field(ptrs, dims, TREASURE_USED)[b, :] = 0
+    _field(ptrs, dims, CHIP_NEXT)[b] = 1
+    _field(ptrs, dims, ROUND)[b] = 1
+    _field(ptrs, dims, PHASE)[b] = PH_ACTIVE
+    _field(ptrs, dims, STAGE)[b] = ST_DECIDE
+    _field(ptrs, dims, OFFER_CARD)[b] = -1
+    _field(ptrs, dims, ANNOUNCE)[b] = -1
+    _field(ptrs, dims, HOLDER)[b] = -1
+    _field(ptrs, dims, PASSES)[b] = 0
+    _field(ptrs, dims, SEEN)[b, :] = False
+    _field(ptrs, dims, CROWN_PLAY)[b] = False
+    _field(ptrs, dims, ACCEPTER)[b] = -1
+    _field(ptrs, dims, REVEALED)[b] = -1
+    _field(ptrs, dims, MOVER)[b] = -1
+    _field(ptrs, dims, IN_BONUS)[b] = False
+    _field(ptrs, dims, DEBT)[b] = 0
+    _field(ptrs, dims, DEBT_TO)[b] = -1
+    _field(ptrs, dims, PYRAMID_CARD)[b] = -1
+    _field(ptrs, dims, STATS)[b] = 0
 
 
-@njit(cache=True, inline="always")
+@_inner
 def _stable_order(keys: np.ndarray, at: int, n: int, order: np.ndarray) -> None:
     """``order[:n]``: the stable argsort of ``keys[at : at + n]`` (insertion sort; ``n <= 40``)."""
     for i in range(n):
@@ -608,10 +605,17 @@ def _stable_order(keys: np.ndarray, at: int, n: int, order: np.ndarray) -> None:
 
 
 @njit(cache=True)
-def step(
-    actions: np.ndarray, st: StateArrays, table: np.ndarray, key0: np.ndarray, crown_bonus: bool, num_actions: int
+def step_at(
+    actions: np.ndarray,
+    ptrs: np.ndarray,
+    dims: np.ndarray,
+    table: np.ndarray,
+    key0: np.ndarray,
+    crown_bonus: bool,
+    num_actions: int,
 ) -> bool:
-    """Validate ``actions (B,) int64`` and apply them to the running rows; False if one is invalid.
+    """Validate ``actions (B,) int64`` and apply them to the running rows of the state at ``ptrs`` /
+    ``dims`` (:func:`address`); False if one is invalid.
 
     First every running row's action is checked (in ``[0, A)`` and legal in the row's mask); if
     one is not, nothing is changed and False is returned. Otherwise every row's rewards are zeroed
@@ -619,11 +623,11 @@ def step(
     decision or ends (the numpy ``FunkyMonkey._step``), then gets its new legal mask.
     """
     current_player, rewards, terminated, truncated, mask = (
-        st[CURRENT_PLAYER],
-        st[REWARDS],
-        st[TERMINATED],
-        st[TRUNCATED],
-        st[MASK],
+        _field(ptrs, dims, CURRENT_PLAYER),
+        _field(ptrs, dims, REWARDS),
+        _field(ptrs, dims, TERMINATED),
+        _field(ptrs, dims, TRUNCATED),
+        _field(ptrs, dims, MASK),
     )
     B, P = rewards.shape
     for b in range(B):
@@ -633,56 +637,61 @@ def step(
         if a < 0 or a >= num_actions or not mask[b, a]:
             return False
     rewards[:] = 0
-    step_count, rng, winners_mask, end_reason = st[STEP_COUNT], st[RNG], st[WINNERS_MASK], st[END_REASON]
+    step_count, rng, winners_mask, end_reason = (
+        _field(ptrs, dims, STEP_COUNT),
+        _field(ptrs, dims, RNG),
+        _field(ptrs, dims, WINNERS_MASK),
+        _field(ptrs, dims, END_REASON),
+    )
     pos, alive, coconuts, golden, bowls, supply, tiger = (
-        st[POS],
-        st[ALIVE],
-        st[COCONUTS],
-        st[GOLDEN],
-        st[BOWLS],
-        st[SUPPLY],
-        st[TIGER],
+        _field(ptrs, dims, POS),
+        _field(ptrs, dims, ALIVE),
+        _field(ptrs, dims, COCONUTS),
+        _field(ptrs, dims, GOLDEN),
+        _field(ptrs, dims, BOWLS),
+        _field(ptrs, dims, SUPPLY),
+        _field(ptrs, dims, TIGER),
     )
     tiles, face_up, hands, draw_pile, draw_size, discard, out_of_play = (
-        st[TILES],
-        st[FACE_UP],
-        st[HANDS],
-        st[DRAW_PILE],
-        st[DRAW_SIZE],
-        st[DISCARD],
-        st[OUT_OF_PLAY],
+        _field(ptrs, dims, TILES),
+        _field(ptrs, dims, FACE_UP),
+        _field(ptrs, dims, HANDS),
+        _field(ptrs, dims, DRAW_PILE),
+        _field(ptrs, dims, DRAW_SIZE),
+        _field(ptrs, dims, DISCARD),
+        _field(ptrs, dims, OUT_OF_PLAY),
     )
     treasure_pile, treasure_size, treasures, treasure_used = (
-        st[TREASURE_PILE],
-        st[TREASURE_SIZE],
-        st[TREASURES],
-        st[TREASURE_USED],
+        _field(ptrs, dims, TREASURE_PILE),
+        _field(ptrs, dims, TREASURE_SIZE),
+        _field(ptrs, dims, TREASURES),
+        _field(ptrs, dims, TREASURE_USED),
     )
     chip_order, chip_next, round_, active, phase, stage = (
-        st[CHIP_ORDER],
-        st[CHIP_NEXT],
-        st[ROUND],
-        st[ACTIVE],
-        st[PHASE],
-        st[STAGE],
+        _field(ptrs, dims, CHIP_ORDER),
+        _field(ptrs, dims, CHIP_NEXT),
+        _field(ptrs, dims, ROUND),
+        _field(ptrs, dims, ACTIVE),
+        _field(ptrs, dims, PHASE),
+        _field(ptrs, dims, STAGE),
     )
     offer_card, announce, holder, passes, seen, crown_play = (
-        st[OFFER_CARD],
-        st[ANNOUNCE],
-        st[HOLDER],
-        st[PASSES],
-        st[SEEN],
-        st[CROWN_PLAY],
+        _field(ptrs, dims, OFFER_CARD),
+        _field(ptrs, dims, ANNOUNCE),
+        _field(ptrs, dims, HOLDER),
+        _field(ptrs, dims, PASSES),
+        _field(ptrs, dims, SEEN),
+        _field(ptrs, dims, CROWN_PLAY),
     )
     accepter, revealed, mover, in_bonus, debt, debt_to, pyramid_card, stats = (
-        st[ACCEPTER],
-        st[REVEALED],
-        st[MOVER],
-        st[IN_BONUS],
-        st[DEBT],
-        st[DEBT_TO],
-        st[PYRAMID_CARD],
-        st[STATS],
+        _field(ptrs, dims, ACCEPTER),
+        _field(ptrs, dims, REVEALED),
+        _field(ptrs, dims, MOVER),
+        _field(ptrs, dims, IN_BONUS),
+        _field(ptrs, dims, DEBT),
+        _field(ptrs, dims, DEBT_TO),
+        _field(ptrs, dims, PYRAMID_CARD),
+        _field(ptrs, dims, STATS),
     )
     ends = (rewards, winners_mask, terminated, end_reason, mask, current_player, phase, stage)
     keys = np.empty(P, np.uint64)
@@ -840,10 +849,10 @@ def step(
                     stage[b] = ST_AFTER
                     elim |= 1 << m
                 else:
-                    finish_row(b, 1 << m, np.int64(END_TIGER), P, ends)
+                    _finish_row(b, 1 << m, np.int64(END_TIGER), P, ends)
                 dest = NO_MOVE
             if elim:  # eliminate seats; end the game left with at most one monkey
-                left = 0
+                left = np.int64(0)
                 for p in range(P):
                     if (elim >> p) & 1:
                         alive[b, p] = False
@@ -851,9 +860,9 @@ def step(
                         left |= 1 << p
                 elim = 0
                 if left != 0 and (left & (left - 1)) == 0:
-                    finish_row(b, left, np.int64(END_LAST_MONKEY), P, ends)
+                    _finish_row(b, left, np.int64(END_LAST_MONKEY), P, ends)
                 elif left == 0:
-                    finish_row(b, 0, np.int64(END_NO_WINNER), P, ends)
+                    _finish_row(b, np.int64(0), np.int64(END_NO_WINNER), P, ends)
             sg = stage[b]
             if sg == ST_DECIDE:
                 break
@@ -906,7 +915,7 @@ def step(
                         dest = BOWL1_SPACE if row == 1 else BOWL2_SPACE
                 elif eff == E_PYRAMID:  # reveal the top movement card of the draw pile and act on it
                     if draw_size[b] == 0:
-                        reshuffle_row(rng, b, discard, draw_pile, draw_size)
+                        _reshuffle_row(rng, b, discard, draw_pile, draw_size)
                     size = np.int64(draw_size[b])
                     if size > 0:
                         card = np.int64(draw_pile[b, size - 1])
@@ -995,7 +1004,7 @@ def step(
                 debt[b] = 0
                 debt_to[b] = -1
                 pyramid_card[b] = -1
-                can = 0
+                can = np.int64(0)  # int64 from the start: a literal 0 compiles _new_round_row twice
                 for p in range(P):
                     held = hands[b, p, 0] + hands[b, p, 1] + hands[b, p, 2] + hands[b, p, 3] + hands[b, p, 4]
                     if alive[b, p] and held > 0:
@@ -1008,7 +1017,7 @@ def step(
                         seat = o
                         break
                 if seat < 0 and can != 0:  # new round: the chips of the monkeys still in play, shuffled
-                    seat = new_round_row(rng, b, can, P, chip_order, keys)
+                    seat = _new_round_row(rng, b, can, P, chip_order, keys)
                     chip_next[b] = 1
                     round_[b] += 1
                 if seat >= 0:
@@ -1022,13 +1031,13 @@ def step(
                         if alive[b, p]:
                             kv = np.int64(pos[b, p]) * 1000 + (500 if golden[b] == p else 0) + coconuts[b, p]
                             best = max(best, kv)
-                    win = 0
+                    win = np.int64(0)
                     for p in range(P):
                         if alive[b, p]:
                             kv = np.int64(pos[b, p]) * 1000 + (500 if golden[b] == p else 0) + coconuts[b, p]
                             if kv == best:
                                 win |= 1 << p
-                    finish_row(b, win, np.int64(END_QUITTING_TIME), P, ends)
+                    _finish_row(b, win, np.int64(END_QUITTING_TIME), P, ends)
         # ------------------------------------------------------------ the step's end
         gone = alive0 & all_seats
         for p in range(P):
@@ -1046,59 +1055,57 @@ def step(
 
 
 @njit(cache=True)
-def observe(
+def observe_at(
     player: np.ndarray,
     obs: np.ndarray,
-    st: tuple,
+    ptrs: np.ndarray,
+    dims: np.ndarray,
     offsets: np.ndarray,
     seat_scale: np.ndarray,
     dense_scale: np.ndarray,
     card_counts: np.ndarray,
 ) -> None:
-    """Observation of seat ``player[b]`` in every row ``b`` into ``obs (B, D) float32`` (``Observer.observe``).
-
-    ``seat_scale`` repeats one scale per count over the seats (``Observer``'s table). ``st`` holds only the arrays an observation reads, in the order of :data:`OBSERVED_FIELDS` (each
-    array passed is unboxed on every call).
+    """Observation of seat ``player[b]`` in every row ``b`` of the state at ``ptrs`` / ``dims``
+    (:func:`address`) into ``obs (B, D) float32`` (``Observer.observe``).
 
     Writes every cell of each row: zeros, the one-hot pieces, the per-seat counts (observer-first,
-    times ``seat_scale (7 * P,) float32``) and the dense counts (times ``dense_scale float32``);
-    ``card_counts (5,) int64`` are the movement cards of each kind in play.
+    times ``seat_scale (7 * P,) float32``, one scale per count repeated over the seats, as
+    ``Observer``'s table) and the dense counts (times ``dense_scale float32``); ``card_counts (5,)
+    int64`` are the movement cards of each kind in play.
     """
-    (
-        current_player,
-        phase,
-        active,
-        holder,
-        accepter,
-        announce,
-        offer_card,
-        revealed,
-        seen,
-        pyramid_card,
-        golden,
-        bowls,
-        tiger,
-        pos,
-        alive,
-        tiles,
-        face_up,
-        chip_order,
-        chip_next,
-        hands,
-        treasures,
-        coconuts,
-        stats,
-        passes,
-        debt,
-        treasure_used,
-        treasure_size,
-        supply,
-        discard,
-        draw_size,
-        round_,
-        crown_play,
-        in_bonus,
-    ) = st
+    current_player = _field(ptrs, dims, CURRENT_PLAYER)
+    phase = _field(ptrs, dims, PHASE)
+    active = _field(ptrs, dims, ACTIVE)
+    holder = _field(ptrs, dims, HOLDER)
+    accepter = _field(ptrs, dims, ACCEPTER)
+    announce = _field(ptrs, dims, ANNOUNCE)
+    offer_card = _field(ptrs, dims, OFFER_CARD)
+    revealed = _field(ptrs, dims, REVEALED)
+    seen = _field(ptrs, dims, SEEN)
+    pyramid_card = _field(ptrs, dims, PYRAMID_CARD)
+    golden = _field(ptrs, dims, GOLDEN)
+    bowls = _field(ptrs, dims, BOWLS)
+    tiger = _field(ptrs, dims, TIGER)
+    pos = _field(ptrs, dims, POS)
+    alive = _field(ptrs, dims, ALIVE)
+    tiles = _field(ptrs, dims, TILES)
+    face_up = _field(ptrs, dims, FACE_UP)
+    chip_order = _field(ptrs, dims, CHIP_ORDER)
+    chip_next = _field(ptrs, dims, CHIP_NEXT)
+    hands = _field(ptrs, dims, HANDS)
+    treasures = _field(ptrs, dims, TREASURES)
+    coconuts = _field(ptrs, dims, COCONUTS)
+    stats = _field(ptrs, dims, STATS)
+    passes = _field(ptrs, dims, PASSES)
+    debt = _field(ptrs, dims, DEBT)
+    treasure_used = _field(ptrs, dims, TREASURE_USED)
+    treasure_size = _field(ptrs, dims, TREASURE_SIZE)
+    supply = _field(ptrs, dims, SUPPLY)
+    discard = _field(ptrs, dims, DISCARD)
+    draw_size = _field(ptrs, dims, DRAW_SIZE)
+    round_ = _field(ptrs, dims, ROUND)
+    crown_play = _field(ptrs, dims, CROWN_PLAY)
+    in_bonus = _field(ptrs, dims, IN_BONUS)
     B = obs.shape[0]
     P = pos.shape[1]
     # the tables in locals: the compiler cannot tell the observation's stores from their loads
@@ -1210,14 +1217,11 @@ def observe(
 
 
 # ====================================================================== the state by its addresses
-# Numba unboxes every array argument on every call (a few tenths of a microsecond each), so a call
-# that hands it the 48 state arrays spends about 10 us before the first rule runs: most of a batch
-# of one's step (the AEC face). The ``*_at`` kernels take the arrays' data addresses and shapes
-# instead (two small arrays, :func:`address` writes them) and rebuild the arrays inside
-# (:func:`state_at`): views of the same memory, so they read and write the state itself. The
-# caller keeps the addresses only while the state holds those very arrays (``rules._Addressed``).
-# The game calls only the ``*_at`` kernels (each rule body is compiled once), and the tuple forms
-# (:func:`step`, :func:`observe`, :func:`reset_rows`) for arrays the addresses cannot describe.
+# :func:`address` writes the data address and shape of each state array into two small arrays;
+# the kernels rebuild the arrays from them (:func:`_field`): views of the same memory, so they
+# read and write the state itself. The caller keeps the addresses only while the state holds
+# those very arrays (``rules._Addressed``); arrays the addresses cannot describe (not
+# C-contiguous, another dtype) are stepped through C-contiguous copies (``rules._through_copies``).
 
 #: dtype and number of dimensions of each array of :data:`STATE_FIELDS` (the state's layout; the
 #: addresses are taken only of a tuple of C-contiguous writeable arrays of exactly these).
@@ -1275,16 +1279,8 @@ FIELD_LAYOUT = (
 MAX_DIMS = 3
 
 
-@intrinsic
-def _void_ptr(typingctx: object, addr: types.Type) -> tuple | None:
-    """The integer ``addr`` as a ``void *`` (what :func:`numba.carray` takes)."""
-    if not isinstance(addr, types.Integer):
-        return None
-
-    def codegen(context: object, builder: object, signature: object, args: list) -> object:
-        return builder.inttoptr(args[0], cgutils.voidptr_t)
-
-    return types.voidptr(addr), codegen
+#: numba types of the arrays of :data:`FIELD_LAYOUT` (C-contiguous, writeable, aligned).
+_FIELD_TYPES = tuple(types.Array(numba.from_dtype(np.dtype(dt)), nd, "C") for dt, nd in FIELD_LAYOUT)
 
 
 def _is_state(st: StateArrays) -> bool:  # pragma: no cover - only its compiled overload runs
@@ -1313,12 +1309,69 @@ def _is_state_typed(st) -> Callable:  # no annotation: numba matches it to the i
     return lambda st: False
 
 
-@njit(cache=True, inline="always")
-def _address_one(a: np.ndarray, i: int, ptrs: np.ndarray, dims: np.ndarray) -> None:
-    ptrs[i] = a.ctypes.data
-    shape = a.shape
-    for j in range(len(shape)):
-        dims[i, j] = shape[j]
+# The two intrinsics below read and build the 48 array structs directly (what ``a.ctypes.data`` /
+# ``a.shape`` and :func:`numba.carray` do per array): one piece of code each, typed and lowered at
+# once, where 48 calls of an inlined helper cost numba seconds to type and compile.
+def _struct(context: Any, builder: Any, aryty: types.Array, value: Any = None) -> Any:
+    """numba's struct of an array value of type ``aryty`` (a new, empty one without ``value``)."""
+    return context.make_array(aryty)(context, builder, value=value)
+
+
+def _item(context: Any, builder: Any, aryty: types.Array, ary: Any, *index: int) -> Any:
+    """Pointer to the element at the constant ``index`` of the array struct ``ary``."""
+    at = [context.get_constant(types.intp, i) for i in index]
+    return cgutils.get_item_pointer(context, builder, aryty, ary, at)
+
+
+@intrinsic
+def _address_into(typingctx: object, st: types.Type, ptrs: types.Type, dims: types.Type) -> tuple | None:
+    """Write each array's data address into ``ptrs[i]`` and its shape into ``dims[i, :ndim]`` (unchecked)."""
+    if not (isinstance(st, types.BaseTuple) and isinstance(ptrs, types.Array) and isinstance(dims, types.Array)):
+        return None
+
+    def codegen(context: Any, builder: Any, sig: Any, args: list) -> Any:
+        stty, pty, dty = sig.args
+        p, d = _struct(context, builder, pty, args[1]), _struct(context, builder, dty, args[2])
+        for i, aty in enumerate(stty.types):
+            a = _struct(context, builder, aty, builder.extract_value(args[0], i))
+            addr = builder.ptrtoint(a.data, context.get_value_type(pty.dtype))
+            builder.store(addr, _item(context, builder, pty, p, i))
+            for j, n in enumerate(cgutils.unpack_tuple(builder, a.shape, aty.ndim)):
+                builder.store(n, _item(context, builder, dty, d, i, j))
+        return context.get_dummy_value()
+
+    return types.none(st, ptrs, dims), codegen
+
+
+@intrinsic
+def _field(typingctx: object, ptrs: types.Type, dims: types.Type, i: types.Type) -> tuple | None:
+    """State array ``i`` (a constant, e.g. ``POS``) at address ``ptrs[i]`` with shape ``dims[i]`` (C order, not owned).
+
+    One array per call: a kernel takes the arrays it uses one by one, never as one tuple of all 48
+    (an aggregate that numba keeps in memory and LLVM's SROA pass then splits, superlinearly).
+    """
+    if not (isinstance(ptrs, types.Array) and isinstance(dims, types.Array) and isinstance(i, types.IntegerLiteral)):
+        return None
+    field = i.literal_value
+    aty = _FIELD_TYPES[field]
+
+    def codegen(context: Any, builder: Any, sig: Any, args: list) -> Any:
+        pty, dty, _ = sig.args
+        p, d = _struct(context, builder, pty, args[0]), _struct(context, builder, dty, args[1])
+        item = context.get_data_type(aty.dtype)
+        itemsize = context.get_constant(types.intp, context.get_abi_sizeof(item))
+        shape = [builder.load(_item(context, builder, dty, d, field, j)) for j in range(aty.ndim)]
+        strides, off = [], itemsize  # C order, as numba.carray
+        for n in reversed(shape):
+            strides.append(off)
+            off = builder.mul(off, n)
+        strides.reverse()
+        data = builder.inttoptr(builder.load(_item(context, builder, pty, p, field)), item.as_pointer())
+        out = _struct(context, builder, aty)
+        populate_array(out, data=data, shape=shape, strides=strides, itemsize=itemsize, meminfo=None)
+        return out._getvalue()
+
+    return aty(ptrs, dims, i), codegen
 
 
 @njit(cache=True)
@@ -1331,225 +1384,5 @@ def address(st: StateArrays, ptrs: np.ndarray, dims: np.ndarray) -> bool:
     """
     if not _is_state(st):
         return False
-    _address_one(st[CURRENT_PLAYER], CURRENT_PLAYER, ptrs, dims)
-    _address_one(st[REWARDS], REWARDS, ptrs, dims)
-    _address_one(st[TERMINATED], TERMINATED, ptrs, dims)
-    _address_one(st[TRUNCATED], TRUNCATED, ptrs, dims)
-    _address_one(st[MASK], MASK, ptrs, dims)
-    _address_one(st[STEP_COUNT], STEP_COUNT, ptrs, dims)
-    _address_one(st[RNG], RNG, ptrs, dims)
-    _address_one(st[WINNERS_MASK], WINNERS_MASK, ptrs, dims)
-    _address_one(st[END_REASON], END_REASON, ptrs, dims)
-    _address_one(st[POS], POS, ptrs, dims)
-    _address_one(st[ALIVE], ALIVE, ptrs, dims)
-    _address_one(st[COCONUTS], COCONUTS, ptrs, dims)
-    _address_one(st[GOLDEN], GOLDEN, ptrs, dims)
-    _address_one(st[BOWLS], BOWLS, ptrs, dims)
-    _address_one(st[SUPPLY], SUPPLY, ptrs, dims)
-    _address_one(st[TIGER], TIGER, ptrs, dims)
-    _address_one(st[TILES], TILES, ptrs, dims)
-    _address_one(st[FACE_UP], FACE_UP, ptrs, dims)
-    _address_one(st[REMOVED_TILES], REMOVED_TILES, ptrs, dims)
-    _address_one(st[HANDS], HANDS, ptrs, dims)
-    _address_one(st[DRAW_PILE], DRAW_PILE, ptrs, dims)
-    _address_one(st[DRAW_SIZE], DRAW_SIZE, ptrs, dims)
-    _address_one(st[DISCARD], DISCARD, ptrs, dims)
-    _address_one(st[OUT_OF_PLAY], OUT_OF_PLAY, ptrs, dims)
-    _address_one(st[TREASURE_PILE], TREASURE_PILE, ptrs, dims)
-    _address_one(st[TREASURE_SIZE], TREASURE_SIZE, ptrs, dims)
-    _address_one(st[TREASURES], TREASURES, ptrs, dims)
-    _address_one(st[TREASURE_USED], TREASURE_USED, ptrs, dims)
-    _address_one(st[CHIP_ORDER], CHIP_ORDER, ptrs, dims)
-    _address_one(st[CHIP_NEXT], CHIP_NEXT, ptrs, dims)
-    _address_one(st[ROUND], ROUND, ptrs, dims)
-    _address_one(st[ACTIVE], ACTIVE, ptrs, dims)
-    _address_one(st[PHASE], PHASE, ptrs, dims)
-    _address_one(st[STAGE], STAGE, ptrs, dims)
-    _address_one(st[OFFER_CARD], OFFER_CARD, ptrs, dims)
-    _address_one(st[ANNOUNCE], ANNOUNCE, ptrs, dims)
-    _address_one(st[HOLDER], HOLDER, ptrs, dims)
-    _address_one(st[PASSES], PASSES, ptrs, dims)
-    _address_one(st[SEEN], SEEN, ptrs, dims)
-    _address_one(st[CROWN_PLAY], CROWN_PLAY, ptrs, dims)
-    _address_one(st[ACCEPTER], ACCEPTER, ptrs, dims)
-    _address_one(st[REVEALED], REVEALED, ptrs, dims)
-    _address_one(st[MOVER], MOVER, ptrs, dims)
-    _address_one(st[IN_BONUS], IN_BONUS, ptrs, dims)
-    _address_one(st[DEBT], DEBT, ptrs, dims)
-    _address_one(st[DEBT_TO], DEBT_TO, ptrs, dims)
-    _address_one(st[PYRAMID_CARD], PYRAMID_CARD, ptrs, dims)
-    _address_one(st[STATS], STATS, ptrs, dims)
+    _address_into(st, ptrs, dims)
     return True
-
-
-@njit(cache=True, inline="always")
-def _at1(p: np.ndarray, d: np.ndarray, i: int, dtype: type) -> np.ndarray:
-    return carray(_void_ptr(p[i]), (d[i, 0],), dtype)
-
-
-@njit(cache=True, inline="always")
-def _at2(p: np.ndarray, d: np.ndarray, i: int, dtype: type) -> np.ndarray:
-    return carray(_void_ptr(p[i]), (d[i, 0], d[i, 1]), dtype)
-
-
-@njit(cache=True, inline="always")
-def _at3(p: np.ndarray, d: np.ndarray, i: int, dtype: type) -> np.ndarray:
-    return carray(_void_ptr(p[i]), (d[i, 0], d[i, 1], d[i, 2]), dtype)
-
-
-@njit(cache=True, inline="always")
-def state_at(p: np.ndarray, d: np.ndarray) -> StateArrays:
-    """The state arrays at the addresses ``p`` with the shapes ``d`` of :func:`address` (views of that memory)."""
-    i8, b1 = np.int8, np.bool_
-    return (
-        _at1(p, d, CURRENT_PLAYER, i8),
-        _at2(p, d, REWARDS, np.float32),
-        _at1(p, d, TERMINATED, b1),
-        _at1(p, d, TRUNCATED, b1),
-        _at2(p, d, MASK, b1),
-        _at1(p, d, STEP_COUNT, np.int32),
-        _at2(p, d, RNG, np.uint64),
-        _at2(p, d, WINNERS_MASK, b1),
-        _at1(p, d, END_REASON, i8),
-        _at2(p, d, POS, i8),
-        _at2(p, d, ALIVE, b1),
-        _at2(p, d, COCONUTS, i8),
-        _at1(p, d, GOLDEN, i8),
-        _at2(p, d, BOWLS, i8),
-        _at1(p, d, SUPPLY, i8),
-        _at1(p, d, TIGER, i8),
-        _at2(p, d, TILES, i8),
-        _at2(p, d, FACE_UP, b1),
-        _at2(p, d, REMOVED_TILES, i8),
-        _at3(p, d, HANDS, i8),
-        _at2(p, d, DRAW_PILE, i8),
-        _at1(p, d, DRAW_SIZE, i8),
-        _at2(p, d, DISCARD, i8),
-        _at2(p, d, OUT_OF_PLAY, i8),
-        _at2(p, d, TREASURE_PILE, i8),
-        _at1(p, d, TREASURE_SIZE, i8),
-        _at3(p, d, TREASURES, i8),
-        _at2(p, d, TREASURE_USED, i8),
-        _at2(p, d, CHIP_ORDER, i8),
-        _at1(p, d, CHIP_NEXT, i8),
-        _at1(p, d, ROUND, i8),
-        _at1(p, d, ACTIVE, i8),
-        _at1(p, d, PHASE, i8),
-        _at1(p, d, STAGE, i8),
-        _at1(p, d, OFFER_CARD, i8),
-        _at1(p, d, ANNOUNCE, i8),
-        _at1(p, d, HOLDER, i8),
-        _at1(p, d, PASSES, i8),
-        _at2(p, d, SEEN, b1),
-        _at1(p, d, CROWN_PLAY, b1),
-        _at1(p, d, ACCEPTER, i8),
-        _at1(p, d, REVEALED, i8),
-        _at1(p, d, MOVER, i8),
-        _at1(p, d, IN_BONUS, b1),
-        _at1(p, d, DEBT, i8),
-        _at1(p, d, DEBT_TO, i8),
-        _at1(p, d, PYRAMID_CARD, i8),
-        _at3(p, d, STATS, np.int16),
-    )
-
-
-@njit(cache=True, inline="always")
-def _observed(st: StateArrays) -> tuple:
-    """The arrays :func:`observe` reads (the order of :data:`OBSERVED_FIELDS`) out of the full ``st``."""
-    return (
-        st[CURRENT_PLAYER],
-        st[PHASE],
-        st[ACTIVE],
-        st[HOLDER],
-        st[ACCEPTER],
-        st[ANNOUNCE],
-        st[OFFER_CARD],
-        st[REVEALED],
-        st[SEEN],
-        st[PYRAMID_CARD],
-        st[GOLDEN],
-        st[BOWLS],
-        st[TIGER],
-        st[POS],
-        st[ALIVE],
-        st[TILES],
-        st[FACE_UP],
-        st[CHIP_ORDER],
-        st[CHIP_NEXT],
-        st[HANDS],
-        st[TREASURES],
-        st[COCONUTS],
-        st[STATS],
-        st[PASSES],
-        st[DEBT],
-        st[TREASURE_USED],
-        st[TREASURE_SIZE],
-        st[SUPPLY],
-        st[DISCARD],
-        st[DRAW_SIZE],
-        st[ROUND],
-        st[CROWN_PLAY],
-        st[IN_BONUS],
-    )
-
-
-@njit(cache=True)
-def reset_rows(
-    rows: np.ndarray,
-    seeds: np.ndarray,
-    st: StateArrays,
-    face_up0: np.ndarray,
-    deck: np.ndarray,
-    tiger_start: int,
-    table: np.ndarray,
-    key0: np.ndarray,
-) -> None:
-    """New games in rows ``rows (n,) int64`` (seeds ``seeds (n,) int64``) and their legal masks: those
-    rows end as the rows of :func:`init` of ``seeds``, bit for bit; no other row changes."""
-    deal_rows(rows, seeds, st, face_up0, deck, tiger_start)
-    refresh(st, rows, table, key0)
-
-
-@njit(cache=True)
-def reset_rows_at(
-    rows: np.ndarray,
-    seeds: np.ndarray,
-    ptrs: np.ndarray,
-    dims: np.ndarray,
-    face_up0: np.ndarray,
-    deck: np.ndarray,
-    tiger_start: int,
-    table: np.ndarray,
-    key0: np.ndarray,
-) -> None:
-    """:func:`reset_rows` of the state at ``ptrs`` / ``dims`` (:func:`address`)."""
-    reset_rows(rows, seeds, state_at(ptrs, dims), face_up0, deck, tiger_start, table, key0)
-
-
-@njit(cache=True)
-def step_at(
-    actions: np.ndarray,
-    ptrs: np.ndarray,
-    dims: np.ndarray,
-    table: np.ndarray,
-    key0: np.ndarray,
-    crown_bonus: bool,
-    num_actions: int,
-) -> bool:
-    """:func:`step` of the state at ``ptrs`` / ``dims`` (:func:`address`)."""
-    return step(actions, state_at(ptrs, dims), table, key0, crown_bonus, num_actions)
-
-
-@njit(cache=True)
-def observe_at(
-    player: np.ndarray,
-    obs: np.ndarray,
-    ptrs: np.ndarray,
-    dims: np.ndarray,
-    offsets: np.ndarray,
-    seat_scale: np.ndarray,
-    dense_scale: np.ndarray,
-    card_counts: np.ndarray,
-) -> None:
-    """:func:`observe` of the state at ``ptrs`` / ``dims`` (:func:`address`)."""
-    observe(player, obs, _observed(state_at(ptrs, dims)), offsets, seat_scale, dense_scale, card_counts)

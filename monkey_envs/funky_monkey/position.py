@@ -240,7 +240,7 @@ class Setup:
 
     def empty(self, batch_size: int) -> FunkyMonkeyState:
         """Uninitialised arrays of a ``batch_size``-row state (the dtypes and shapes of :meth:`blank`),
-        for the compiled deal (``kernels.deal``), which writes every field."""
+        for the compiled deal (``kernels.reset_rows_at``), which writes every field."""
         layout = self.__dict__.get("_layout")
         if layout is None:
             layout = self._layout = [(k, v.shape[1:], v.dtype) for k, v in self.blank(1).arrays().items()]
@@ -252,7 +252,7 @@ class Setup:
 
     def blank(self, batch_size: int) -> FunkyMonkeyState:
         """A new game's arrays for ``batch_size`` rows, without its chance: what :meth:`deal` and the
-        compiled deal (``kernels.deal``) start from.
+        compiled deal (``kernels.reset_rows_at``) start from.
 
         Every field a new game holds whatever the seed is already has its value (coconuts, bowls,
         well, tiger, face-up tiles, draw size, treasures, the turn's fields: :func:`_turn_start`);

@@ -139,8 +139,6 @@ _MAX_LOOP = 64  # chain reactions are short; this only guards against a rules bu
 #: A state's arrays as the tuple the compiled kernels take (order of ``kernels.STATE_FIELDS``); one
 #: C-level call builds it.
 _state_arrays = operator.attrgetter(*K.STATE_FIELDS)
-#: The arrays the observe kernel reads (order of ``kernels.OBSERVED_FIELDS``).
-_observed_arrays = operator.attrgetter(*K.OBSERVED_FIELDS)
 if tuple(FunkyMonkeyState.field_names()) != K.STATE_FIELDS:  # pragma: no cover - a kernels/state mismatch
     raise ImportError("kernels.STATE_FIELDS must list FunkyMonkeyState's fields in order")
 
@@ -208,6 +206,32 @@ class _StepWork:
 
 #: What :class:`_Addressed` keeps: the state (weakly), the replacement count, its arrays, ``(ptrs, dims)``.
 _Kept = tuple["weakref.ref[FunkyMonkeyState]", int, tuple[np.ndarray, ...], tuple[np.ndarray, np.ndarray]]
+
+
+def _through_copies(s: FunkyMonkeyState) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, ...]]:
+    """``((ptrs, dims), copies)``: C-contiguous copies of ``s``'s arrays in the state's dtypes and their addresses.
+
+    For a state whose arrays the kernels cannot take by address (a field replaced by a
+    non-contiguous array, or by one of another dtype): the kernel works on the copies, then
+    :func:`_write_back` puts what changed into ``s``'s own arrays. Rare, so not made fast.
+
+    Raises:
+        ValueError: an array with another number of dimensions than the state's.
+    """
+    copies = tuple(
+        np.array(a, dtype=dt, order="C") for a, (dt, _) in zip(_state_arrays(s), K.FIELD_LAYOUT, strict=True)
+    )
+    ptrs, dims = _Addressed.fresh()
+    if not K.address(copies, ptrs, dims):
+        raise ValueError("the state's arrays do not have the dimensions of a FunkyMonkeyState (kernels.FIELD_LAYOUT)")
+    return (ptrs, dims), copies
+
+
+def _write_back(s: FunkyMonkeyState, copies: tuple[np.ndarray, ...]) -> None:
+    """Copy each array of ``copies`` (of :func:`_through_copies`) that a kernel changed into ``s``'s own."""
+    for a, c in zip(_state_arrays(s), copies, strict=True):
+        if not np.array_equal(a, c):
+            a[...] = c
 
 
 class _Addressed:
@@ -487,13 +511,13 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
 
     # ================================================================== init
     def _init(self, seeds: np.ndarray) -> FunkyMonkeyState:
-        """New games: the compiled deal (``kernels.reset_rows`` of every row, the draws of ``Setup.deal``) and their masks."""
+        """New games: the compiled deal (``kernels.reset_rows_at`` of every row, the draws of ``Setup.deal``) and their masks."""
         s = self._setup.empty(seeds.shape[0])
         self._reset_rows(s, np.arange(seeds.shape[0]), seeds)  # every row dealt (and its mask)
         return s
 
     def _reset_rows(self, s: FunkyMonkeyState, rows: np.ndarray, seeds: np.ndarray) -> None:
-        """New games dealt straight into ``rows`` (``kernels.reset_rows``: the deal of :meth:`_init` too)."""
+        """New games dealt straight into ``rows`` (``kernels.reset_rows_at``: the deal of :meth:`_init` too)."""
         fu, deck, tiger, table, key0 = (
             self._setup._face_up0,
             self.deck,
@@ -504,8 +528,10 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         at = self._arrays_at(s)
         if at is not None:
             K.reset_rows_at(rows, seeds, at[0], at[1], fu, deck, tiger, table, key0)
-        else:
-            K.reset_rows(rows, seeds, _state_arrays(s), fu, deck, tiger, table, key0)
+            return
+        at, copies = _through_copies(s)
+        K.reset_rows_at(rows, seeds, at[0], at[1], fu, deck, tiger, table, key0)
+        _write_back(s, copies)
 
     def _arrays_at(self, s: FunkyMonkeyState) -> tuple[np.ndarray, np.ndarray] | None:
         """``(ptrs, dims)`` of ``s``'s arrays for the kernels' ``*_at`` forms (kept for the next call), or
@@ -522,7 +548,7 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         return kept
 
     # ================================================================== step: compiled
-    #: Validation and the step of every running row are one compiled call (``kernels.step``).
+    #: Validation and the step of every running row are one compiled call (``kernels.step_at``).
     fused_step: ClassVar[bool] = True
 
     def _step_fused(self, s: FunkyMonkeyState, actions: np.ndarray) -> bool:
@@ -531,7 +557,10 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
             return K.step_at(
                 actions, at[0], at[1], self._mask_table, self._mask_key0, self.crown_bonus, self.num_actions
             )
-        return K.step(actions, _state_arrays(s), self._mask_table, self._mask_key0, self.crown_bonus, self.num_actions)
+        at, copies = _through_copies(s)
+        ok = K.step_at(actions, at[0], at[1], self._mask_table, self._mask_key0, self.crown_bonus, self.num_actions)
+        _write_back(s, copies)
+        return ok
 
     def _step_reference(self, s: FunkyMonkeyState, actions: np.ndarray) -> bool:
         """:meth:`_step_fused` by the numpy rules below (:meth:`_step`): the reference the kernels reproduce.
@@ -559,7 +588,7 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         return True
 
     # ================================================================== step: numpy reference
-    # The numpy rules below are the reference the compiled step (kernels.step) reproduces; the game
+    # The numpy rules below are the reference the compiled step (kernels.step_at) reproduces; the game
     # steps with the kernel (fused_step), the equivalence tests step with both.
     def _step(self, s: FunkyMonkeyState, actions: np.ndarray, live: np.ndarray) -> None:
         rows = np.flatnonzero(live)
@@ -1088,7 +1117,7 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
 
     # ================================================================== observation
     def _observe(self, s: FunkyMonkeyState, player: np.ndarray) -> np.ndarray:
-        """The compiled observation (``kernels.observe``; ``Observer.observe`` is its numpy reference)."""
+        """The compiled observation (``kernels.observe_at``; ``Observer.observe`` is its numpy reference)."""
         obs = np.empty((s.batch_size, self.obs_layout.size), dtype=np.float32)
         self._observe_into(s, player, obs)
         return obs
@@ -1107,10 +1136,12 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
                 self._card_counts64,
             )
             return
-        K.observe(
+        at, _ = _through_copies(s)
+        K.observe_at(
             player,
             out,
-            _observed_arrays(s),
+            at[0],
+            at[1],
             self._obs_offsets,
             self._seat_scale,
             self._dense_scale,
