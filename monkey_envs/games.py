@@ -46,13 +46,15 @@ def register_game(name: str, path: str | type[Game]) -> None:
         raise ValueError(f"a game name must be a snake_case identifier, got {name!r}")
     if name in GAMES and GAMES[name] != path:
         raise ValueError(f"game {name!r} is already registered as {GAMES[name]!r}")
+    before = GAMES.get(name)
     GAMES[name] = path
     try:
         cls = game_class(name)
         if cls.spec.name != name:
             raise ValueError(f"game {path!r} has spec.name {cls.spec.name!r}, registered as {name!r}")
     except Exception:
-        del GAMES[name]
+        if before is None:  # a failed re-registration keeps the entry that was there
+            del GAMES[name]
         raise
     from monkey_envs.registration import register_all
 

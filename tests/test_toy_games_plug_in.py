@@ -250,3 +250,25 @@ def test_benchmarks_take_the_toy_by_import() -> None:
     )
     title = game_class_title("toy_bidding")
     assert f"{title} core" in thr.stdout and f"{title} AEC (toy_bidding_v0)" in thr.stdout
+
+
+def test_a_failed_re_registration_keeps_the_game_that_was_registered(monkeypatch):
+    """``register_game`` of a registered name whose class cannot be loaded raises and leaves the entry.
+
+    The rollback of a failed registration used to delete the name even when it was registered
+    before the call, so one failed re-import took a working game out of the registry.
+    """
+    import monkey_envs.games as games
+
+    name = "toy_dice"
+    path = GAMES[name]
+
+    def broken(_name):
+        raise ImportError("simulated failure while importing the rules module")
+
+    monkeypatch.setattr(games, "game_class", broken)
+    with pytest.raises(ImportError, match="simulated"):
+        register_game(name, path)
+    assert GAMES[name] == path
+    monkeypatch.undo()
+    assert game_class(name).spec.name == name

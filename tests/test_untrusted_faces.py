@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 import monkey_envs
+from monkey_envs.core.aec import aec_api
 from monkey_envs.core.faces import row_seeds
 from monkey_envs.core.game import as_seeds
 from monkey_envs.core.gym_single import GameEnv
@@ -54,7 +55,7 @@ def _first_legal(mask: np.ndarray) -> np.ndarray:
 # ============================================================================ AEC observe before reset
 @pytest.mark.parametrize("name", GAMES)
 def test_raw_aec_observe_before_reset_is_a_clear_value_error(name):
-    raw = getattr(monkey_envs, f"{name}_v0").raw_env()
+    raw = aec_api(name)[1]()
     with pytest.raises(ValueError, match=r"reset\(\)"):
         raw.observe("player_0")
     raw.reset(seed=0)  # still usable
@@ -125,7 +126,7 @@ def test_a_uint64_action_is_reported_as_given(name):
     with pytest.raises(ValueError, match=r"\[18446744073709551615\]"):
         game.step(s, np.array([_HUGE]))
     assert _same(s, before)
-    raw = getattr(monkey_envs, f"{name}_v0").raw_env()
+    raw = aec_api(name)[1]()
     raw.reset(seed=0)
     before = _arrays(raw.core_state)
     with pytest.raises(ValueError, match="18446744073709551615"):
@@ -149,7 +150,7 @@ def test_a_uint64_action_is_reported_as_given(name):
 def _constructors(name: str) -> dict[str, Any]:
     spec = make_game(name).spec
     gym_id = f"monkey_envs/{spec.gym_name}-v{spec.version}"
-    module = getattr(monkey_envs, f"{name}_v0")
+    module = monkey_envs.versioned_module(f"{spec.name}_v{spec.version}")
     return {
         "GameEnv": lambda **kw: GameEnv(name, **kw),
         "GameVectorEnv": lambda **kw: GameVectorEnv(2, name, **kw),

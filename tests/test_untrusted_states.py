@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from monkey_envs.core.aec import aec_api
 from monkey_envs.core.state import BatchState, StateError
 from monkey_envs.core.testing import MAX_GAME_STEPS, play_random, random_legal_actions
 from monkey_envs.funky_monkey import FunkyMonkey, FunkyMonkeyState
@@ -473,10 +474,9 @@ def test_a_position_passes_validation_and_knows_its_game():
 
 @pytest.mark.parametrize("name", ["monkey_fun", "funky_monkey"])
 def test_aec_load_state_refuses_a_broken_state_and_leaves_the_env_playable(name):
-    import monkey_envs
 
     game = make_game(name)
-    raw = getattr(monkey_envs, f"{name}_v0").raw_env()
+    raw = aec_api(name)[1]()
     raw.reset(seed=3)
     before = _snapshot(raw.core_state)
     agent = raw.agent_selection
@@ -688,13 +688,11 @@ def _fuzz_main(name: str, examples: int, seed: int) -> None:
     from hypothesis import seed as hseed
     from hypothesis import strategies as st
 
-    import monkey_envs
-
     faulthandler.enable()
     cls = game_class(name)
     for config in cls.test_configs:
         game = make_game(name, **config)
-        raw = getattr(monkey_envs, f"{name}_v0").raw_env(**config)
+        raw = aec_api(name)[1](**config)
         raw.reset(seed=0)
         pool = _fuzz_pool(game)
         layout = game.state_layout()
