@@ -247,3 +247,54 @@ def test_smart_honest_is_smart_without_its_bluffs():
         differ += int((live & bluff_grab & (alt != act)).sum())
         s = game.step(s, act)
     assert same > 1000 and differ > 10
+
+
+def _reference_plan(pend: np.ndarray, hand: np.ndarray, wanted: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The plan as whole-batch numpy over every correct set (what the compiled ``_plan_rows`` replaced)."""
+    S, C, Z, V = H._SETS, H._SET_COMBO, H._SET_SIZE, H._SET_VALUE
+    B = pend.shape[0]
+    reach = (S[None] >= pend[:, None, :]).all(2) & (S[None] <= (pend + hand)[:, None, :]).all(2)
+    reach &= wanted[:, C]
+    need = np.maximum(Z[None, :] - pend.sum(1)[:, None], 0)
+    rate = np.where(reach, V[None] / (need + 1) + 1e-3 * V[None] - 1e-6 * need, -np.inf)
+    idx = rate.argmax(1)
+    ok = np.isfinite(rate[np.arange(B), idx])
+    return np.where(ok, idx, -1), np.where(ok, need[np.arange(B), idx], 0), np.where(ok, rate[np.arange(B), idx], 0.0)
+
+
+@pytest.mark.parametrize("options", [{"num_players": 4}, {"num_players": 3, "family": True, "ticks": 30}])
+def test_the_compiled_plan_is_the_whole_batch_one(options):
+    """Every position of random and heuristic play, from every seat, and random hands and pending
+    sets: the compiled plan picks the same set, the same cards to put and the same rate (bit for bit)."""
+    game = FourMonkeys(**options)
+    P = game.num_players
+    lineup = [H.SmartAgent(game, 1), RandomAgent(game, 2), H.BlufferAgent(game, 3), *[RandomAgent(game, 9)] * (P - 3)]
+    s = game.init(np.arange(16) + 7)
+    rng = np.random.default_rng(0)
+    checked = 0
+    while not s.terminated.all():
+        cp = np.maximum(s.current_player, 0)
+        obs = game.observe(s, cp)
+        for seat in range(P):
+            v = H._View(game, game.observe(s, seat), s.legal_action_mask, np.random.default_rng(0))
+            want = _reference_plan(v.pend, v.hand, v.wanted)
+            for got, ref in zip((v.target, v.need, v.target_rate), want, strict=True):
+                assert got.dtype == ref.dtype
+                np.testing.assert_array_equal(got, ref)
+            checked += int((v.target >= 0).sum())
+        act = np.full(s.batch_size, game.a_wait, np.int64)
+        for q, agent in enumerate(lineup):
+            rows = np.flatnonzero(cp == q)
+            if rows.size:
+                act[rows] = agent.act(obs[rows], s.legal_action_mask[rows])
+        s = game.step(s, act)
+    assert checked > 1000
+    # random hands and pending sets (counts a game may never show), random wanted combos
+    pend, hand = rng.integers(0, 4, (4000, 10)), rng.integers(0, 6, (4000, 10))
+    pend[rng.random(4000) < 0.5] = 0
+    wanted = rng.random((4000, 10)) < 0.6
+    target, need, rate = (np.empty(4000, np.int64), np.empty(4000, np.int64), np.empty(4000))
+    H._plan_rows(pend, hand, wanted, H._SETS, H._SET_COMBO, H._SET_SIZE, H._SET_VALUE, target, need, rate)
+    for got, ref in zip((target, need, rate), _reference_plan(pend, hand, wanted), strict=True):
+        np.testing.assert_array_equal(got, ref)
+    assert (target >= 0).mean() > 0.2

@@ -31,6 +31,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
+from numba import njit
 
 from monkey_envs.core.invariants import Report, Violation
 from monkey_envs.four_monkeys import data as D
@@ -47,6 +48,7 @@ if TYPE_CHECKING:
 
 _INVALID = 10  # stats column of invalid Stops (state.STAT_NAMES)
 _GRABS, _BLUFFS, _SKINS = 0, 1, 11
+_NUM_COMBOS = D.NUM_COMBOS  # a combo tile's combo is its id modulo this
 
 
 def _card_totals(s: FourMonkeysState) -> np.ndarray:
@@ -215,59 +217,152 @@ def resample_hidden(game: FourMonkeys, state: FourMonkeysState, seat: int, seed:
     commits of this tick become "wait"; the RNG is redrawn. The mask is recomputed. The hidden
     cards and tiles are dealt from their sorted multiset, so the result depends only on what
     ``seat`` sees and ``seed`` (two states ``seat`` cannot tell apart give the same state).
+
+    One compiled pass over the rows (:func:`_redeal_rows`) draws from one ``numpy`` generator
+    seeded with ``seed``: the row's cards, then its area-0 and area-1 tiles, row after row.
     """
     new = state.clone()
     gen = np.random.default_rng(seed)
     new.rng[:] = gen.integers(0, 2**63, size=new.rng.shape, dtype=np.int64).astype(np.uint64)
-    P, NT = game.num_players, game.num_tiles
-    others = [q for q in range(P) if q != seat]
-    for b in range(new.batch_size):
-        if new.terminated[b] or new.truncated[b]:
-            continue
-        pool: list[int] = []
-        places: list[tuple[str, tuple[int, ...], int]] = []  # (field, index, size)
-        for q in range(P):
-            n = int(new.deck_size[b, q])
-            pool.extend(int(k) for k in new.decks[b, q, :n])
-            places.append(("decks", (q,), n))
-        for q in others:
-            for name in ("hands", "pending", "discard"):
-                arr = getattr(new, name)[b, q]
-                pool.extend(k for k in range(D.NUM_KINDS) for _ in range(int(arr[k])))
-                places.append((name, (q,), int(arr.sum())))
-        for t in range(NT):
-            w = int(new.tile_owner[b, t])
-            if w >= 0 and w != seat:
-                arr = new.under[b, t]
-                pool.extend(k for k in range(D.NUM_KINDS) for _ in range(int(arr[k])))
-                places.append(("under", (t,), int(arr.sum())))
-        cards = np.sort(np.array(pool, dtype=np.int64))  # as a multiset: the deal reads nothing hidden
-        gen.shuffle(cards)
-        i = 0
-        for name, index, n in places:
-            take = cards[i : i + n]
-            i += n
-            if name == "decks":
-                new.decks[b, index[0], :n] = take
-            else:
-                getattr(new, name)[b][index] = np.bincount(take, minlength=D.NUM_KINDS)
-                if name == "under":
-                    t = index[0]
-                    new.tile_ok[b, t] = K.correct(t % D.NUM_COMBOS, new.under[b, t])
-        # tiles below the tops of the stacks
-        s0 = game.num_stacks_area0
-        for ks in (range(s0), range(s0, game.num_stacks)):  # within each playing area
-            slots = [(k, d) for k in ks for d in range(int(new.stack_size[b, k]) - 1)]
-            tiles = np.sort(np.array([int(new.stacks[b, k, d]) for k, d in slots], dtype=np.int64))
-            gen.shuffle(tiles)
-            for (k, d), t in zip(slots, tiles.tolist(), strict=True):
-                new.stacks[b, k, d] = t
-                new.tile_stack[b, t] = k
-        for q in others:
-            if new.commits[b, q] >= 0:
-                new.commits[b, q] = game.a_wait
+    done = np.asarray(new.terminated | new.truncated, dtype=np.bool_)
+    _redeal_rows(
+        gen,
+        int(seat),
+        int(game.a_wait),
+        int(game.num_stacks_area0),
+        done,
+        new.decks,
+        new.deck_size,
+        new.hands,
+        new.pending,
+        new.discard,
+        new.under,
+        new.tile_owner,
+        new.tile_ok,
+        new.stacks,
+        new.stack_size,
+        new.tile_stack,
+        new.commits,
+    )
     K.refresh(_arrays(new), game.cfg)
     return new
+
+
+@njit(cache=True)
+def _deal_counts(cards: np.ndarray, i: int, place: np.ndarray) -> int:
+    """Overwrite ``place (10,)`` with the kinds of its ``place.sum()`` cards ``cards[i:]``; the next ``i``."""
+    n = 0
+    for k in range(place.shape[0]):
+        n += place[k]
+        place[k] = 0
+    for j in range(i, i + n):
+        place[cards[j]] += 1
+    return i + n
+
+
+@njit(cache=True)
+def _redeal_rows(
+    gen: np.random.Generator,
+    seat: int,
+    a_wait: int,
+    s0: int,
+    done: np.ndarray,
+    decks: np.ndarray,
+    deck_size: np.ndarray,
+    hands: np.ndarray,
+    pending: np.ndarray,
+    discard: np.ndarray,
+    under: np.ndarray,
+    tile_owner: np.ndarray,
+    tile_ok: np.ndarray,
+    stacks: np.ndarray,
+    stack_size: np.ndarray,
+    tile_stack: np.ndarray,
+    commits: np.ndarray,
+) -> None:
+    """Re-deal, in place, what ``seat`` cannot see in every running row (:func:`resample_hidden`).
+
+    Args:
+        gen: the generator every draw comes from, row after row (advanced in place).
+        seat: the seat whose view is kept.
+        a_wait: the "wait" action (the other seats' commits become it).
+        s0: stacks of playing area 0 (the rest are area 1's).
+        done: ``(B,) bool`` finished rows (left alone).
+        decks .. commits: the state's arrays (shapes and dtypes of :class:`FourMonkeysState`).
+
+    Per row: the hidden cards are pooled as a sorted multiset (kinds counted, then written out in
+    kind order), shuffled with ``gen.shuffle`` and dealt back place by place -- each deck's first
+    ``deck_size`` entries (seats in order), then the hand, pending set and discard of each other
+    seat, then the cards under each tile another seat owns (tiles in order; ``tile_ok`` follows);
+    then, per playing area, the tiles below the stack tops, sorted, shuffled and put back in
+    stack-then-depth order (``tile_stack`` follows); the other seats' commits become ``a_wait``.
+    """
+    B, P, depth = decks.shape
+    NT, NK = under.shape[1], under.shape[2]
+    S, SD = stacks.shape[1], stacks.shape[2]
+    cnt = np.zeros(NK, np.int64)
+    cards = np.empty(P * depth, np.int64)  # every card of a row (grown for a row that holds more)
+    tiles = np.empty(S * SD, np.int64)
+    for b in range(B):
+        if done[b]:
+            continue
+        # ---- the hidden cards as a sorted multiset
+        cnt[:] = 0
+        for q in range(P):
+            for j in range(min(deck_size[b, q], depth)):
+                cnt[decks[b, q, j]] += 1
+        for q in range(P):
+            if q != seat:
+                for k in range(NK):
+                    cnt[k] += hands[b, q, k] + pending[b, q, k] + discard[b, q, k]
+        for t in range(NT):
+            w = tile_owner[b, t]
+            if w >= 0 and w != seat:
+                for k in range(NK):
+                    cnt[k] += under[b, t, k]
+        if cnt.sum() > cards.shape[0]:
+            cards = np.empty(cnt.sum(), np.int64)
+        n = 0
+        for k in range(NK):
+            for _ in range(cnt[k]):
+                cards[n] = k
+                n += 1
+        gen.shuffle(cards[:n])
+        # ---- dealt back into the same places, the same sizes
+        i = 0
+        for q in range(P):
+            for j in range(min(deck_size[b, q], depth)):
+                decks[b, q, j] = cards[i]
+                i += 1
+        for q in range(P):
+            if q != seat:
+                i = _deal_counts(cards, i, hands[b, q])
+                i = _deal_counts(cards, i, pending[b, q])
+                i = _deal_counts(cards, i, discard[b, q])
+        for t in range(NT):
+            w = tile_owner[b, t]
+            if w >= 0 and w != seat:
+                i = _deal_counts(cards, i, under[b, t])
+                tile_ok[b, t] = K.correct(t % _NUM_COMBOS, under[b, t])
+        # ---- the tiles below the stack tops, within each playing area
+        for lo, hi in ((0, s0), (s0, S)):
+            m = 0
+            for k in range(lo, hi):
+                for d in range(stack_size[b, k] - 1):
+                    tiles[m] = stacks[b, k, d]
+                    m += 1
+            tiles[:m].sort()
+            gen.shuffle(tiles[:m])
+            m = 0
+            for k in range(lo, hi):
+                for d in range(stack_size[b, k] - 1):
+                    t = tiles[m]
+                    stacks[b, k, d] = t
+                    tile_stack[b, t] = k
+                    m += 1
+        for q in range(P):
+            if q != seat and commits[b, q] >= 0:
+                commits[b, q] = a_wait
 
 
 __all__ = ["resample_hidden", "state_violations"]
