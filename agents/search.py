@@ -73,6 +73,8 @@ SEARCH_PREFIX = "mcts:"
 ROOT_RULES = ("ucb", "halving")
 #: Values of the ``evaluation`` setting (see :class:`SearchSettings`).
 EVALUATIONS = ("standing", "game")
+#: Values of the ``focus`` setting (see :class:`SearchSettings`).
+FOCUSES = ("all", "game")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -115,6 +117,8 @@ class SearchSettings:
         evaluation: how a play-out cut at ``max_rollout_depth`` is valued: ``"standing"`` (its
             leaders as the winners, as above) or ``"game"`` (the game's registered evaluation,
             :func:`register_search_evaluation`: a value in ``[0, 1]`` per seat).
+        focus: the decisions searched: ``"all"`` or ``"game"`` (those the game's registered focus
+            picks, :func:`register_search_focus`; the prior agent answers the others).
     """
 
     simulations: int = 64
@@ -132,6 +136,7 @@ class SearchSettings:
     margin_scale: float = 10.0
     max_tree_depth: int = 0
     evaluation: str = "standing"
+    focus: str = "all"
 
     def __post_init__(self) -> None:
         if self.prior is None:  # ``prior=none`` in a spec reads as None
@@ -172,6 +177,8 @@ class SearchSettings:
         ms = self.margin_scale
         if isinstance(ms, bool) or not isinstance(ms, (int, float)) or not math.isfinite(ms) or ms <= 0:
             raise ValueError(f"search setting margin_scale must be a finite number > 0, got {ms!r}")
+        if self.focus not in FOCUSES:
+            raise ValueError(f"search setting focus must be one of {FOCUSES}, got {self.focus!r}")
         if self.evaluation not in EVALUATIONS:
             raise ValueError(f"search setting evaluation must be one of {EVALUATIONS}, got {self.evaluation!r}")
 
@@ -227,6 +234,15 @@ class SearchAgent:
                     f"search setting evaluation='game': {game.spec.name!r} registers no search evaluation "
                     "(register_search_evaluation)"
                 )
+        self._focus = None
+        if self.settings.focus == "game":
+            self._focus = _GAME_FOCUS.get(game.spec.name)
+            if self._focus is None:
+                raise ValueError(
+                    f"search setting focus='game': {game.spec.name!r} registers no search focus (register_search_focus)"
+                )
+            if self._prior_agent is None:
+                raise ValueError("search setting focus='game' needs a prior agent to answer the other decisions")
         halving = self.settings.root == "halving" and self._prior_agent is not None
         if halving and self.settings.candidates and not callable(getattr(self._prior_agent, "scores", None)):
             raise ValueError(
@@ -286,6 +302,17 @@ class SearchAgent:
         legal_count = m.sum(1)
         out[legal_count == 1] = m[legal_count == 1].argmax(1)
         todo = np.flatnonzero(legal_count > 1)  # forced moves need no search
+        if self._focus is not None and todo.size:  # decisions the game leaves to the prior agent
+            sub = state.take(todo)
+            keep = np.asarray(self._focus(self.game, sub), dtype=bool)
+            if keep.shape != (todo.size,):
+                raise ValueError(f"the search focus of {self.game.spec.name!r} must return ({todo.size},) bools")
+            left = np.flatnonzero(~keep)
+            if left.size:
+                rows = todo[left]
+                obs_left = self.game.observe(sub.take(left), seats[rows])
+                out[rows] = np.asarray(self._prior_agent.act(obs_left, m[rows]), dtype=np.int64)
+            todo = todo[keep]
         if todo.size == 0:
             return out
         seeds = self.rng.integers(0, 2**62, size=self.settings.determinizations)
@@ -623,6 +650,8 @@ _GAME_SETTINGS: dict[str, dict[str, Any]] = {}
 #: Per game name, the position evaluation ``fn(game, state) -> (k, P) float64`` in ``[0, 1]`` used by
 #: ``evaluation="game"`` (registered next to the game's heuristics).
 _GAME_EVALUATIONS: dict[str, Any] = {}
+#: Per game name, ``fn(game, state) -> (n,) bool``: the decisions ``focus="game"`` searches.
+_GAME_FOCUS: dict[str, Any] = {}
 
 
 def search_settings(game: Any, **overrides: Any) -> SearchSettings:
@@ -666,6 +695,21 @@ def register_search_evaluation(game: str, evaluate: Any) -> None:
     _GAME_EVALUATIONS[game] = evaluate
 
 
+def register_search_focus(game: str, focus: Any) -> None:
+    """Register the decisions that ``focus="game"`` searches in the game named ``game``.
+
+    ``focus(game, state)`` gets the ``n`` rows to decide (each with at least two legal moves) and
+    returns ``(n,) bool``: search the row; the prior agent answers the others. It must read only
+    what the seat to move sees (e.g. the phase of the turn).
+
+    Raises:
+        ValueError: ``focus`` is not callable.
+    """
+    if not callable(focus):
+        raise ValueError(f"a search focus must be callable, got {focus!r}")
+    _GAME_FOCUS[game] = focus
+
+
 def parse_search_spec(spec: str) -> dict[str, Any]:
     """The settings of ``"mcts:key=value,key=value"`` (values as the arena's ``--set``).
 
@@ -704,5 +748,6 @@ __all__ = [
     "parse_search_spec",
     "register_search_agent",
     "register_search_evaluation",
+    "register_search_focus",
     "search_settings",
 ]

@@ -176,6 +176,7 @@ def test_settings_come_from_the_spec_and_bad_ones_are_refused():
         "mcts:margin_scale=0",
         "mcts:max_tree_depth=-1",
         "mcts:evaluation=oracle",
+        "mcts:focus=some",
     ):
         with pytest.raises(ValueError):
             make_agent(bad, game)
@@ -313,3 +314,31 @@ def test_score_margins_and_the_game_evaluation_value_the_play_outs():
     assert ((v >= 0) & (v <= 1)).all() and np.allclose(v.sum(1), 1.0)
     with pytest.raises(ValueError, match="registers no search evaluation"):
         SearchAgent(make_game("four_monkeys"), 0, SearchSettings(evaluation="game"))
+
+
+def test_a_game_focus_leaves_the_other_decisions_to_the_prior_agent():
+    """Monki searches the start of a turn only (``focus=game``): every other decision is the prior
+    agent's move, and only the searched rows spend simulations."""
+    from agents.heuristics.monki import search_focus
+
+    game = make_game("monki")
+    s = mid_game(game, n=48, steps=14, seed=3)
+    cp = s.current_player.astype(np.int64)
+    mask = s.legal_action_mask
+    spec = "mcts:simulations=8,determinizations=8,max_rollout_depth=4,rollout=random,prior=lookahead,root=halving"
+    focused = make_agent(spec + ",focus=game", game, seed=1)
+    acts = ask(focused, s)
+    assert mask[np.arange(s.batch_size), acts].all()
+    searched = (mask.sum(1) > 1) & search_focus(game, s)
+    others = (mask.sum(1) > 1) & ~searched
+    assert searched.any() and others.any()
+    guide = np.asarray(make_agent("lookahead", game).act(game.observe(s, cp), mask))
+    assert np.array_equal(acts[others], guide[others])
+    assert focused.counts["simulations"] == 8 * int(searched.sum())
+    everywhere = make_agent(spec, game, seed=1)
+    ask(everywhere, s)
+    assert everywhere.counts["simulations"] == 8 * int((mask.sum(1) > 1).sum())
+    with pytest.raises(ValueError, match="registers no search focus"):
+        SearchAgent(make_game("four_monkeys"), 0, SearchSettings(focus="game", prior="smart"))
+    with pytest.raises(ValueError, match="needs a prior agent"):
+        SearchAgent(game, 0, SearchSettings(focus="game"))

@@ -38,6 +38,7 @@ from agents.base import argmax_legal
 from agents.registry import register_agent, register_features
 from monkey_envs.monki import data as D
 from monkey_envs.monki.rules import Monki
+from monkey_envs.monki.state import PHASE_START
 
 
 class _MonkiView:
@@ -625,11 +626,23 @@ def search_evaluation(game: Monki, state: Any) -> np.ndarray:
     return np.stack([p0, 1.0 - p0], 1)
 
 
+#: The phases whose decisions the search agent searches (``focus=game``): the start of a turn
+#: (skip, or where to move). The flips of a turn are left to ``lookahead``, whose expectimax over
+#: the turn's flips is exact (sampled play-outs only add noise there: docs/agents.md).
+SEARCH_PHASES = (PHASE_START,)
+
+
+def search_focus(game: Monki, state: Any) -> np.ndarray:
+    """``(n,) bool``: the rows whose decision the search agent searches (``focus=game``), by phase."""
+    return np.isin(np.asarray(state.phase), SEARCH_PHASES)
+
+
 def _register_search() -> None:
     """``mcts`` with this game's default budget (:mod:`agents.search`; sized for a 2,000-game arena in 30 min)."""
-    from agents.search import register_search_agent, register_search_evaluation
+    from agents.search import register_search_agent, register_search_evaluation, register_search_focus
 
     register_search_evaluation("monki", search_evaluation)
+    register_search_focus("monki", search_focus)
     register_search_agent("monki", simulations=256, determinizations=8, rollout="random")
 
 
