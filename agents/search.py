@@ -23,7 +23,18 @@ How it searches (one :meth:`SearchAgent.act_state` call decides for a whole batc
 * **Values.** A finished play-out is worth ``1 / k`` to each of its ``k`` winners and 0 to the
   others (``1 / P`` each when nobody won); one cut by ``max_rollout_depth`` is scored the same way
   with the leaders of the game's standing (``game.scores``) as the winners (``1 / P`` each for a
-  game that keeps no score).
+  game that keeps no score). With ``margin_weight = w > 0`` a value is ``(1 - w)`` times that
+  plus ``w * sigmoid(margin / margin_scale)``, the margin being the seat's score minus the best
+  other seat's. With ``evaluation="game"`` a cut play-out is worth the game's registered
+  evaluation instead (:func:`register_search_evaluation`, e.g. a win-chance model of the position).
+* **Root rule.** ``root="ucb"``: the root decision is a tree decision like any other.
+  ``root="halving"``: sequential halving (Karnin et al. 2013; as an MCTS root rule, Pepels et al.
+  2014): the root candidates (every legal move, or the prior agent's ``candidates`` best) get
+  equal shares of the budget in rounds and the better-valued half goes on, down to two; a
+  candidate's ``j``-th simulation starts from re-deal ``j % determinizations``, so candidates are
+  compared on the same re-deals; the prior agent's move gets ``stick`` added to its mean (the
+  search leaves it only for a clearly better one). ``max_tree_depth = d`` starts the play-out
+  after ``d`` tree decisions (``1``: a flat Monte-Carlo search of the root's moves).
 * **Simultaneous moves** (``spec.dynamics == "simultaneous"``): the core asks the seats of a tick
   one after another with the commits hidden. The search is decoupled: each seat of a tick chooses
   from its own statistics stored at the decision that opened the tick, so no seat's choice
@@ -35,7 +46,8 @@ How it searches (one :meth:`SearchAgent.act_state` call decides for a whole batc
   still running (a Python loop over waves and decisions of a wave, none over rows). Rows with a
   single legal action are answered without a search.
 * **Decision.** The root action with the most visits (ties: the higher mean value, then the
-  lower action index).
+  lower action index); with ``root="halving"`` the best-ranked surviving candidate (mean value,
+  plus ``stick`` for the prior's move).
 
 Budget per decision: exactly ``simulations`` simulations per searched row, each at most one
 tree descent plus ``max_rollout_depth`` decisions; :attr:`SearchAgent.counts` counts decisions,
@@ -57,6 +69,12 @@ from agents.registry import agent_factories, make_agent, register_agent
 SEARCH_NAME = "mcts"
 #: Prefix of a search agent with settings: ``"mcts:simulations=64,c=0.7"``.
 SEARCH_PREFIX = "mcts:"
+#: Values of the ``root`` setting (see :class:`SearchSettings`).
+ROOT_RULES = ("ucb", "halving")
+#: Values of the ``evaluation`` setting (see :class:`SearchSettings`).
+EVALUATIONS = ("standing", "game")
+#: Values of the ``focus`` setting (see :class:`SearchSettings`).
+FOCUSES = ("all", "game")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -78,6 +96,29 @@ class SearchSettings:
             mostly checks the agent's move and leaves it only for a clearly better one.
         prior_mix: the uniform share of the prior (in ``(0, 1]``).
         chunk: rows searched together (bounds the tree's memory: ``chunk x nodes x actions``).
+        root: how the root's simulations are shared out: ``"ucb"`` (the tree's own rule, UCB1 or
+            PUCT, at the root too) or ``"halving"`` (sequential halving: the root candidates get
+            equal shares of the budget in rounds, the better-valued half goes on after each round,
+            down to two; each candidate's ``j``-th simulation starts from re-deal ``j %
+            determinizations``, so the candidates are compared on the same re-deals).
+        candidates: with ``root="halving"`` and a prior agent, the root actions searched: ``0`` every
+            legal one, ``k`` the ``k`` best by the prior agent's ``scores(obs, mask)`` (it must have
+            that method); ignored otherwise (every legal action).
+        stick: with ``root="halving"`` and a prior agent, a bonus added to the mean value of the prior
+            agent's move when candidates are ranked (halving and the final choice): the search leaves
+            that move only for one whose value is more than ``stick`` higher (``0``: no bonus);
+            ignored otherwise.
+        margin_weight: the share of a play-out's value taken from its score margin (``0``: only
+            who won): the seat's ``game.scores`` minus the best other seat's, squashed by
+            ``sigmoid(margin / margin_scale)``; the rest is the win share as above.
+        margin_scale: the score margin worth ``sigmoid(1)`` (positive).
+        max_tree_depth: decisions a simulation takes in the tree before its play-out starts (``0``: no
+            limit; ``1``: only the root is searched, a flat Monte-Carlo search over its actions).
+        evaluation: how a play-out cut at ``max_rollout_depth`` is valued: ``"standing"`` (its
+            leaders as the winners, as above) or ``"game"`` (the game's registered evaluation,
+            :func:`register_search_evaluation`: a value in ``[0, 1]`` per seat).
+        focus: the decisions searched: ``"all"`` or ``"game"`` (those the game's registered focus
+            picks, :func:`register_search_focus`; the prior agent answers the others).
     """
 
     simulations: int = 64
@@ -88,6 +129,14 @@ class SearchSettings:
     prior: str = "none"
     prior_mix: float = 0.25
     chunk: int = 256
+    root: str = "ucb"
+    candidates: int = 0
+    stick: float = 0.0
+    margin_weight: float = 0.0
+    margin_scale: float = 10.0
+    max_tree_depth: int = 0
+    evaluation: str = "standing"
+    focus: str = "all"
 
     def __post_init__(self) -> None:
         if self.prior is None:  # ``prior=none`` in a spec reads as None
@@ -96,9 +145,10 @@ class SearchSettings:
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
                 raise ValueError(f"search setting {name} must be a positive int, got {v!r}")
-        d = self.max_rollout_depth
-        if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 0:
-            raise ValueError(f"search setting max_rollout_depth must be an int >= 0, got {d!r}")
+        for name in ("max_rollout_depth", "max_tree_depth"):
+            d = getattr(self, name)
+            if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 0:
+                raise ValueError(f"search setting {name} must be an int >= 0, got {d!r}")
         if self.determinizations > self.simulations:
             raise ValueError(
                 f"search setting determinizations ({self.determinizations}) must not exceed simulations "
@@ -113,6 +163,24 @@ class SearchSettings:
         mix = self.prior_mix
         if isinstance(mix, bool) or not isinstance(mix, (int, float)) or not 0 < mix <= 1:
             raise ValueError(f"search setting prior_mix must be a number in (0, 1], got {mix!r}")
+        if self.root not in ROOT_RULES:
+            raise ValueError(f"search setting root must be one of {ROOT_RULES}, got {self.root!r}")
+        k = self.candidates
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 0:
+            raise ValueError(f"search setting candidates must be an int >= 0, got {k!r}")
+        for name in ("stick", "margin_weight"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
+                raise ValueError(f"search setting {name} must be a finite number >= 0, got {v!r}")
+        if self.margin_weight > 1:
+            raise ValueError(f"search setting margin_weight must be in [0, 1], got {self.margin_weight!r}")
+        ms = self.margin_scale
+        if isinstance(ms, bool) or not isinstance(ms, (int, float)) or not math.isfinite(ms) or ms <= 0:
+            raise ValueError(f"search setting margin_scale must be a finite number > 0, got {ms!r}")
+        if self.focus not in FOCUSES:
+            raise ValueError(f"search setting focus must be one of {FOCUSES}, got {self.focus!r}")
+        if self.evaluation not in EVALUATIONS:
+            raise ValueError(f"search setting evaluation must be one of {EVALUATIONS}, got {self.evaluation!r}")
 
     @classmethod
     def names(cls) -> list[str]:
@@ -158,6 +226,29 @@ class SearchAgent:
         self._rollout_agent = self._policy("rollout", "random", seed + 1)
         self._prior_agent = self._policy("prior", "none", seed + 2)
         self._simultaneous = bool(game.spec.simultaneous)
+        self._evaluator = None
+        if self.settings.evaluation == "game":
+            self._evaluator = _GAME_EVALUATIONS.get(game.spec.name)
+            if self._evaluator is None:
+                raise ValueError(
+                    f"search setting evaluation='game': {game.spec.name!r} registers no search evaluation "
+                    "(register_search_evaluation)"
+                )
+        self._focus = None
+        if self.settings.focus == "game":
+            self._focus = _GAME_FOCUS.get(game.spec.name)
+            if self._focus is None:
+                raise ValueError(
+                    f"search setting focus='game': {game.spec.name!r} registers no search focus (register_search_focus)"
+                )
+            if self._prior_agent is None:
+                raise ValueError("search setting focus='game' needs a prior agent to answer the other decisions")
+        halving = self.settings.root == "halving" and self._prior_agent is not None
+        if halving and self.settings.candidates and not callable(getattr(self._prior_agent, "scores", None)):
+            raise ValueError(
+                f"search setting candidates={self.settings.candidates}: the prior agent {self.settings.prior!r} "
+                "has no scores(obs, mask) method to rank the root actions by"
+            )
 
     def _policy(self, setting: str, off: str, seed: int) -> Any:
         """The agent a setting names (``None`` for ``off``); it must act on observations."""
@@ -211,6 +302,17 @@ class SearchAgent:
         legal_count = m.sum(1)
         out[legal_count == 1] = m[legal_count == 1].argmax(1)
         todo = np.flatnonzero(legal_count > 1)  # forced moves need no search
+        if self._focus is not None and todo.size:  # decisions the game leaves to the prior agent
+            sub = state.take(todo)
+            keep = np.asarray(self._focus(self.game, sub), dtype=bool)
+            if keep.shape != (todo.size,):
+                raise ValueError(f"the search focus of {self.game.spec.name!r} must return ({todo.size},) bools")
+            left = np.flatnonzero(~keep)
+            if left.size:
+                rows = todo[left]
+                obs_left = self.game.observe(sub.take(left), seats[rows])
+                out[rows] = np.asarray(self._prior_agent.act(obs_left, m[rows]), dtype=np.int64)
+            todo = todo[keep]
         if todo.size == 0:
             return out
         seeds = self.rng.integers(0, 2**62, size=self.settings.determinizations)
@@ -257,15 +359,24 @@ class SearchAgent:
         value_sum = np.zeros((n, max_tables, T, A), dtype=np.float32)
         dets = self._determinize(state, seats, seeds)
         c = float(cfg.c)
+        rows = np.arange(n)
+        halving = _Halving(self, state, seats, S) if cfg.root == "halving" else None
         for w in range(S):
-            path, value = self._simulate(dets[w % len(dets)], child, table_of, n_nodes, n_tables, visits, value_sum, c)
+            if halving is None:
+                det, root_act = dets[w % len(dets)], None
+            else:
+                det, root_act = halving.start(dets, visits[rows, 0, seats if sim else 0])
+            path, value = self._simulate(det, child, table_of, n_nodes, n_tables, visits, value_sum, c, root_act)
             for r, tb, t, a, seat in path:  # one entry per row and decision of this wave: no repeats
                 visits[r, tb, t, a] += 1.0
                 value_sum[r, tb, t, a] += value[r, seat]
+            if halving is not None:
+                halving.update(visits[rows, 0, seats if sim else 0], value_sum[rows, 0, seats if sim else 0], w + 1)
         self.counts["simulations"] += n * S
-        rows = np.arange(n)
         root = visits[rows, 0, seats if sim else 0]  # (n, A) the root seat's visits
         mean = value_sum[rows, 0, seats if sim else 0] / np.maximum(root, 1.0)
+        if halving is not None:
+            return halving.choice(root, mean)
         key = np.where(state.legal_action_mask, root + 0.5 * mean, -1.0)  # mean in [0, 1]: breaks ties only
         return key.argmax(1).astype(np.int64)
 
@@ -279,8 +390,11 @@ class SearchAgent:
         visits: np.ndarray,
         value_sum: np.ndarray,
         c: float,
+        root_act: np.ndarray | None = None,
     ) -> tuple[list[tuple[np.ndarray, ...]], np.ndarray]:
         """One wave: a simulation of every row from ``det``; grows the tree in place.
+
+        ``root_act`` (``(n,) int64``, or ``None``: the tree's rule) fixes each row's root action.
 
         Returns:
             The path (one ``(rows, table, seat_table, action, seat)`` tuple per decision taken in
@@ -294,6 +408,7 @@ class SearchAgent:
         node = np.zeros(n, dtype=np.int64)
         in_tree = np.ones(n, dtype=bool)
         left = np.full(n, cfg.max_rollout_depth, dtype=np.int64)
+        depth = np.zeros(n, dtype=np.int64)  # tree decisions taken (with max_tree_depth)
         value = np.full((n, P), 1.0 / P)
         path: list[tuple[np.ndarray, ...]] = []
         while live.size:
@@ -307,18 +422,27 @@ class SearchAgent:
                 r = live[inside]
                 tb = table_of[r, node[r]]
                 t = cp[inside] if sim else np.zeros(inside.size, dtype=np.int64)
-                N = visits[r, tb, t]
-                W = value_sum[r, tb, t]
                 legal = mask[inside]
-                total = np.where(legal, N, 0.0).sum(1, keepdims=True)
-                tried = N > 0
-                noise = 1e-6 * rng.random(N.shape)  # random tie breaks
-                if self._prior_agent is None:  # UCB1: an untried action first
-                    ucb = W / np.maximum(N, 1.0) + c * np.sqrt(np.log(total + 1.0) / np.maximum(N, 1.0))
-                    score = np.where(tried, ucb, 1e6)
-                else:  # PUCT around the prior agent's move; untried actions valued at the tried ones' mean
-                    score = self._puct(s, cp, inside, legal, N, W, total, c)
-                a = np.where(legal, score + noise, -np.inf).argmax(1)
+                if root_act is not None:  # the root decision of every row (the first pass), chosen outside
+                    a = root_act[r]
+                    if not legal[np.arange(a.size), a].all():
+                        raise ValueError(
+                            f"{game!r}: a re-deal changed the searching seat's own legal moves at the root "
+                            "(resample_hidden must keep what the seat sees)"
+                        )
+                    root_act = None
+                else:
+                    N = visits[r, tb, t]
+                    W = value_sum[r, tb, t]
+                    total = np.where(legal, N, 0.0).sum(1, keepdims=True)
+                    tried = N > 0
+                    noise = 1e-6 * rng.random(N.shape)  # random tie breaks
+                    if self._prior_agent is None:  # UCB1: an untried action first
+                        ucb = W / np.maximum(N, 1.0) + c * np.sqrt(np.log(total + 1.0) / np.maximum(N, 1.0))
+                        score = np.where(tried, ucb, 1e6)
+                    else:  # PUCT around the prior agent's move; untried actions valued at the tried ones' mean
+                        score = self._puct(s, cp, inside, legal, N, W, total, c)
+                    a = np.where(legal, score + noise, -np.inf).argmax(1)
                 acts[inside] = a
                 path.append((r, tb, t, a, cp[inside]))
                 if sim:
@@ -352,6 +476,9 @@ class SearchAgent:
                     in_tree[ro] = False
                     nxt[new] = ids
                 node[r] = nxt
+                if cfg.max_tree_depth:  # deep enough: the play-out starts
+                    depth[r] += 1
+                    in_tree[r[depth[r] >= cfg.max_tree_depth]] = False
             if outside.size:
                 left[live[outside]] -= 1
             done = s.terminated | s.truncated
@@ -407,12 +534,124 @@ class SearchAgent:
         elif (~done).any():
             win = np.where(done[:, None], win, False)
         k = win.sum(1, keepdims=True)
-        return np.where(k > 0, win / np.maximum(k, 1), 1.0 / P)
+        value = np.where(k > 0, win / np.maximum(k, 1), 1.0 / P)
+        w = float(self.settings.margin_weight)
+        if w > 0 and scores is not None:
+            if P == 1:
+                margin = scores
+            else:  # each seat's score minus the best of the others'
+                top2 = np.sort(scores, axis=1)[:, -2:]
+                best_other = np.where(scores == top2[:, 1:], top2[:, :1], top2[:, 1:])
+                margin = scores - best_other
+            value = (1.0 - w) * value + w / (1.0 + np.exp(-margin / float(self.settings.margin_scale)))
+        if self._evaluator is not None and (~done).any():
+            cut = np.flatnonzero(~done)
+            judged = np.asarray(self._evaluator(self.game, s.take(cut)), dtype=np.float64)
+            if judged.shape != (cut.size, P) or not np.isfinite(judged).all():
+                raise ValueError(
+                    f"the search evaluation of {self.game.spec.name!r} must return ({cut.size}, {P}) finite values"
+                )
+            value[cut] = judged
+        return value
+
+
+class _Halving:
+    """Sequential halving at the root (``root="halving"``) for the ``n`` rows of one search.
+
+    Candidates (every legal root action, or the prior agent's best ``candidates``) share the
+    budget in rounds: a round gives each candidate the same number of simulations, ``q =
+    remaining // (rounds_left * k)`` (at least 1); then the better-valued half (rounded up) goes
+    on, down to two, which share what is left. Within a round the candidate with the fewest
+    visits goes next (ties: the prior agent's move first, then by the prior's scores with
+    ``candidates``, else the lower action index), and its ``j``-th visit starts from re-deal ``j %
+    D``. Candidates are ranked by their mean value plus ``stick`` for the prior agent's move; a
+    candidate without a visit ranks last.
+
+    Args:
+        agent: the searching agent (settings, prior agent, game).
+        state: the ``n`` root rows.
+        seats: ``(n,) int64`` the searching seats.
+        simulations: the budget per row.
+    """
+
+    def __init__(self, agent: SearchAgent, state: Any, seats: np.ndarray, simulations: int) -> None:
+        cfg = agent.settings
+        legal = state.legal_action_mask.astype(bool)
+        n, A = legal.shape
+        self.S = int(simulations)
+        self.rows = np.arange(n)
+        self.bonus = np.zeros((n, A))
+        self.cand = legal.copy()
+        self.first = np.broadcast_to(np.arange(A, dtype=np.float64), (n, A)).copy()  # who goes first among equals
+        prior = agent._prior_agent
+        if prior is not None:
+            obs = agent.game.observe(state, seats)
+            if cfg.candidates:
+                sc = np.where(legal, np.asarray(prior.scores(obs, legal), dtype=np.float64), -np.inf)
+                order = np.argsort(-sc, axis=1, kind="stable")  # best first, ties: the lower index
+                rank = np.empty_like(order)
+                rank[self.rows[:, None], order] = np.arange(A)[None, :]
+                self.cand = legal & (rank < int(cfg.candidates))
+                self.first = rank.astype(np.float64)
+            move = np.asarray(prior.act(obs, legal), dtype=np.int64)
+            self.first[self.rows, move] = -1.0  # the prior's move is searched first
+            self.bonus[self.rows, move] = float(cfg.stick)
+        self.target = np.zeros(n)
+        self._set_targets(np.ones(n, dtype=bool), np.zeros(n), 0)
+        self.pool: Any = None
+
+    def _set_targets(self, rows: np.ndarray, visits_now: np.ndarray, done: int) -> None:
+        """The cumulative visit count that ends the current round of ``rows`` (bool ``(n,)``)."""
+        k = self.cand[rows].sum(1)
+        rounds = np.ceil(np.log2(np.maximum(k, 2))).astype(np.int64)
+        q = np.maximum(1, (self.S - done) // (rounds * np.maximum(k, 1)))
+        self.target[rows] = np.where(k > 2, visits_now[rows] + q, np.inf)  # two (or fewer) left: they share the rest
+
+    def start(self, dets: list[Any], root_visits: np.ndarray) -> tuple[Any, np.ndarray]:
+        """The wave's start states (each row from its action's next re-deal) and root actions."""
+        n = root_visits.shape[0]
+        A = root_visits.shape[1]
+        a = np.where(self.cand, root_visits * (A + 1) + self.first, np.inf).argmin(1)
+        j = root_visits[self.rows, a].astype(np.int64) % len(dets)
+        if len(dets) == 1:
+            return dets[0], a
+        if self.pool is None:
+            self.pool = type(dets[0]).concat(dets)
+        return self.pool.take(j * n + self.rows), a
+
+    def rank(self, visits: np.ndarray, means: np.ndarray, rows: Any = slice(None)) -> np.ndarray:
+        """``(k, A)`` the ranking value of the candidates of ``rows`` (``-inf`` elsewhere)."""
+        return np.where(self.cand[rows], np.where(visits > 0, means + self.bonus[rows], -1.0), -np.inf)
+
+    def update(self, root_visits: np.ndarray, root_values: np.ndarray, done: int) -> None:
+        """After a wave: halve the candidates of the rows whose round is complete."""
+        low = np.where(self.cand, root_visits, np.inf).min(1)
+        k = self.cand.sum(1)
+        full = (k > 2) & (low >= self.target)
+        if not full.any():
+            return
+        r = np.flatnonzero(full)
+        key = self.rank(root_visits[r], root_values[r] / np.maximum(root_visits[r], 1.0), r)
+        order = np.argsort(-key, axis=1, kind="stable")
+        pos = np.empty_like(order)
+        pos[np.arange(r.size)[:, None], order] = np.arange(order.shape[1])[None, :]
+        keep = np.maximum(2, (k[r] + 1) // 2)
+        self.cand[r] = self.cand[r] & (pos < keep[:, None])
+        self._set_targets(full, low, done)
+
+    def choice(self, visits: np.ndarray, means: np.ndarray) -> np.ndarray:
+        """``(n,) int64`` the best-ranked candidate of every row."""
+        return self.rank(visits, means).argmax(1).astype(np.int64)
 
 
 # ====================================================================== registration
 #: Per game name, the settings its ``mcts`` agent is built with (over :class:`SearchSettings`'s).
 _GAME_SETTINGS: dict[str, dict[str, Any]] = {}
+#: Per game name, the position evaluation ``fn(game, state) -> (k, P) float64`` in ``[0, 1]`` used by
+#: ``evaluation="game"`` (registered next to the game's heuristics).
+_GAME_EVALUATIONS: dict[str, Any] = {}
+#: Per game name, ``fn(game, state) -> (n,) bool``: the decisions ``focus="game"`` searches.
+_GAME_FOCUS: dict[str, Any] = {}
 
 
 def search_settings(game: Any, **overrides: Any) -> SearchSettings:
@@ -439,6 +678,36 @@ def register_search_agent(game: str, **settings: Any) -> None:
     SearchSettings.build(**settings)  # checked now, not at the first game
     _GAME_SETTINGS[game] = dict(settings)
     register_agent(SEARCH_NAME, make_search_agent, game=game)
+
+
+def register_search_evaluation(game: str, evaluate: Any) -> None:
+    """Register the position evaluation of the game named ``game`` for ``evaluation="game"``.
+
+    ``evaluate(game, state)`` values the ``k`` rows of a running ``state`` (play-outs cut at
+    ``max_rollout_depth``) for every seat: ``(k, P) float64`` in ``[0, 1]``, on the same scale
+    as a finished play-out (1 a sure win). It must read only the state, not change it.
+
+    Raises:
+        ValueError: ``evaluate`` is not callable.
+    """
+    if not callable(evaluate):
+        raise ValueError(f"a search evaluation must be callable, got {evaluate!r}")
+    _GAME_EVALUATIONS[game] = evaluate
+
+
+def register_search_focus(game: str, focus: Any) -> None:
+    """Register the decisions that ``focus="game"`` searches in the game named ``game``.
+
+    ``focus(game, state)`` gets the ``n`` rows to decide (each with at least two legal moves) and
+    returns ``(n,) bool``: search the row; the prior agent answers the others. It must read only
+    what the seat to move sees (e.g. the phase of the turn).
+
+    Raises:
+        ValueError: ``focus`` is not callable.
+    """
+    if not callable(focus):
+        raise ValueError(f"a search focus must be callable, got {focus!r}")
+    _GAME_FOCUS[game] = focus
 
 
 def parse_search_spec(spec: str) -> dict[str, Any]:
@@ -478,5 +747,7 @@ __all__ = [
     "make_search_from_spec",
     "parse_search_spec",
     "register_search_agent",
+    "register_search_evaluation",
+    "register_search_focus",
     "search_settings",
 ]

@@ -16,15 +16,18 @@ import pytest
 from agents.base import random_legal
 from agents.evaluate import play_games
 from agents.registry import agent_names, make_agent
-from agents.search import SearchAgent, parse_search_spec
+from agents.search import SearchAgent, SearchSettings, parse_search_spec
 from monkey_envs.core.driver import SingleAgentDriver
 from monkey_envs.games import GAMES, make_game
 
 #: The games of the package (toy games other tests register at collection are left out).
 SHIPPED = sorted(name for name, path in GAMES.items() if path.startswith("monkey_envs."))
-#: A tiny budget: 6 simulations over 3 re-deals, random play-outs of at most 6 decisions, UCB1
-#: (fixed here, so the tests do not depend on each game's default play-out and prior agents).
-TINY = "mcts:simulations=6,determinizations=3,max_rollout_depth=6,rollout=random,prior=none"
+#: A tiny budget: 6 simulations over 3 re-deals, random play-outs of at most 6 decisions, UCB1 over
+#: the whole tree, valued by who won (fixed here, so the tests do not depend on each game's defaults).
+TINY = (
+    "mcts:simulations=6,determinizations=3,max_rollout_depth=6,rollout=random,prior=none,root=ucb,max_tree_depth=0,"
+    "margin_weight=0,evaluation=standing"
+)
 
 
 def mid_game(game, n: int = 24, steps: int = 9, seed: int = 0):
@@ -166,6 +169,14 @@ def test_settings_come_from_the_spec_and_bad_ones_are_refused():
         "mcts:prior_mix=0",
         "mcts:simulations",
         "mcts:c=1,c=2",
+        "mcts:root=best",
+        "mcts:candidates=-1",
+        "mcts:stick=-0.1",
+        "mcts:margin_weight=1.5",
+        "mcts:margin_scale=0",
+        "mcts:max_tree_depth=-1",
+        "mcts:evaluation=oracle",
+        "mcts:focus=some",
     ):
         with pytest.raises(ValueError):
             make_agent(bad, game)
@@ -174,3 +185,160 @@ def test_settings_come_from_the_spec_and_bad_ones_are_refused():
     s = mid_game(game, n=4)
     with pytest.raises(ValueError, match="not the players to move"):
         agent.act_state(s, (s.current_player.astype(np.int64) + 1) % game.num_players, None, s.legal_action_mask)
+
+
+# ---------------------------------------------------------------- defaults of games that do not opt in
+#: Decisions of the registered defaults of the games that keep the first search (and of the first
+#: generic search spelled out for the other two), recorded from the code before sequential halving,
+#: score margins, tree depth limits and evaluations were added (a digest of the actions and of
+#: ``counts``): new settings must default to the old behaviour, bit for bit.
+DEFAULT_DIGESTS = {
+    ("funky_monkey", 4, "mcts"): "7c34a3ab54f1abde",
+    ("four_monkeys", 4, "mcts"): "a66acf5b2848233f",
+    ("monkey_fun", 2, "mcts:simulations=64,determinizations=8,rollout=greedy,prior=greedy"): "7a1f4e93304c7473",
+    ("monki", 2, "mcts:simulations=32,determinizations=8,rollout=random"): "029789a20017199b",
+}
+
+
+def decision_digest(name: str, players: int, spec: str) -> str:
+    """sha256 (16 hex digits) of one search call's actions and counts on 12 rows after 7 random moves."""
+    import hashlib
+
+    game = make_game(name, num_players=players)
+    rng = np.random.default_rng(0)
+    s = game.init(np.arange(12))
+    for _ in range(7):
+        s = game.step(s, random_legal(s.legal_action_mask, rng))
+    s = s.take(np.flatnonzero(s.current_player >= 0))
+    agent = make_agent(spec, game, seed=5)
+    acts = ask(agent, s)
+    return hashlib.sha256(acts.astype(np.int64).tobytes() + repr(sorted(agent.counts.items())).encode()).hexdigest()[
+        :16
+    ]
+
+
+@pytest.mark.parametrize(("name", "players", "spec"), sorted(DEFAULT_DIGESTS))
+def test_the_first_search_decides_as_it_did(name, players, spec):
+    assert decision_digest(name, players, spec) == DEFAULT_DIGESTS[(name, players, spec)]
+
+
+# ---------------------------------------------------------------- the later settings
+#: Sequential halving at the root with the tiny budget (random prior: its move gets the bonus).
+HALVING = TINY.replace("prior=none", "prior=random").replace("root=ucb", "root=halving") + ",stick=0.05"
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_halving_is_legal_deterministic_within_budget_and_blind_to_hidden_information(name):
+    game = make_game(name)
+    s = mid_game(game, n=32, seed=4)
+    a, b = make_agent(HALVING, game, seed=3), make_agent(HALVING, game, seed=3)
+    acts = ask(a, s)
+    assert np.array_equal(acts, ask(b, s))
+    assert s.legal_action_mask[np.arange(s.batch_size), acts].all()
+    searched = int((s.legal_action_mask.sum(1) > 1).sum())
+    assert a.counts["simulations"] == 6 * searched
+    per_node = game.num_players if game.spec.simultaneous else 1
+    assert 6 * searched <= a.counts["steps"] <= 6 * searched * (1 + 6 * per_node + 6)
+    for k in (21, 22):
+        twin = redeal(game, s, k)
+        assert np.array_equal(ask(make_agent(HALVING, game, seed=7), s), ask(make_agent(HALVING, game, seed=7), twin))
+    # without the bonus the choice is the best mean: a search of the true state differs
+    settings = make_agent(HALVING.replace("stick=0.05", "stick=0"), game, seed=7).settings
+    peek = [ask(PeekingSearch(game, 7, settings), x) for x in (s, redeal(game, s, 21), redeal(game, s, 22))]
+    assert not (np.array_equal(peek[0], peek[1]) and np.array_equal(peek[0], peek[2]))
+
+
+@pytest.mark.parametrize(("name", "prior"), [("monkey_fun", "greedy"), ("monki", "lookahead")])
+def test_halving_candidates_come_from_the_prior_scores_and_a_large_stick_keeps_the_prior_move(name, prior):
+    game = make_game(name)
+    s = mid_game(game, n=32, seed=5)
+    cp = s.current_player.astype(np.int64)
+    obs, mask = game.observe(s, cp), s.legal_action_mask
+    guide = make_agent(prior, game)
+    move = np.asarray(guide.act(obs, mask))
+    base = f"mcts:simulations=12,determinizations=12,max_rollout_depth=4,rollout=random,prior={prior},root=halving"
+    free = ask(make_agent(base, game, seed=1), s)
+    searched = mask.sum(1) > 1
+    assert (free != move)[searched].any()  # without a bonus the search leaves the prior's move somewhere
+    stuck = ask(make_agent(base + ",stick=2", game, seed=1), s)  # values lie in [0, 1]: never left
+    assert np.array_equal(stuck[searched], move[searched])
+    sc = np.where(mask, np.asarray(guide.scores(obs, mask), dtype=np.float64), -np.inf)
+    top2 = np.argsort(-sc, axis=1, kind="stable")[:, :2]
+    two = ask(make_agent(base + ",candidates=2", game, seed=1), s)
+    assert ((two[:, None] == top2).any(1) | ~searched).all()
+    with pytest.raises(ValueError, match="scores"):
+        make_agent(base.replace(f"prior={prior}", "prior=random") + ",candidates=2", game)
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_a_tree_depth_of_one_searches_the_root_only(name):
+    """Without play-outs (``max_rollout_depth=0``) a simulation is its tree descent: one step each
+    at depth 1, more once the unlimited tree revisits a root action (40 simulations, fewer moves)."""
+    game = make_game(name)
+    s = mid_game(game, n=16, seed=6)
+    searched = int((s.legal_action_mask.sum(1) > 1).sum())
+    flat = TINY.replace("simulations=6", "simulations=40").replace("max_rollout_depth=6", "max_rollout_depth=0")
+    a = make_agent(flat.replace("max_tree_depth=0", "max_tree_depth=1"), game, seed=2)
+    acts = ask(a, s)
+    assert s.legal_action_mask[np.arange(s.batch_size), acts].all()
+    assert a.counts["steps"] == a.counts["simulations"] == 40 * searched
+    deep = make_agent(flat, game, seed=2)
+    ask(deep, s)
+    assert deep.counts["steps"] > 40 * searched
+
+
+def test_score_margins_and_the_game_evaluation_value_the_play_outs():
+    game = make_game("monkey_fun", num_players=2)
+    rng = np.random.default_rng(0)
+    s = game.init(np.arange(64))
+    while not (s.terminated | s.truncated).all():
+        run = ~(s.terminated | s.truncated)
+        acts = np.zeros(s.batch_size, dtype=np.int64)
+        acts[run] = random_legal(s.legal_action_mask[run], rng)
+        s = game.step(s, acts)
+    done = np.ones(s.batch_size, dtype=bool)
+    plain = SearchAgent(game, 0, SearchSettings())._values(s, done)
+    half = SearchAgent(game, 0, SearchSettings(margin_weight=0.5, margin_scale=4.0))._values(s, done)
+    sc = game.scores(s)
+    margin = sc - sc[:, ::-1]
+    assert (margin != 0).any()
+    np.testing.assert_allclose(half, 0.5 * plain + 0.5 / (1.0 + np.exp(-margin / 4.0)))
+    # evaluation=game: a cut play-out is worth the game's registered evaluation (Monki registers one)
+    from agents.heuristics.monki import search_evaluation
+
+    mk = make_game("monki")
+    m = mid_game(mk, n=16, steps=30, seed=1)
+    agent = SearchAgent(mk, 0, SearchSettings(evaluation="game"))
+    np.testing.assert_allclose(agent._values(m, np.zeros(m.batch_size, dtype=bool)), search_evaluation(mk, m))
+    v = search_evaluation(mk, m)
+    assert ((v >= 0) & (v <= 1)).all() and np.allclose(v.sum(1), 1.0)
+    with pytest.raises(ValueError, match="registers no search evaluation"):
+        SearchAgent(make_game("four_monkeys"), 0, SearchSettings(evaluation="game"))
+
+
+def test_a_game_focus_leaves_the_other_decisions_to_the_prior_agent():
+    """Monki searches the start of a turn only (``focus=game``): every other decision is the prior
+    agent's move, and only the searched rows spend simulations."""
+    from agents.heuristics.monki import search_focus
+
+    game = make_game("monki")
+    s = mid_game(game, n=48, steps=14, seed=3)
+    cp = s.current_player.astype(np.int64)
+    mask = s.legal_action_mask
+    spec = "mcts:simulations=8,determinizations=8,max_rollout_depth=4,rollout=random,prior=lookahead,root=halving"
+    focused = make_agent(spec + ",focus=game", game, seed=1)
+    acts = ask(focused, s)
+    assert mask[np.arange(s.batch_size), acts].all()
+    searched = (mask.sum(1) > 1) & search_focus(game, s)
+    others = (mask.sum(1) > 1) & ~searched
+    assert searched.any() and others.any()
+    guide = np.asarray(make_agent("lookahead", game).act(game.observe(s, cp), mask))
+    assert np.array_equal(acts[others], guide[others])
+    assert focused.counts["simulations"] == 8 * int(searched.sum())
+    everywhere = make_agent(spec, game, seed=1)
+    ask(everywhere, s)
+    assert everywhere.counts["simulations"] == 8 * int((mask.sum(1) > 1).sum())
+    with pytest.raises(ValueError, match="registers no search focus"):
+        SearchAgent(make_game("four_monkeys"), 0, SearchSettings(focus="game", prior="smart"))
+    with pytest.raises(ValueError, match="needs a prior agent"):
+        SearchAgent(game, 0, SearchSettings(focus="game"))

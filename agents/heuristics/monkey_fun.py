@@ -411,6 +411,16 @@ class GreedyMonkeyFun:
         out[:, :NUM_SUBSETS, 2:11] *= m[:, :NUM_SUBSETS, None]
         return out
 
+    def scores(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """``(B, 16) float64`` the agent's value of every action (it plays the best legal one; ties: the
+        lower index); illegal actions' entries are meaningless.
+
+        Args:
+            obs: ``(B, obs_dim) float32`` observations from the acting seat's view.
+            mask: ``(B, 16)`` legal actions.
+        """
+        return self._evaluate(obs, mask, parts=False)[0]
+
     def _evaluate(
         self, obs: np.ndarray, mask: np.ndarray, parts: bool
     ) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray] | None]:

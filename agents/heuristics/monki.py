@@ -38,6 +38,7 @@ from agents.base import argmax_legal
 from agents.registry import register_agent, register_features
 from monkey_envs.monki import data as D
 from monkey_envs.monki.rules import Monki
+from monkey_envs.monki.state import PHASE_START
 
 
 class _MonkiView:
@@ -590,10 +591,58 @@ __all__ = ["CautiousMonki", "GreedyMonki", "LookaheadMonki"]
 
 
 # ====================================================================== the search agent
+#: Weights of :func:`search_evaluation`'s logit (seat 0's view; the row-1 fruits, their squares, the
+#: golden fruits, their squares, and +1 / -1 for seat 0 / seat 1 to move). Fitted by logistic
+#: regression on 35,124 positions of 1,500 ``lookahead`` self-play games (every second decision;
+#: docs/agents.md#the-search-agent-mcts), rounded.
+EVAL_WEIGHTS = (0.18, 0.056, -0.28, 0.12, 0.38)
+
+
+def search_evaluation(game: Monki, state: Any) -> np.ndarray:
+    """The search's value of running positions (``mcts`` with ``evaluation=game``).
+
+    A logistic model of the chance to win from the fruits on the two player boards (row 1 and the
+    golden row 2) and the seat to move: ``sigmoid(w . (x_0 - x_1))`` for seat 0, the rest for
+    seat 1. It reads only the player boards and the seat to move, which both seats see.
+
+    Args:
+        game: the Monki game.
+        state: ``k`` running rows.
+
+    Returns:
+        ``(k, 2) float64`` each seat's value in ``[0, 1]`` (the two sum to 1).
+    """
+    owner = np.asarray(state.owner)
+    row1 = D.TOKEN_SLOT < D.ROW1_SLOTS
+    r1 = np.stack([((owner == p) & row1).sum(1) for p in (0, 1)], 1).astype(np.float64)  # (k, 2)
+    r2 = np.stack([((owner == p) & ~row1).sum(1) for p in (0, 1)], 1).astype(np.float64)
+    w = EVAL_WEIGHTS
+    to_move = np.where(np.asarray(state.current_player) == 0, 1.0, -1.0)
+    feats = (r1, r1**2, r2, r2**2)  # each (k, 2): its seat-0-minus-seat-1 difference enters the logit
+    logit = w[4] * to_move
+    for weight, x in zip(w[:4], feats, strict=True):
+        logit = logit + weight * (x[:, 0] - x[:, 1])
+    p0 = 1.0 / (1.0 + np.exp(-logit))
+    return np.stack([p0, 1.0 - p0], 1)
+
+
+#: The phases whose decisions the search agent searches (``focus=game``): the start of a turn
+#: (skip, or where to move). The flips of a turn are left to ``lookahead``, whose expectimax over
+#: the turn's flips is exact (sampled play-outs only add noise there: docs/agents.md).
+SEARCH_PHASES = (PHASE_START,)
+
+
+def search_focus(game: Monki, state: Any) -> np.ndarray:
+    """``(n,) bool``: the rows whose decision the search agent searches (``focus=game``), by phase."""
+    return np.isin(np.asarray(state.phase), SEARCH_PHASES)
+
+
 def _register_search() -> None:
     """``mcts`` with this game's default budget (:mod:`agents.search`; sized for a 2,000-game arena in 30 min)."""
-    from agents.search import register_search_agent
+    from agents.search import register_search_agent, register_search_evaluation, register_search_focus
 
+    register_search_evaluation("monki", search_evaluation)
+    register_search_focus("monki", search_focus)
     register_search_agent("monki", simulations=256, determinizations=8, rollout="random")
 
 
