@@ -51,7 +51,7 @@ from numba.extending import intrinsic
 from numba.np.arrayobj import populate_array
 
 from monkey_envs.core.kernel_cache import drop_stale_cache, njit_borrowed
-from monkey_envs.core.rng import next_uint64, seed_row, shuffle_order
+from monkey_envs.core.rng import next_uint64, seed_row
 from monkey_envs.funky_monkey import data as D
 from monkey_envs.funky_monkey import state as S
 
@@ -216,8 +216,6 @@ K = D.NUM_CARD_KINDS
 L = D.TRACK_LENGTH
 MAX_CARDS = D.MAX_CARDS
 MAX_PLAYERS = D.MAX_PLAYERS
-#: ``shuffle_order``'s ``order`` scratch for a pile of ``MAX_CARDS``
-ORDER_SIZE = 2 * MAX_CARDS + 1
 MINUSS = D.CARD_MINUSS
 T_SCALES, T_TELESCOPE, T_CROWN = D.T_SCALES, D.T_TELESCOPE, D.T_CROWN
 BOWL1_SPACE, BOWL2_SPACE = D.BOWL_SPACES
@@ -314,7 +312,7 @@ def _finish_row(ptrs: np.ndarray, dims: np.ndarray, b: int, winners: int, reason
     current_player = _field(ptrs, dims, CURRENT_PLAYER)
     phase = _field(ptrs, dims, PHASE)
     stage = _field(ptrs, dims, STAGE)
-    P = rewards.shape[1]
+    _, P = rewards.shape  # unpacked: an indexed shape is one more helper to compile without rewrites
     everyone = P > 1 and winners == (1 << P) - 1
     for p in range(P):
         w = ((winners >> p) & 1) == 1
@@ -338,24 +336,31 @@ def _reshuffle_row(rng: np.ndarray, b: int, discard: np.ndarray, draw_pile: np.n
     """Shuffle the revealed movement cards of row ``b`` into a new draw pile (the old one is empty).
 
     The pile is the discard's cards sorted by kind, shuffled with the row's stream over the full
-    pile width (the counter advances by ``MAX_CARDS``), as ``FunkyMonkey._reshuffle``.
+    pile width (the counter advances by ``MAX_CARDS``), as ``FunkyMonkey._reshuffle``
+    (:func:`~monkey_envs.core.rng.shuffle_prefix`). That shuffle's permutation is the stable
+    argsort of its keys, the row's next draws ``>> 11`` (as floats in ``[0, 1)``: exact, so in the
+    same order), which is unique: so it is computed here by :func:`_stable_order` on those draws
+    (sparing a cold start the compile of ``core.rng.shuffle_order``).
     """
-    nd = np.int64(0)  # not the literal 0: a literal would compile shuffle_order a second time
+    nd = np.int64(0)  # not the literal 0: _stable_order compiles once, for int64
     for k in range(K):
         for _ in range(discard[b, k]):
             draw_pile[b, nd] = k
             nd += 1
     for i in range(nd, MAX_CARDS):
         draw_pile[b, i] = -1
-    # shuffle_prefix_row(rng, b, draw_pile[b], nd), by its parts (one kernel less to compile)
-    width = draw_pile.shape[1]  # MAX_CARDS (address() takes no state with another width)
-    order = _stack_array(ORDER_SIZE, np.intp)
-    n = shuffle_order(rng, b, nd, width, _stack_array(MAX_CARDS, np.float64), order)
+    _, width = draw_pile.shape  # MAX_CARDS (address() takes no state with another width)
+    keys = _stack_array(MAX_CARDS, np.uint64)
+    for j in range(nd):
+        keys[j] = next_uint64(rng, b) >> np.uint64(11)
+    rng[b, 1] += np.uint64(width - nd)  # the counter advances by the pile's width, as shuffle_order's
+    order = _stack_array(MAX_CARDS, np.int64)
+    _stable_order(keys, np.int64(0), nd, order)
     pile = draw_pile[b]
     head = _stack_array(MAX_CARDS, np.int8)
-    for i in range(n):
+    for i in range(nd):
         head[i] = pile[i]
-    for i in range(n):
+    for i in range(nd):
         pile[i] = head[order[i]]
     draw_size[b] = nd
     for k in range(K):
@@ -432,16 +437,19 @@ def refresh_row(
                 if alive[b, _abs(j + 1, cp, P)]:
                     var |= 1 << j
     key = key0[ph] + var
-    for i in range(mask.shape[1]):  # element by element: a slice copy checks the arrays for overlap first
+    _, A = mask.shape
+    for i in range(A):  # element by element: a slice copy checks the arrays for overlap first
         mask[b, i] = table[key, i]
 
 
-@njit(cache=True, inline="always")
-def next_alive_left(b: int, seat: int, P: int, alive: np.ndarray) -> int:
-    """First surviving seat to the left of ``seat`` (``seat`` itself last; with none, the next seat)."""
+@_inner
+def _next_alive_left(alive: int, seat: int, P: int) -> int:
+    """First surviving seat to the left of ``seat`` (``seat`` itself last; with none, the next seat), of
+    the seats of bitmask ``alive``. A call of scalars: inlined at both of :func:`step_at`'s sites it
+    cost about half a second of a cold start."""
     for k in range(1, P + 1):
         c = _abs(k, seat, P)
-        if alive[b, c]:
+        if (alive >> c) & 1:
             return c
     return _abs(1, seat, P)
 
@@ -504,7 +512,7 @@ def reset_rows_at(
         _field(ptrs, dims, ACTIVE),
     )
     face_up, draw_size, tiger = _field(ptrs, dims, FACE_UP), _field(ptrs, dims, DRAW_SIZE), _field(ptrs, dims, TIGER)
-    P = pos.shape[1]
+    _, P = pos.shape
     N = deck.size
     nd = N - P * HAND_SIZE
     nbits = (P + 1) // 2
@@ -582,7 +590,7 @@ def _blank_row(
     ptrs: np.ndarray, dims: np.ndarray, b: int, face_up0: np.ndarray, tiger_start: int, num_cards: int
 ) -> None:
     """The values every new game holds, into row ``b`` (``Setup.blank`` and ``position._turn_start``)."""
-    P = _field(ptrs, dims, POS).shape[1]
+    _, P = _field(ptrs, dims, POS).shape
     _field(ptrs, dims, REWARDS)[b, :] = 0
     _field(ptrs, dims, TERMINATED)[b] = False
     _field(ptrs, dims, TRUNCATED)[b] = False
@@ -598,7 +606,8 @@ def _blank_row(
     _field(ptrs, dims, SUPPLY)[b] = D_TOTAL_COCONUTS - P * D_START_COCONUTS - BOWL_START_SUM
     _field(ptrs, dims, TIGER)[b] = tiger_start
     face_up = _field(ptrs, dims, FACE_UP)
-    for x in range(face_up.shape[1]):  # a loop: an array assignment compiles its shape-mismatch error message
+    _, nx = face_up.shape
+    for x in range(nx):  # a loop: an array assignment compiles its shape-mismatch error message
         face_up[b, x] = face_up0[x]
     _field(ptrs, dims, DRAW_SIZE)[b] = num_cards - P * HAND_SIZE
     _field(ptrs, dims, DISCARD)[b, :] = 0
@@ -755,7 +764,7 @@ def step_at(
                 accepter[b] = act
                 reveal = True
             else:
-                h = next_alive_left(b, act, P, alive)
+                h = _next_alive_left(alive0, act, P)  # nobody is out yet in this step
                 holder[b] = h
                 passes[b] = 0
                 phase[b] = PH_RESPOND
@@ -772,7 +781,7 @@ def step_at(
             elif a == A_PASS:
                 stats[b, h, SC_PASSED] += 1
                 passes[b] += 1
-                nxt = next_alive_left(b, h, P, alive)
+                nxt = _next_alive_left(alive0, h, P)
                 if nxt == active[b]:  # it went all the way round: the active player must accept it
                     accepter[b] = active[b]
                     reveal = True
@@ -1134,8 +1143,8 @@ def observe_at(
     round_ = _field(ptrs, dims, ROUND)
     crown_play = _field(ptrs, dims, CROWN_PLAY)
     in_bonus = _field(ptrs, dims, IN_BONUS)
-    B = obs.shape[0]
-    P = pos.shape[1]
+    B, _ = obs.shape
+    _, P = pos.shape
     # the tables in locals: the compiler cannot tell the observation's stores from their loads
     c_phase = offsets[O_PHASE]
     c_to_move = offsets[O_TO_MOVE]
