@@ -738,7 +738,7 @@ def step_at(
             continue
         step_count[b] += 1
         a = actions[b]
-        alive0 = 0
+        alive0 = np.int64(0)  # not a literal 0: _next_alive_left compiles once, for int64
         for p in range(P):
             if alive[b, p]:
                 alive0 |= 1 << p
@@ -1015,7 +1015,7 @@ def step_at(
                     stage[b] = ST_DECIDE
             elif sg == ST_SCALES_ACCEPTER:
                 c = np.int64(accepter[b])
-                cc = max(c, 0)
+                cc = c if c > 0 else 0  # (no builtin max: one helper less to compile)
                 stage[b] = ST_END_TURN
                 if (
                     c >= 0
@@ -1067,7 +1067,8 @@ def step_at(
                     for p in range(P):
                         if alive[b, p]:
                             kv = np.int64(pos[b, p]) * 1000 + (500 if golden[b] == p else 0) + coconuts[b, p]
-                            best = max(best, kv)
+                            if kv > best:
+                                best = kv
                     win = np.int64(0)
                     for p in range(P):
                         if alive[b, p]:
