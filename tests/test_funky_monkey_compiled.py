@@ -209,6 +209,40 @@ def test_positions_step_like_the_reference() -> None:
         assert s.terminated[0]
 
 
+def test_reshuffles_of_the_draw_pile_step_like_the_reference() -> None:
+    """Rule: the compiled reshuffle (the discard shuffled into a new draw pile when the pyramid
+    finds the pile empty) deals the same pile and advances the row's stream as the numpy rules
+    (``core.rng.shuffle_prefix``); a position with an empty pile and a pyramid next to the
+    monkeys reshuffles in most games (random play rarely does)."""
+    game = FunkyMonkey(3, tile_visibility="all")
+    rng = np.random.default_rng(11)
+    reshuffles = 0
+    for seed in range(12):
+        s = game.position(
+            positions=[0, 1, 2],
+            tiles={3: "pyramid", 13: "pyramid"},
+            hands=[[1, 2, 3, 4, "M"], [1, 1, 2, "M", 4], [3, 3, 2, 1, 4]],
+            treasures=[["scales", "telescope"], ["telescope", "crown"], ["scales"]],
+            draw_pile=[],
+            discard=[1, 3, 2, 4],
+            golden=1,
+            seed=seed,
+        )
+        ref = s.clone()
+        for t in range(400):
+            if s.terminated[0]:
+                break
+            size = int(s.draw_size[0])
+            acts = random_legal_actions(s.legal_action_mask, rng)
+            s = game.step(s, acts)
+            assert game._step_reference(ref, acts)
+            assert_same_state(s, ref, f"seed {seed} step {t}")
+            assert_same_observations(game, s, f"seed {seed} step {t}")
+            reshuffles += int(s.draw_size[0] > size)
+        assert s.terminated[0]
+    assert reshuffles >= 8  # 11 with these seeds: the case is exercised
+
+
 # ------------------------------------------------------------------ the kernels' kept addresses
 def test_field_layout_names_the_states_dtypes_and_dimensions() -> None:
     """Rule: the addresses are taken only of arrays of the state's layout, which ``kernels.FIELD_LAYOUT`` spells out."""
