@@ -209,6 +209,40 @@ def test_positions_step_like_the_reference() -> None:
         assert s.terminated[0]
 
 
+def test_reshuffles_of_the_draw_pile_step_like_the_reference() -> None:
+    """Rule: the compiled reshuffle (the discard shuffled into a new draw pile when the pyramid
+    finds the pile empty) deals the same pile and advances the row's stream as the numpy rules
+    (``core.rng.shuffle_prefix``); a position with an empty pile and a pyramid next to the
+    monkeys reshuffles in most games (random play rarely does)."""
+    game = FunkyMonkey(3, tile_visibility="all")
+    rng = np.random.default_rng(11)
+    reshuffles = 0
+    for seed in range(12):
+        s = game.position(
+            positions=[0, 1, 2],
+            tiles={3: "pyramid", 13: "pyramid"},
+            hands=[[1, 2, 3, 4, "M"], [1, 1, 2, "M", 4], [3, 3, 2, 1, 4]],
+            treasures=[["scales", "telescope"], ["telescope", "crown"], ["scales"]],
+            draw_pile=[],
+            discard=[1, 3, 2, 4],
+            golden=1,
+            seed=seed,
+        )
+        ref = s.clone()
+        for t in range(400):
+            if s.terminated[0]:
+                break
+            size = int(s.draw_size[0])
+            acts = random_legal_actions(s.legal_action_mask, rng)
+            s = game.step(s, acts)
+            assert game._step_reference(ref, acts)
+            assert_same_state(s, ref, f"seed {seed} step {t}")
+            assert_same_observations(game, s, f"seed {seed} step {t}")
+            reshuffles += int(s.draw_size[0] > size)
+        assert s.terminated[0]
+    assert reshuffles >= 8  # 11 with these seeds: the case is exercised
+
+
 # ------------------------------------------------------------------ the kernels' kept addresses
 def test_field_layout_names_the_states_dtypes_and_dimensions() -> None:
     """Rule: the addresses are taken only of arrays of the state's layout, which ``kernels.FIELD_LAYOUT`` spells out."""
@@ -268,6 +302,37 @@ def test_kept_addresses_serve_only_the_state_and_arrays_they_were_taken_from() -
     assert_same_state(clone, ref, "reset_rows of a clone")
 
 
+def test_a_state_wider_than_the_kernels_scratch_is_refused() -> None:
+    """Rule: the kernels' scratch lives in their stack frames, sized for ``MAX_PLAYERS`` seats and a
+    ``MAX_CARDS`` draw pile; a state with a wider pile (a replaced field) is refused with a
+    ``ValueError`` and left as it was, never read or written past that scratch."""
+    from monkey_envs.funky_monkey import kernels as K
+
+    game = FunkyMonkey(3)
+    s = game.init(np.arange(2))
+    s.draw_pile = np.full((2, K.MAX_CARDS + 1), -1, np.int8)
+    before = s.clone()
+    with pytest.raises(ValueError, match="MAX_CARDS"):
+        game.step_inplace(s, s.legal_action_mask.argmax(1))
+    assert_same_state(s, before, "refused step")
+
+
+def test_a_chain_reaction_that_does_not_settle_raises_from_compiled_code() -> None:
+    """Rule: the guard against a chain reaction that never settles (a rules bug) raises RuntimeError
+    out of compiled code; it is compiled apart from the step (which has no runtime for the dynamic
+    raise numba would make of it without its rewrites) and called from it."""
+    import numba
+
+    from monkey_envs.funky_monkey import kernels as K
+
+    @numba.njit
+    def trip() -> None:
+        K._chain_did_not_settle()
+
+    with pytest.raises(RuntimeError, match="did not settle"):
+        trip()
+
+
 def test_a_copied_or_pickled_game_keeps_no_addresses() -> None:
     """Rule: kept addresses never leave the process's game object (a copy or a pickle starts without)."""
     import copy
@@ -285,8 +350,12 @@ _COMPILED = """
 import numpy as np
 from numba.core.registry import CPUDispatcher
 from monkey_envs.funky_monkey import FunkyMonkey, kernels as K
+from monkey_envs import funky_monkey_v0
 g = FunkyMonkey(3)
 g.observe(g.init(np.arange(2)), 0)
+env = funky_monkey_v0.raw_env(num_players=3)  # the AEC face in the same process: the same kernels
+env.reset(seed=0)
+env.last()
 print(sorted((n, len(d.signatures)) for n, d in vars(K).items() if isinstance(d, CPUDispatcher) and d.signatures))
 """
 
@@ -295,8 +364,9 @@ def test_a_new_game_and_its_observation_compile_each_rule_body_once(tmp_path: Pa
     """Issue 23 item 2 (cold start): dealing and observing compile one kernel each on the state's
     addresses (``reset_rows_at``, ``observe_at``, and ``address``), each once, with one version of
     each helper they call: no second copy of a rule body for a tuple of the 48 arrays, no version
-    for a literal argument. Measured in a fresh process with an empty numba cache, where nothing
-    can be loaded instead of compiled."""
+    for a literal argument, none for the AEC face's arguments (its seat arrays were read-only, a
+    second numba type) in a process that also observes through the core. Measured in a fresh
+    process with an empty numba cache, where nothing can be loaded instead of compiled."""
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "MONKEY_ENVS_QUIET_COMPILE": "1"}
     env["PYTHONPATH"] = os.pathsep.join([str(Path(D.__file__).parents[2]), env.get("PYTHONPATH", "")])
     run = subprocess.run([sys.executable, "-c", _COMPILED], env=env, capture_output=True, text=True, timeout=300)

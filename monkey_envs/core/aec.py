@@ -144,10 +144,10 @@ class GameAECEnv(AECEnv):
         }
         self.action_spaces = {a: spaces.Discrete(self.game.num_actions) for a in self.possible_agents}
         self._zero_mask = np.zeros(self.game.num_actions, dtype=np.int8)
-        #: ``(1,) int64`` seat arrays for the observation hook, one per seat (read-only)
+        #: ``(1,) int64`` seat arrays for the observation hook, one per seat, kept private. Writeable,
+        #: like the arrays ``Game.observe`` hands the hook: numba types a read-only array apart, so a
+        #: compiled hook would compile a second time in a process that also observes through the core.
         self._seat_rows = [np.full(1, i, dtype=np.int64) for i in range(P)]
-        for rows in self._seat_rows:
-            rows.flags.writeable = False
         #: the game deals new games into a state's rows itself (a compiled ``_reset_rows``): a reset
         #: then restarts the env's own state in place instead of building a new one
         self._deals_in_place = type(self.game)._reset_rows is not Game._reset_rows

@@ -14,6 +14,12 @@ Compiling them from an empty cache is most of a cold start, so each rule body is
 in the one kernel that runs it (no second copy for a tuple of arrays, no body linked into a
 wrapper and optimised again), helpers that only kernels call get no Python wrapper
 (:data:`_inner`), and no call passes a literal (numba would compile the callee once more for it).
+Every kernel and helper is compiled without reference counting
+(:func:`~monkey_envs.core.kernel_cache.njit_borrowed`: they only borrow the state's arrays; about
+a quarter of the LLVM code was reference counts) and without numba's IR rewrites
+(``no_rewrites``: passes these kernels do not need, each re-analysing the whole
+function); their scratch lives in their stack frames (:func:`_stack_array`), so nothing allocates
+and no ``np.empty`` implementation compiles.
 
 The kernels reproduce the numpy rules of :class:`~monkey_envs.funky_monkey.rules.FunkyMonkey`
 (its ``_step`` stage machine, ``MaskTable.refresh``, ``Observer.observe`` and ``Setup.deal``, kept
@@ -34,18 +40,18 @@ Notation: ``b`` a row, ``P`` seats, ``m`` the mover, ``x`` a track space, ``a`` 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numba
 import numpy as np
+from llvmlite import ir as llvm_ir
 from numba import njit, types
 from numba.core import cgutils
-from numba.extending import intrinsic, overload
+from numba.extending import intrinsic
 from numba.np.arrayobj import populate_array
 
-from monkey_envs.core.kernel_cache import drop_stale_cache
-from monkey_envs.core.rng import next_uint64, seed_row, shuffle_order
+from monkey_envs.core.kernel_cache import drop_stale_cache, njit_borrowed
+from monkey_envs.core.rng import next_uint64, seed_row
 from monkey_envs.funky_monkey import data as D
 from monkey_envs.funky_monkey import state as S
 
@@ -54,8 +60,9 @@ drop_stale_cache(__file__)
 #: The decorator of the helpers that only kernels call (underscored): numba compiles no Python
 #: wrapper for them (for a jitted function it does, unboxing each argument: for a helper taking
 #: many arrays, tenths of a second of a cold start that nothing uses). Called from Python, such a
-#: helper would crash the interpreter.
-_inner = njit(cache=True, no_cpython_wrapper=True)
+#: helper would crash the interpreter. Borrowed and without rewrites, as the kernels (module
+#: docstring).
+_inner = njit_borrowed(cache=True, no_cpython_wrapper=True, no_rewrites=True)
 
 #: Names of the state arrays in the tuple ``st`` the kernels take, in order (the fields of
 #: :class:`~monkey_envs.funky_monkey.state.FunkyMonkeyState`); the constants below index it.
@@ -208,6 +215,7 @@ NUM_DENSE = 2 + D.NUM_CARD_KINDS + 3 + 3 + 1 + 2 + 1 + D.NUM_TILE_KINDS + 2 * D.
 K = D.NUM_CARD_KINDS
 L = D.TRACK_LENGTH
 MAX_CARDS = D.MAX_CARDS
+MAX_PLAYERS = D.MAX_PLAYERS
 MINUSS = D.CARD_MINUSS
 T_SCALES, T_TELESCOPE, T_CROWN = D.T_SCALES, D.T_TELESCOPE, D.T_CROWN
 BOWL1_SPACE, BOWL2_SPACE = D.BOWL_SPACES
@@ -231,6 +239,9 @@ NUM_SLOTS_OF_BACK = np.array([len(D.TILE_SLOTS_RECONSTRUCTED[bk]) for bk in D.TI
 NUM_BACKS = len(D.TILE_BACKS)
 TREASURE_DECK = np.array(D.TREASURE_DECK_RECONSTRUCTED, np.int8)
 NUM_TREASURES = TREASURE_DECK.size
+#: Setup's draws of one row at most (:func:`reset_rows_at`: tiles, cards, treasures, placing order,
+#: start bits, chips, for ``MAX_PLAYERS``)
+MAX_SETUP_DRAWS = TILE_STACKS.size + MAX_CARDS + NUM_TREASURES + MAX_PLAYERS + (MAX_PLAYERS + 1) // 2 + MAX_PLAYERS
 
 E_NONE, E_COCONUT, E_GOLDEN, E_CHEST = D.E_NONE, D.E_COCONUT, D.E_GOLDEN, D.E_CHEST
 E_PYRAMID, E_NEAREST_BOWL, E_MINUS1, E_MINUS2, E_BOWL = (
@@ -286,14 +297,22 @@ _ONE = np.float32(1.0)
 
 # ====================================================================== per-row helpers
 @_inner
-def _finish_row(b: int, winners: int, reason: int, P: int, ends: tuple) -> None:
+def _finish_row(ptrs: np.ndarray, dims: np.ndarray, b: int, winners: int, reason: int) -> None:
     """End game ``b`` with the seats of bitmask ``winners`` winning (``end_games`` of the numpy rules).
 
     Each winner gets ``REWARD_WIN``, every other seat ``REWARD_LOSS``; when all of several seats
     share the win, everyone gets ``REWARD_DRAW``. Callers pass ``winners`` and ``reason`` as
     ``np.int64`` so one compiled version serves every call (a literal ``0`` would compile another).
     """
-    rewards, winners_mask, terminated, end_reason, mask, current_player, phase, stage = ends
+    rewards = _field(ptrs, dims, REWARDS)
+    winners_mask = _field(ptrs, dims, WINNERS_MASK)
+    terminated = _field(ptrs, dims, TERMINATED)
+    end_reason = _field(ptrs, dims, END_REASON)
+    mask = _field(ptrs, dims, MASK)
+    current_player = _field(ptrs, dims, CURRENT_PLAYER)
+    phase = _field(ptrs, dims, PHASE)
+    stage = _field(ptrs, dims, STAGE)
+    _, P = rewards.shape  # unpacked: an indexed shape is one more helper to compile without rewrites
     everyone = P > 1 and winners == (1 << P) - 1
     for p in range(P):
         w = ((winners >> p) & 1) == 1
@@ -317,22 +336,31 @@ def _reshuffle_row(rng: np.ndarray, b: int, discard: np.ndarray, draw_pile: np.n
     """Shuffle the revealed movement cards of row ``b`` into a new draw pile (the old one is empty).
 
     The pile is the discard's cards sorted by kind, shuffled with the row's stream over the full
-    pile width (the counter advances by ``MAX_CARDS``), as ``FunkyMonkey._reshuffle``.
+    pile width (the counter advances by ``MAX_CARDS``), as ``FunkyMonkey._reshuffle``
+    (:func:`~monkey_envs.core.rng.shuffle_prefix`). That shuffle's permutation is the stable
+    argsort of its keys, the row's next draws ``>> 11`` (as floats in ``[0, 1)``: exact, so in the
+    same order), which is unique: so it is computed here by :func:`_stable_order` on those draws
+    (sparing a cold start the compile of ``core.rng.shuffle_order``).
     """
-    nd = np.int64(0)  # not the literal 0: a literal would compile shuffle_order a second time
+    nd = np.int64(0)  # not the literal 0: _stable_order compiles once, for int64
     for k in range(K):
         for _ in range(discard[b, k]):
             draw_pile[b, nd] = k
             nd += 1
     for i in range(nd, MAX_CARDS):
         draw_pile[b, i] = -1
-    # shuffle_prefix_row(rng, b, draw_pile[b], nd), by its parts (one kernel less to compile)
-    width = draw_pile.shape[1]
-    order = np.empty(2 * width + 1, np.intp)
-    n = shuffle_order(rng, b, nd, width, np.empty(width, np.float64), order)
+    _, width = draw_pile.shape  # MAX_CARDS (address() takes no state with another width)
+    keys = _stack_array(MAX_CARDS, np.uint64)
+    for j in range(nd):
+        keys[j] = next_uint64(rng, b) >> np.uint64(11)
+    rng[b, 1] += np.uint64(width - nd)  # the counter advances by the pile's width, as shuffle_order's
+    order = _stack_array(MAX_CARDS, np.int64)
+    _stable_order(keys, np.int64(0), nd, order)
     pile = draw_pile[b]
-    head = pile[:n].copy()
-    for i in range(n):
+    head = _stack_array(MAX_CARDS, np.int8)
+    for i in range(nd):
+        head[i] = pile[i]
+    for i in range(nd):
         pile[i] = head[order[i]]
     draw_size[b] = nd
     for k in range(K):
@@ -347,14 +375,14 @@ def _new_round_row(rng: np.ndarray, b: int, can: int, P: int, chip_order: np.nda
     seats that can play in seat order, a stable sort of the keys; ``-1`` past them.
     """
     n = 0
-    firsts = np.empty(P, np.int64)
+    firsts = _stack_array(MAX_PLAYERS, np.int64)
     for p in range(P):
         if (can >> p) & 1:
             firsts[n] = p
             n += 1
     for j in range(P):
         keys[j] = next_uint64(rng, b) >> np.uint64(11)
-    idx = np.empty(n, np.int64)
+    idx = _stack_array(MAX_PLAYERS, np.int64)
     for i in range(n):  # stable insertion sort of the prefix by its keys
         kv = keys[i]
         j = i - 1
@@ -365,6 +393,17 @@ def _new_round_row(rng: np.ndarray, b: int, can: int, P: int, chip_order: np.nda
     for j in range(P):
         chip_order[b, j] = firsts[idx[j]] if j < n else -1
     return firsts[idx[0]]
+
+
+@njit_borrowed(cache=True, no_cpython_wrapper=True)
+def _chain_did_not_settle() -> None:
+    """Raise the error of a chain reaction that did not settle (a rules bug; :func:`step_at`).
+
+    Compiled with numba's rewrites, which make this a raise of a constant exception: the kernels,
+    compiled without them (``no_rewrites``), would raise it as a dynamic one, which needs the
+    reference-counting runtime they are compiled without.
+    """
+    raise RuntimeError("Funky Monkey chain reaction did not settle")
 
 
 @njit(cache=True, inline="always")
@@ -398,16 +437,19 @@ def refresh_row(
                 if alive[b, _abs(j + 1, cp, P)]:
                     var |= 1 << j
     key = key0[ph] + var
-    for i in range(mask.shape[1]):  # element by element: a slice copy checks the arrays for overlap first
+    _, A = mask.shape
+    for i in range(A):  # element by element: a slice copy checks the arrays for overlap first
         mask[b, i] = table[key, i]
 
 
-@njit(cache=True, inline="always")
-def next_alive_left(b: int, seat: int, P: int, alive: np.ndarray) -> int:
-    """First surviving seat to the left of ``seat`` (``seat`` itself last; with none, the next seat)."""
+@_inner
+def _next_alive_left(alive: int, seat: int, P: int) -> int:
+    """First surviving seat to the left of ``seat`` (``seat`` itself last; with none, the next seat), of
+    the seats of bitmask ``alive``. A call of scalars: inlined at both of :func:`step_at`'s sites it
+    cost about half a second of a cold start."""
     for k in range(1, P + 1):
         c = _abs(k, seat, P)
-        if alive[b, c]:
+        if (alive >> c) & 1:
             return c
     return _abs(1, seat, P)
 
@@ -432,7 +474,7 @@ def _abs(offset: int, seat: int, P: int) -> int:
 # microsecond each), so a call handing it the 48 state arrays spent about 10 us before the first
 # rule ran, most of a batch of one's step (the AEC face). Each kernel is one compiled function
 # over the rows; it rebuilds the state arrays it uses inside (:func:`_field`: views of the same memory).
-@njit(cache=True)
+@njit_borrowed(cache=True, no_rewrites=True)
 def reset_rows_at(
     rows: np.ndarray,
     seeds: np.ndarray,
@@ -470,14 +512,14 @@ def reset_rows_at(
         _field(ptrs, dims, ACTIVE),
     )
     face_up, draw_size, tiger = _field(ptrs, dims, FACE_UP), _field(ptrs, dims, DRAW_SIZE), _field(ptrs, dims, TIGER)
-    P = pos.shape[1]
+    _, P = pos.shape
     N = deck.size
     nd = N - P * HAND_SIZE
     nbits = (P + 1) // 2
     total = TILE_STACKS.size + N + NUM_TREASURES + P + nbits + P
-    keys = np.empty(total, np.uint64)
-    bits = np.empty(total, np.int64)
-    order = np.empty(MAX_CARDS, np.int64)
+    keys = _stack_array(MAX_SETUP_DRAWS, np.uint64)
+    bits = _stack_array(MAX_SETUP_DRAWS, np.int64)
+    order = _stack_array(MAX_CARDS, np.int64)
     for i in range(rows.size):
         b = rows[i]
         _blank_row(ptrs, dims, b, face_up0, tiger_start, N)
@@ -548,7 +590,7 @@ def _blank_row(
     ptrs: np.ndarray, dims: np.ndarray, b: int, face_up0: np.ndarray, tiger_start: int, num_cards: int
 ) -> None:
     """The values every new game holds, into row ``b`` (``Setup.blank`` and ``position._turn_start``)."""
-    P = _field(ptrs, dims, POS).shape[1]
+    _, P = _field(ptrs, dims, POS).shape
     _field(ptrs, dims, REWARDS)[b, :] = 0
     _field(ptrs, dims, TERMINATED)[b] = False
     _field(ptrs, dims, TRUNCATED)[b] = False
@@ -564,7 +606,8 @@ def _blank_row(
     _field(ptrs, dims, SUPPLY)[b] = D_TOTAL_COCONUTS - P * D_START_COCONUTS - BOWL_START_SUM
     _field(ptrs, dims, TIGER)[b] = tiger_start
     face_up = _field(ptrs, dims, FACE_UP)
-    for x in range(face_up.shape[1]):  # a loop: an array assignment compiles its shape-mismatch error message
+    _, nx = face_up.shape
+    for x in range(nx):  # a loop: an array assignment compiles its shape-mismatch error message
         face_up[b, x] = face_up0[x]
     _field(ptrs, dims, DRAW_SIZE)[b] = num_cards - P * HAND_SIZE
     _field(ptrs, dims, DISCARD)[b, :] = 0
@@ -604,7 +647,7 @@ def _stable_order(keys: np.ndarray, at: int, n: int, order: np.ndarray) -> None:
         order[j + 1] = i
 
 
-@njit(cache=True)
+@njit_borrowed(cache=True, no_rewrites=True)
 def step_at(
     actions: np.ndarray,
     ptrs: np.ndarray,
@@ -637,12 +680,7 @@ def step_at(
         if a < 0 or a >= num_actions or not mask[b, a]:
             return False
     rewards[:] = 0
-    step_count, rng, winners_mask, end_reason = (
-        _field(ptrs, dims, STEP_COUNT),
-        _field(ptrs, dims, RNG),
-        _field(ptrs, dims, WINNERS_MASK),
-        _field(ptrs, dims, END_REASON),
-    )
+    step_count, rng = _field(ptrs, dims, STEP_COUNT), _field(ptrs, dims, RNG)
     pos, alive, coconuts, golden, bowls, supply, tiger = (
         _field(ptrs, dims, POS),
         _field(ptrs, dims, ALIVE),
@@ -693,15 +731,14 @@ def step_at(
         _field(ptrs, dims, PYRAMID_CARD),
         _field(ptrs, dims, STATS),
     )
-    ends = (rewards, winners_mask, terminated, end_reason, mask, current_player, phase, stage)
-    keys = np.empty(P, np.uint64)
+    keys = _stack_array(MAX_PLAYERS, np.uint64)
     all_seats = (1 << P) - 1
     for b in range(B):
         if terminated[b] or truncated[b]:
             continue
         step_count[b] += 1
         a = actions[b]
-        alive0 = 0
+        alive0 = np.int64(0)  # not a literal 0: _next_alive_left compiles once, for int64
         for p in range(P):
             if alive[b, p]:
                 alive0 |= 1 << p
@@ -727,7 +764,7 @@ def step_at(
                 accepter[b] = act
                 reveal = True
             else:
-                h = next_alive_left(b, act, P, alive)
+                h = _next_alive_left(alive0, act, P)  # nobody is out yet in this step
                 holder[b] = h
                 passes[b] = 0
                 phase[b] = PH_RESPOND
@@ -744,7 +781,7 @@ def step_at(
             elif a == A_PASS:
                 stats[b, h, SC_PASSED] += 1
                 passes[b] += 1
-                nxt = next_alive_left(b, h, P, alive)
+                nxt = _next_alive_left(alive0, h, P)
                 if nxt == active[b]:  # it went all the way round: the active player must accept it
                     accepter[b] = active[b]
                     reveal = True
@@ -836,7 +873,7 @@ def step_at(
         while True:
             loops += 1
             if loops > MAX_LOOP:
-                raise RuntimeError("Funky Monkey chain reaction did not settle")
+                _chain_did_not_settle()
             if dest != NO_MOVE:  # the mover's monkey ends a move: win on the tiger, out beyond it, else land
                 m = np.int64(mover[b])
                 pos[b, m] = dest
@@ -849,7 +886,7 @@ def step_at(
                     stage[b] = ST_AFTER
                     elim |= 1 << m
                 else:
-                    _finish_row(b, 1 << m, np.int64(END_TIGER), P, ends)
+                    _finish_row(ptrs, dims, b, 1 << m, np.int64(END_TIGER))
                 dest = NO_MOVE
             if elim:  # eliminate seats; end the game left with at most one monkey
                 left = np.int64(0)
@@ -860,9 +897,9 @@ def step_at(
                         left |= 1 << p
                 elim = 0
                 if left != 0 and (left & (left - 1)) == 0:
-                    _finish_row(b, left, np.int64(END_LAST_MONKEY), P, ends)
+                    _finish_row(ptrs, dims, b, left, np.int64(END_LAST_MONKEY))
                 elif left == 0:
-                    _finish_row(b, np.int64(0), np.int64(END_NO_WINNER), P, ends)
+                    _finish_row(ptrs, dims, b, np.int64(0), np.int64(END_NO_WINNER))
             sg = stage[b]
             if sg == ST_DECIDE:
                 break
@@ -978,7 +1015,7 @@ def step_at(
                     stage[b] = ST_DECIDE
             elif sg == ST_SCALES_ACCEPTER:
                 c = np.int64(accepter[b])
-                cc = max(c, 0)
+                cc = c if c > 0 else 0  # (no builtin max: one helper less to compile)
                 stage[b] = ST_END_TURN
                 if (
                     c >= 0
@@ -1030,14 +1067,15 @@ def step_at(
                     for p in range(P):
                         if alive[b, p]:
                             kv = np.int64(pos[b, p]) * 1000 + (500 if golden[b] == p else 0) + coconuts[b, p]
-                            best = max(best, kv)
+                            if kv > best:
+                                best = kv
                     win = np.int64(0)
                     for p in range(P):
                         if alive[b, p]:
                             kv = np.int64(pos[b, p]) * 1000 + (500 if golden[b] == p else 0) + coconuts[b, p]
                             if kv == best:
                                 win |= 1 << p
-                    _finish_row(b, win, np.int64(END_QUITTING_TIME), P, ends)
+                    _finish_row(ptrs, dims, b, win, np.int64(END_QUITTING_TIME))
         # ------------------------------------------------------------ the step's end
         gone = alive0 & all_seats
         for p in range(P):
@@ -1054,7 +1092,7 @@ def step_at(
     return True
 
 
-@njit(cache=True)
+@njit_borrowed(cache=True, no_rewrites=True)
 def observe_at(
     player: np.ndarray,
     obs: np.ndarray,
@@ -1106,8 +1144,8 @@ def observe_at(
     round_ = _field(ptrs, dims, ROUND)
     crown_play = _field(ptrs, dims, CROWN_PLAY)
     in_bonus = _field(ptrs, dims, IN_BONUS)
-    B = obs.shape[0]
-    P = pos.shape[1]
+    B, _ = obs.shape
+    _, P = pos.shape
     # the tables in locals: the compiler cannot tell the observation's stores from their loads
     c_phase = offsets[O_PHASE]
     c_to_move = offsets[O_TO_MOVE]
@@ -1283,15 +1321,9 @@ MAX_DIMS = 3
 _FIELD_TYPES = tuple(types.Array(numba.from_dtype(np.dtype(dt)), nd, "C") for dt, nd in FIELD_LAYOUT)
 
 
-def _is_state(st: StateArrays) -> bool:  # pragma: no cover - only its compiled overload runs
-    """True when ``st`` is a tuple of C-contiguous, aligned, writeable arrays of :data:`FIELD_LAYOUT`."""
-    raise NotImplementedError("compiled only")
-
-
-@overload(_is_state)
-def _is_state_typed(st) -> Callable:  # no annotation: numba matches it to the implementations
-    # decided from the tuple's type when a kernel compiles: no work at run time
-    good = (
+def _is_state_type(st: types.Type) -> bool:
+    """Is ``st`` the numba type of a tuple of C-contiguous, aligned, writeable arrays of :data:`FIELD_LAYOUT`?"""
+    return (
         isinstance(st, types.BaseTuple)
         and len(st) == len(FIELD_LAYOUT)
         and all(
@@ -1304,9 +1336,6 @@ def _is_state_typed(st) -> Callable:  # no annotation: numba matches it to the i
             for t, (dt, nd) in zip(st.types, FIELD_LAYOUT, strict=True)
         )
     )
-    if good:
-        return lambda st: True
-    return lambda st: False
 
 
 # The two intrinsics below read and build the 48 array structs directly (what ``a.ctypes.data`` /
@@ -1325,11 +1354,18 @@ def _item(context: Any, builder: Any, aryty: types.Array, ary: Any, *index: int)
 
 @intrinsic
 def _address_into(typingctx: object, st: types.Type, ptrs: types.Type, dims: types.Type) -> tuple | None:
-    """Write each array's data address into ``ptrs[i]`` and its shape into ``dims[i, :ndim]`` (unchecked)."""
+    """Write each array's data address into ``ptrs[i]`` and its shape into ``dims[i, :ndim]``; True.
+
+    False, writing nothing, unless ``st`` is a tuple of arrays of :data:`FIELD_LAYOUT` (C-contiguous,
+    aligned, writeable): decided from the tuple's type when the caller compiles, no work at run time.
+    """
     if not (isinstance(st, types.BaseTuple) and isinstance(ptrs, types.Array) and isinstance(dims, types.Array)):
         return None
+    good = _is_state_type(st)
 
     def codegen(context: Any, builder: Any, sig: Any, args: list) -> Any:
+        if not good:
+            return context.get_constant(types.boolean, False)
         stty, pty, dty = sig.args
         p, d = _struct(context, builder, pty, args[1]), _struct(context, builder, dty, args[2])
         for i, aty in enumerate(stty.types):
@@ -1338,9 +1374,9 @@ def _address_into(typingctx: object, st: types.Type, ptrs: types.Type, dims: typ
             builder.store(addr, _item(context, builder, pty, p, i))
             for j, n in enumerate(cgutils.unpack_tuple(builder, a.shape, aty.ndim)):
                 builder.store(n, _item(context, builder, dty, d, i, j))
-        return context.get_dummy_value()
+        return context.get_constant(types.boolean, True)
 
-    return types.none(st, ptrs, dims), codegen
+    return types.boolean(st, ptrs, dims), codegen
 
 
 @intrinsic
@@ -1374,15 +1410,48 @@ def _field(typingctx: object, ptrs: types.Type, dims: types.Type, i: types.Type)
     return aty(ptrs, dims, i), codegen
 
 
-@njit(cache=True)
+@intrinsic
+def _stack_array(typingctx: object, n: types.Type, dtype: types.Type) -> tuple | None:
+    """A ``(n,)`` array of ``dtype`` (e.g. ``np.int64``) in the calling kernel's stack frame: uninitialised scratch.
+
+    ``n`` is a constant (e.g. ``MAX_CARDS``). The memory is one ``alloca`` in the caller's entry
+    block, so a call inside a loop reuses it; it is not owned (no reference count, as the kernels
+    compiled by ``njit_borrowed``, which may not allocate) and lives until the caller returns: it
+    must not be returned or kept.
+    """
+    if not (isinstance(n, types.IntegerLiteral) and isinstance(dtype, types.NumberClass)):
+        return None
+    count, nty = n.literal_value, dtype.instance_type
+    aty = types.Array(nty, 1, "C")
+
+    def codegen(context: Any, builder: Any, sig: Any, args: list) -> Any:
+        item = context.get_data_type(nty)
+        buf = cgutils.alloca_once(builder, llvm_ir.ArrayType(item, count))
+        itemsize = context.get_constant(types.intp, context.get_abi_sizeof(item))
+        out = _struct(context, builder, aty)
+        populate_array(
+            out,
+            data=builder.bitcast(buf, item.as_pointer()),
+            shape=[context.get_constant(types.intp, count)],
+            strides=[itemsize],
+            itemsize=itemsize,
+            meminfo=None,
+        )
+        return out._getvalue()
+
+    return aty(n, dtype), codegen
+
+
+@njit_borrowed(cache=True, no_rewrites=True)
 def address(st: StateArrays, ptrs: np.ndarray, dims: np.ndarray) -> bool:
     """The data address and shape of each array of ``st`` into ``ptrs (48,) uint64`` and ``dims (48, 3) int64``.
 
-    False (nothing written) unless ``st`` is a tuple of C-contiguous, aligned, writeable arrays of
-    the dtypes and dimensions of :data:`FIELD_LAYOUT` (the state's); the addresses are valid only
-    while those arrays live and keep their memory.
+    False (``ptrs`` / ``dims`` are then not to be used) unless ``st`` is a tuple of C-contiguous,
+    aligned, writeable arrays of the dtypes and dimensions of :data:`FIELD_LAYOUT` (the state's)
+    with at most ``MAX_PLAYERS`` seats and a draw pile of ``MAX_CARDS`` (the kernels' scratch,
+    :func:`_stack_array`, is sized for those); the addresses are valid only while those arrays
+    live and keep their memory.
     """
-    if not _is_state(st):
+    if not _address_into(st, ptrs, dims):
         return False
-    _address_into(st, ptrs, dims)
-    return True
+    return dims[REWARDS, 1] <= MAX_PLAYERS and dims[POS, 1] <= MAX_PLAYERS and dims[DRAW_PILE, 1] == MAX_CARDS

@@ -216,14 +216,18 @@ def _through_copies(s: FunkyMonkeyState) -> tuple[tuple[np.ndarray, np.ndarray],
     :func:`_write_back` puts what changed into ``s``'s own arrays. Rare, so not made fast.
 
     Raises:
-        ValueError: an array with another number of dimensions than the state's.
+        ValueError: an array with another number of dimensions than the state's, more than
+            ``MAX_PLAYERS`` seats or a draw pile other than ``MAX_CARDS`` wide (the kernels' scratch).
     """
     copies = tuple(
         np.array(a, dtype=dt, order="C") for a, (dt, _) in zip(_state_arrays(s), K.FIELD_LAYOUT, strict=True)
     )
     ptrs, dims = _Addressed.fresh()
     if not K.address(copies, ptrs, dims):
-        raise ValueError("the state's arrays do not have the dimensions of a FunkyMonkeyState (kernels.FIELD_LAYOUT)")
+        raise ValueError(
+            "the state's arrays do not have the dimensions of a FunkyMonkeyState (kernels.FIELD_LAYOUT; at most "
+            "MAX_PLAYERS seats, a draw pile of MAX_CARDS)"
+        )
     return (ptrs, dims), copies
 
 
