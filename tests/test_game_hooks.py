@@ -32,6 +32,8 @@ from monkey_envs.core.testing import check_random_play_fuzz, play_random
 from monkey_envs.funky_monkey import FunkyMonkey
 from monkey_envs.funky_monkey import data as FD
 from monkey_envs.funky_monkey.state import BOWL_GOLDEN, PH_ACTIVE, PH_RESPOND
+from monkey_envs.games import GAMES as REGISTRY
+from monkey_envs.games import make_game
 from monkey_envs.monkey_fun import MonkeyFun
 
 GAMES: dict[str, Callable[[], Game]] = {
@@ -468,3 +470,47 @@ def test_resample_hidden_rejects_a_bad_seat(key):
     for seat in (-1, game.num_players, True, 1.0):
         with pytest.raises(ValueError):
             game.resample_hidden(s, seat, 0)  # type: ignore[arg-type]
+
+
+# ============================================================================ (d) the laws plug-in
+SHIPPED = [n for n, path in REGISTRY.items() if path.startswith("monkey_envs.")]
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_every_shipped_game_resamples_through_the_kit_and_refuses_bad_input(name):
+    """Kit rule (``Game.resample_hidden`` over the game's ``laws.redeal_hidden``): every game
+    refuses a seat outside ``[0, P)`` with a ``ValueError`` naming it, returns ``None`` for a
+    state of another layout, and never modifies the state it resamples. (4 Monkeys' re-deal took
+    any seat index into its compiled pass before the kit checked it.)"""
+    game = make_game(name)
+    s = game.init([3, 4])
+    before = s.clone()
+    for seat in (-1, game.num_players, True, 1.0):
+        with pytest.raises(ValueError, match="seat must be an int"):
+            game.resample_hidden(s, seat, 0)  # type: ignore[arg-type]
+    other_name = next(n for n in SHIPPED if n != name)
+    assert game.resample_hidden(make_game(other_name).init([0]), 0, 0) is None
+    new = game.resample_hidden(s, game.num_players - 1, 5)
+    assert new is not None and not game.state_violations(new)
+    for f, arr in before.arrays().items():
+        np.testing.assert_array_equal(s.arrays()[f], arr, err_msg=f)
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_laws_that_cannot_be_read_are_reported_not_raised(name, monkeypatch):
+    """Kit rule: ``state_violations`` never raises; a game law that fails on a damaged state is
+    one ``("state", -1, "laws unreadable: ...")`` violation, and the shared laws still run first."""
+    game = make_game(name)
+    s = game.init([0])
+
+    class Broken:
+        @staticmethod
+        def state_violations(game, state):
+            raise IndexError("index 99 is out of bounds")
+
+    monkeypatch.setattr(type(game), "laws", Broken)
+    assert game.state_violations(s) == [("state", -1, "laws unreadable: IndexError: index 99 is out of bounds")]
+    monkeypatch.setattr(type(game), "laws", None)  # the shared laws alone
+    assert game.state_violations(s) == []
+    s.current_player[0] = 99
+    assert ("current_player", 0) in [(f, r) for f, r, _ in game.state_violations(s)]

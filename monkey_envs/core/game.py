@@ -624,20 +624,55 @@ class Game(abc.ABC, Generic[S]):
     #: laws every game keeps are checked: finite rewards, and none in a running game).
     end_rewards: ClassVar[tuple[float, float, float] | None] = None
 
-    def state_violations(self, state: S) -> list[tuple[str, int, str]]:
-        """The game's consistency laws broken by ``state``: ``(field, row, why)`` triples.
+    #: Where the game's own laws live: a module path (``"package.module"``, imported the first
+    #: time a law is read, so importing the rules stays cheap) or an object. It provides
+    #: ``state_violations(game, state) -> [(field, row, why)]``, the game's laws broken by a state
+    #: of valid layout (vectorised over the batch), and optionally
+    #: ``redeal_hidden(game, state, seat, gen) -> None``, which re-deals in place what ``seat``
+    #: cannot see (``state`` a clone whose RNG rows are already redrawn, ``gen`` the
+    #: ``numpy.random.Generator`` of the resampling seed). ``None``: only the shared laws.
+    laws: ClassVar[Any] = None
 
-        Conservation invariants (cards, monkeys, coconuts, ...), value ranges and a phase or
-        decider that exists. The random-play fuzz of the conformance suite asserts an empty
-        list after every step. Default: the laws of the shared fields, which every game's
-        override adds to its own (``super().state_violations``): ``current_player`` and
-        ``end_reason`` in range and consistent with the ending, the mask empty exactly in
-        finished games, no winners in a running game, the rewards of
-        :func:`~monkey_envs.core.invariants.reward_laws` (finite, 0 in a running game, the
-        :attr:`end_rewards` once it ended), and every bool stored as a canonical byte (0 or 1:
-        a loaded ``.npz`` or an array viewed as bool can hold any byte, which numpy reads as
-        True but compiled kernels and byte-wise comparisons do not).
+    def _laws(self) -> Any:
+        """The :attr:`laws` object (its module imported on first use), or ``None``."""
+        laws = type(self).laws
+        if isinstance(laws, str):
+            import importlib
+
+            laws = importlib.import_module(laws)
+        return laws
+
+    def state_violations(self, state: S) -> list[tuple[str, int, str]]:
+        """The consistency laws broken by ``state``: ``(field, row, why)`` triples.
+
+        A state of the wrong class, dtype or shape gets only its :meth:`layout_violations` (no
+        law can be read from it). Otherwise the laws of the shared fields, then the game's own
+        (:attr:`laws`): conservation invariants (cards, monkeys, coconuts, ...), value ranges and
+        a phase or decider that exists. Never raises: laws that cannot be read from a damaged
+        state are reported as one ``("state", -1, ...)`` violation. The random-play fuzz of the
+        conformance suite asserts an empty list after every step.
+
+        The shared laws: ``current_player`` and ``end_reason`` in range and consistent with
+        the ending, the mask empty exactly in finished games, no winners in a running game, the
+        rewards of :func:`~monkey_envs.core.invariants.reward_laws` (finite, 0 in a running
+        game, the :attr:`end_rewards` once it ended), and every bool stored as a canonical byte
+        (0 or 1: a loaded ``.npz`` or an array viewed as bool can hold any byte, which numpy
+        reads as True but compiled kernels and byte-wise comparisons do not).
         """
+        bad_layout = self.layout_violations(state)
+        if bad_layout:
+            return bad_layout
+        try:
+            out = self._shared_violations(state)
+            laws = self._laws()
+            if laws is not None:
+                out += laws.state_violations(self, state)
+        except Exception as e:  # never raise on garbage
+            return [("state", -1, f"laws unreadable: {type(e).__name__}: {e}")]
+        return out
+
+    def _shared_violations(self, state: S) -> list[tuple[str, int, str]]:
+        """The laws of the fields every game has (see :meth:`state_violations`); the layout is valid."""
         out: list[tuple[str, int, str]] = []
         for name, (_, dtype) in self.state_layout().items():
             if dtype == np.bool_:
@@ -668,15 +703,41 @@ class Game(abc.ABC, Generic[S]):
     def resample_hidden(self, state: S, seat: int, seed: int) -> S | None:
         """A state that ``seat`` cannot tell apart from ``state`` but that differs in what it cannot see.
 
-        The no-peeking check of the conformance suite resamples with several seeds and asserts
-        that ``seat``'s observation, mask, ``info`` and ``render(viewer=seat)`` are unchanged.
-        Games with hidden information (hands, draw order, face-down tiles) implement it; the
-        default resamples only what no seat can see in any game: the RNG streams (the next
-        chance events). A game returns ``None`` when it cannot resample this state.
+        The search agent re-deals with it before every decision; the no-peeking check of the
+        conformance suite resamples with several seeds and asserts that ``seat``'s observation,
+        mask, ``info`` and ``render(viewer=seat)`` are unchanged. A clone of ``state`` gets RNG
+        rows drawn from ``numpy.random.default_rng(seed)`` (the next chance events, which no seat
+        sees in any game), then the game's :attr:`laws` ``redeal_hidden`` re-deals, from the same
+        generator, what ``seat`` cannot see (hands, draw order, face-down tiles). ``state`` is
+        not modified.
+
+        Args:
+            state: a state of this game, batch ``B``.
+            seat: the seat whose view is kept, an int in ``[0, P)``.
+            seed: seeds the resampling (a non-negative int).
+
+        Returns:
+            The new state (batch ``B``), or ``None`` when ``state`` does not have this game's
+            layout (:meth:`layout_violations`).
+
+        Raises:
+            ValueError: ``seat`` is not a seat of this game.
         """
+        if (
+            isinstance(seat, (bool, np.bool_))
+            or not isinstance(seat, (int, np.integer))
+            or not 0 <= seat < self.num_players
+        ):
+            raise ValueError(f"seat must be an int in [0, {self.num_players}), got {seat!r}")
+        if self.layout_violations(state):
+            return None
+        gen = np.random.default_rng(seed)
         new = state.clone()
-        rng = np.random.default_rng(seed)
-        new.rng[:] = rng.integers(0, 2**63, size=new.rng.shape, dtype=np.int64).astype(np.uint64)
+        new.rng[:] = gen.integers(0, 2**63, size=new.rng.shape, dtype=np.int64).astype(np.uint64)
+        laws = self._laws()
+        redeal = getattr(laws, "redeal_hidden", None)
+        if redeal is not None:
+            redeal(self, new, int(seat), gen)
         return new
 
     # ------------------------------------------------------------------ untrusted states

@@ -1,4 +1,4 @@
-"""4 Monkeys consistency laws (:func:`state_violations`) and hidden-information resampling (:func:`resample_hidden`).
+"""4 Monkeys consistency laws (:func:`state_violations`) and hidden-information resampling (:func:`redeal_hidden`, behind the kit's ``Game.resample_hidden``).
 
 Laws, each reported as ``(field, row, why)``:
 
@@ -207,23 +207,27 @@ def _arrays(s: FourMonkeysState) -> tuple[np.ndarray, ...]:
     return tuple(getattr(s, f) for f in K.STATE_FIELDS)
 
 
-def resample_hidden(game: FourMonkeys, state: FourMonkeysState, seat: int, seed: int) -> FourMonkeysState:
-    """A state ``seat`` cannot tell apart from ``state``: hidden cards re-dealt, hidden tiles reshuffled.
+def redeal_hidden(game: FourMonkeys, new: FourMonkeysState, seat: int, gen: np.random.Generator) -> None:
+    """Re-deal in place what ``seat`` cannot see: hidden cards re-dealt, hidden tiles reshuffled (the
+    kit's :meth:`~monkey_envs.core.game.Game.resample_hidden` clones the state and redraws its RNG first).
 
     The cards ``seat`` cannot see -- every deck, the other seats' hands, pending sets and
     discards, and the cards under the other seats' tiles -- are pooled per row and dealt back
     at random into the same places with the same sizes (card kinds move, counts per place stay);
     the tiles below each stack's top are permuted among those positions of the same area; the other seats'
-    commits of this tick become "wait"; the RNG is redrawn. The mask is recomputed. The hidden
+    commits of this tick become "wait". The mask is recomputed. The hidden
     cards and tiles are dealt from their sorted multiset, so the result depends only on what
-    ``seat`` sees and ``seed`` (two states ``seat`` cannot tell apart give the same state).
+    ``seat`` sees and ``gen`` (two states ``seat`` cannot tell apart give the same state).
 
-    One compiled pass over the rows (:func:`_redeal_rows`) draws from one ``numpy`` generator
-    seeded with ``seed``: the row's cards, then its area-0 and area-1 tiles, row after row.
+    One compiled pass over the rows (:func:`_redeal_rows`) draws from ``gen``: the row's cards,
+    then its area-0 and area-1 tiles, row after row.
+
+    Args:
+        game: the game ``new`` belongs to.
+        new: a valid state, batch ``B``; modified in place.
+        seat: the seat whose view is kept, in ``[0, P)``.
+        gen: the resampling's generator.
     """
-    new = state.clone()
-    gen = np.random.default_rng(seed)
-    new.rng[:] = gen.integers(0, 2**63, size=new.rng.shape, dtype=np.int64).astype(np.uint64)
     done = np.asarray(new.terminated | new.truncated, dtype=np.bool_)
     _redeal_rows(
         gen,
@@ -245,7 +249,6 @@ def resample_hidden(game: FourMonkeys, state: FourMonkeysState, seat: int, seed:
         new.commits,
     )
     K.refresh(_arrays(new), game.cfg)
-    return new
 
 
 @njit(cache=True)
@@ -280,7 +283,7 @@ def _redeal_rows(
     tile_stack: np.ndarray,
     commits: np.ndarray,
 ) -> None:
-    """Re-deal, in place, what ``seat`` cannot see in every running row (:func:`resample_hidden`).
+    """Re-deal, in place, what ``seat`` cannot see in every running row (for :func:`redeal_hidden`).
 
     Args:
         gen: the generator every draw comes from, row after row (advanced in place).
@@ -365,4 +368,4 @@ def _redeal_rows(
                 commits[b, q] = a_wait
 
 
-__all__ = ["resample_hidden", "state_violations"]
+__all__ = ["redeal_hidden", "state_violations"]

@@ -19,7 +19,6 @@ import numpy as np
 from monkey_envs.core.game import Game
 from monkey_envs.core.spec import GameSpec, ObsLayout, ObsPiece
 from monkey_envs.four_monkeys import data as D
-from monkey_envs.four_monkeys import invariants
 from monkey_envs.four_monkeys import kernels as K
 from monkey_envs.four_monkeys.state import (
     END_REASONS,
@@ -101,6 +100,8 @@ class FourMonkeys(Game[FourMonkeysState]):
     counter_fields: ClassVar[tuple[str, ...]] = (*Game.counter_fields, "stats")
     #: The endings' ``(win, loss, draw)`` rewards: the shared laws check finished games' rewards with them.
     end_rewards: ClassVar[tuple[float, float, float] | None] = (D.REWARD_WIN, D.REWARD_LOSS, D.REWARD_DRAW)
+    #: The 4 Monkeys laws and the re-deal of what a seat cannot see.
+    laws: ClassVar[str] = "monkey_envs.four_monkeys.invariants"
 
     def __init__(
         self,
@@ -582,17 +583,6 @@ class FourMonkeys(Game[FourMonkeysState]):
     def movers(self, s: FourMonkeysState) -> np.ndarray:
         """``(B, P) bool``: seats that have not committed yet in the current tick (none once over)."""
         return (s.commits < 0) & (s.current_player >= 0)[:, None]
-
-    def state_violations(self, state: FourMonkeysState) -> list[tuple[str, int, str]]:
-        """The shared laws and the 4 Monkeys laws (:mod:`~monkey_envs.four_monkeys.invariants`)."""
-        bad_layout = self.layout_violations(state)
-        if bad_layout:
-            return bad_layout
-        return [*super().state_violations(state), *invariants.state_violations(self, state)]
-
-    def resample_hidden(self, state: FourMonkeysState, seat: int, seed: int) -> FourMonkeysState:
-        """Hidden cards re-dealt, hidden stack order shuffled, others' commits replaced (:mod:`invariants`)."""
-        return invariants.resample_hidden(self, state, seat, seed)
 
 
 __all__ += ["TILE_GREEN", "TILE_LOOSE", "TILE_ORANGE", "TILE_STACK"]

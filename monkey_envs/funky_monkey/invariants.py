@@ -1,7 +1,7 @@
-"""Funky Monkey consistency laws (:func:`state_violations`) and hidden-information resampling (:func:`resample_hidden`).
+"""Funky Monkey consistency laws (:func:`state_violations`) and hidden-information resampling (:func:`redeal_hidden`, behind the kit's ``Game.resample_hidden``).
 
-:class:`~monkey_envs.funky_monkey.rules.FunkyMonkey` delegates its ``state_violations`` and
-``resample_hidden`` hooks here. The laws (each reported as ``(field, row, why)``; ``row == -1``
+The kit reads this module through :attr:`FunkyMonkey.laws <monkey_envs.core.game.Game.laws>`: its ``state_violations`` and
+``redeal_hidden`` are the game's hooks. The laws (each reported as ``(field, row, why)``; ``row == -1``
 when a whole array is wrong; a law over several fields names them joined by ``+``):
 
 * **layout**: every field is a numpy array of this game's dtype and per-row shape, all with the
@@ -91,7 +91,7 @@ from monkey_envs.funky_monkey.state import (
 if TYPE_CHECKING:
     from monkey_envs.funky_monkey.rules import FunkyMonkey
 
-__all__ = ["layout_violations", "resample_hidden", "state_violations"]
+__all__ = ["redeal_hidden", "state_violations"]
 
 
 _K = D.NUM_CARD_KINDS
@@ -105,20 +105,13 @@ _TREASURE_FIELD = "treasures+treasure_pile+treasure_used"
 _TILE_FIELD = "tiles+removed_tiles"
 
 
-def layout_violations(game: Any, state: Any) -> list[Violation]:
-    """Class, dtype and shape problems of ``state`` for ``game`` (the kit's generic check, row ``-1``)."""
-    return game.layout_violations(state)
-
-
 def state_violations(game: FunkyMonkey, state: FunkyMonkeyState) -> list[Violation]:
     """The Funky Monkey laws (module docstring) broken by ``state``: ``(field, row, why)`` triples.
 
-    Vectorised over the batch; never raises on a damaged state (a broken layout is reported by
-    :func:`layout_violations` alone). The shared fields' own laws are the base ``Game``'s.
+    Vectorised over the batch; ``state`` has the game's layout (the kit's
+    :meth:`~monkey_envs.core.game.Game.state_violations` checks it first and adds the shared
+    fields' laws).
     """
-    bad_layout = layout_violations(game, state)
-    if bad_layout:
-        return bad_layout
     B, P = state.batch_size, game.num_players
     if B == 0:
         return []
@@ -366,39 +359,27 @@ def state_violations(game: FunkyMonkey, state: FunkyMonkeyState) -> list[Violati
     return rep.out
 
 
-def resample_hidden(game: FunkyMonkey, state: FunkyMonkeyState, seat: int, seed: int) -> FunkyMonkeyState | None:
-    """A state ``seat`` cannot tell apart from ``state``, with what it cannot see re-dealt.
+def redeal_hidden(game: FunkyMonkey, new: FunkyMonkeyState, seat: int, gen: np.random.Generator) -> None:
+    """Re-deal in place what ``seat`` cannot see (the kit's
+    :meth:`~monkey_envs.core.game.Game.resample_hidden` clones the state and redraws its RNG first).
 
-    Per row, with ``seed``: the movement cards ``seat`` has not seen (the other hands, the draw
+    Per row, with ``gen``: the movement cards ``seat`` has not seen (the other hands, the draw
     pile, the cards out of play and the card in flight unless ``seat`` saw it) are pooled,
     shuffled and dealt back in the same numbers (each other hand its size, the pile its size in
     a new order, out of play its number, the card in flight); per tile back, its face-down tiles
     and its removed tile are shuffled among those places; the other seats' treasure cards and the
-    treasure pile are pooled and dealt back in the same numbers; the RNG rows are redrawn; the
-    legal mask of running rows is recomputed for their decider (unchanged where that is
-    ``seat``). Everything public and ``seat``'s own cards are kept; ``state`` is not modified.
+    treasure pile are pooled and dealt back in the same numbers; the legal mask of running rows
+    is recomputed for their decider (unchanged where that is ``seat``). Everything public and
+    ``seat``'s own cards are kept.
 
     Args:
-        game: the game ``state`` belongs to.
-        state: a valid state (``state_violations`` empty), batch ``B``.
+        game: the game ``new`` belongs to.
+        new: a valid state (``state_violations`` empty), batch ``B``; modified in place.
         seat: the seat whose view is kept, in ``[0, P)``.
-        seed: seeds the resampling (a non-negative int).
-
-    Returns:
-        The new state, or ``None`` when ``state`` does not have this game's layout.
-
-    Raises:
-        ValueError: ``seat`` is not a seat of this game.
+        gen: the resampling's generator.
     """
-    if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= int(seat) < game.num_players:
-        raise ValueError(f"seat must be an int in [0, {game.num_players}), got {seat!r}")
-    if layout_violations(game, state):
-        return None
-    o = int(seat)
-    gen = np.random.default_rng(seed)
-    new = state.clone()
+    o = seat
     B, P = new.batch_size, game.num_players
-    new.rng[:] = gen.integers(0, 2**63, size=new.rng.shape, dtype=np.int64).astype(np.uint64)
     others = [p for p in range(P) if p != o]
     n_o = len(others)
 
@@ -439,7 +420,6 @@ def resample_hidden(game: FunkyMonkey, state: FunkyMonkeyState, seat: int, seed:
 
     rows = np.flatnonzero(~(new.terminated | new.truncated) & (new.phase >= 0))
     game._refresh(new, rows)
-    return new
 
 
 def _slots(counts: np.ndarray, width: int) -> np.ndarray:

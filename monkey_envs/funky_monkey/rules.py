@@ -308,6 +308,8 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
     counter_fields: ClassVar[tuple[str, ...]] = (*Game.counter_fields, "stats")
     #: The endings' ``(win, loss, draw)`` rewards: the shared laws check finished games' rewards with them.
     end_rewards: ClassVar[tuple[float, float, float] | None] = (D.REWARD_WIN, D.REWARD_LOSS, D.REWARD_DRAW)
+    #: The Funky Monkey laws and the re-deal of what a seat cannot see.
+    laws: ClassVar[str] = "monkey_envs.funky_monkey.invariants"
 
     def __init__(
         self,
@@ -432,21 +434,6 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         """``(B, P) int64`` coconuts of each seat, the golden one included."""
         g = state.golden.astype(np.int64)[:, None] == self._rel[None, :]
         return state.coconuts.astype(np.int64) + g
-
-    def state_violations(self, state: FunkyMonkeyState) -> list[tuple[str, int, str]]:
-        """The shared laws and the Funky Monkey laws (:mod:`~monkey_envs.funky_monkey.invariants`) broken by ``state``."""
-        from monkey_envs.funky_monkey import invariants
-
-        bad_layout = invariants.layout_violations(self, state)
-        if bad_layout:  # no law can be read from arrays of the wrong type or shape
-            return bad_layout
-        return [*super().state_violations(state), *invariants.state_violations(self, state)]
-
-    def resample_hidden(self, state: FunkyMonkeyState, seat: int, seed: int) -> FunkyMonkeyState | None:
-        """Everything ``seat`` cannot see re-dealt (:func:`~monkey_envs.funky_monkey.invariants.resample_hidden`)."""
-        from monkey_envs.funky_monkey import invariants
-
-        return invariants.resample_hidden(self, state, seat, seed)
 
     def _next_alive_left(self, s: FunkyMonkeyState, rows: np.ndarray, seat: np.ndarray) -> np.ndarray:
         """``(n,)`` first surviving seat to the left of ``seat`` (``seat`` itself if alone)."""

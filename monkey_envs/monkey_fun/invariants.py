@@ -1,7 +1,7 @@
-"""Monkey Fun consistency laws (:func:`state_violations`) and hidden-information resampling (:func:`resample_hidden`).
+"""Monkey Fun consistency laws (:func:`state_violations`) and hidden-information resampling (:func:`redeal_hidden`, behind the kit's ``Game.resample_hidden``).
 
-:class:`~monkey_envs.monkey_fun.rules.MonkeyFun` delegates its ``state_violations`` and
-``resample_hidden`` hooks here. The laws (each reported as ``(field, row, why)``; ``row == -1``
+The kit reads this module through :attr:`MonkeyFun.laws <monkey_envs.core.game.Game.laws>`: its ``state_violations`` and
+``redeal_hidden`` are the game's hooks. The laws (each reported as ``(field, row, why)``; ``row == -1``
 when a whole array is wrong):
 
 * **layout**: every field is a numpy array of this game's dtype and per-row shape, all with the
@@ -37,7 +37,7 @@ Hidden from a seat: the other seats' hands, the order of the draw pile and the R
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -55,7 +55,7 @@ from monkey_envs.monkey_fun.state import (
 if TYPE_CHECKING:
     from monkey_envs.monkey_fun.rules import MonkeyFun
 
-__all__ = ["layout_violations", "resample_hidden", "state_violations"]
+__all__ = ["redeal_hidden", "state_violations"]
 
 
 _DECK_COUNTS = np.bincount(np.array(D.DECK), minlength=D.MAX_CARD + 1).astype(np.int64)  # (20,)
@@ -65,11 +65,6 @@ _NORMAL_ENDS = (END_LINE, END_SUPPLIES)
 _SOLO_ENDS = (END_SOLO_COMPLETE, END_SOLO_STUCK, END_SOLO_ROUNDS)
 _CARDS_FIELD = "hands+draw_pile+discard"
 _MONKEYS_FIELD = "counts+supply+box"
-
-
-def layout_violations(game: Any, state: Any) -> list[Violation]:
-    """Class, dtype and shape problems of ``state`` for ``game`` (the kit's generic check, row ``-1``)."""
-    return game.layout_violations(state)
 
 
 def _line_holders(game: MonkeyFun, counts: np.ndarray, owner: np.ndarray) -> np.ndarray:
@@ -86,12 +81,10 @@ def _line_holders(game: MonkeyFun, counts: np.ndarray, owner: np.ndarray) -> np.
 def state_violations(game: MonkeyFun, state: MonkeyFunState) -> list[Violation]:
     """The Monkey Fun laws (module docstring) broken by ``state``: ``(field, row, why)`` triples.
 
-    Vectorised over the batch; never raises on a damaged state (a broken layout is reported by
-    :func:`layout_violations` alone). The shared fields' own laws are the base ``Game``'s.
+    Vectorised over the batch; ``state`` has the game's layout (the kit's
+    :meth:`~monkey_envs.core.game.Game.state_violations` checks it first and adds the shared
+    fields' laws).
     """
-    bad_layout = layout_violations(game, state)
-    if bad_layout:
-        return bad_layout
     rep = Report()
     B, P = state.batch_size, game.num_players
     if B == 0:
@@ -221,36 +214,23 @@ def state_violations(game: MonkeyFun, state: MonkeyFunState) -> list[Violation]:
     return rep.out
 
 
-def resample_hidden(game: MonkeyFun, state: MonkeyFunState, seat: int, seed: int) -> MonkeyFunState | None:
-    """A state ``seat`` cannot tell apart from ``state``: other hands and the draw pile re-dealt, RNG redrawn.
+def redeal_hidden(game: MonkeyFun, new: MonkeyFunState, seat: int, gen: np.random.Generator) -> None:
+    """Re-deal in place what ``seat`` cannot see: the other hands and the draw pile (the kit's
+    :meth:`~monkey_envs.core.game.Game.resample_hidden` clones the state and redraws its RNG first).
 
     Per row, the cards of every other seat's hand and of the draw pile are pooled, shuffled with
-    ``seed`` and dealt back: each other seat the same number of cards (sorted, empty slots first),
+    ``gen`` and dealt back: each other seat the same number of cards (sorted, empty slots first),
     the draw pile the same size in the new order. ``seat``'s hand, the board, supplies, box and the
-    discard pile are kept; the RNG rows are redrawn; the legal mask of running rows is recomputed
-    for their seat to move (unchanged where that is ``seat``). ``state`` is not modified.
+    discard pile are kept; the legal mask of running rows is recomputed for their seat to move
+    (unchanged where that is ``seat``).
 
     Args:
-        game: the game ``state`` belongs to.
-        state: a valid state (``state_violations`` empty), batch ``B``.
+        game: the game ``new`` belongs to.
+        new: a valid state (``state_violations`` empty), batch ``B``; modified in place.
         seat: the seat whose view is kept, in ``[0, P)``.
-        seed: seeds the resampling (a non-negative int).
-
-    Returns:
-        The new state, or ``None`` when ``state`` does not have this game's layout.
-
-    Raises:
-        ValueError: ``seat`` is not a seat of this game.
+        gen: the resampling's generator.
     """
-    if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= int(seat) < game.num_players:
-        raise ValueError(f"seat must be an int in [0, {game.num_players}), got {seat!r}")
-    if layout_violations(game, state):
-        return None
-    seat = int(seat)
-    gen = np.random.default_rng(seed)
-    new = state.clone()
     B, P = new.batch_size, game.num_players
-    new.rng[:] = gen.integers(0, 2**63, size=new.rng.shape, dtype=np.int64).astype(np.uint64)
     others = [p for p in range(P) if p != seat]
     H = D.HAND_SIZE
     # one pool per row: the other seats' hand slots, then the draw pile; cards move among the filled slots
@@ -265,4 +245,3 @@ def resample_hidden(game: MonkeyFun, state: MonkeyFunState, seat: int, seed: int
         sub = new.take(rows)
         game._refresh(sub)
         new.legal_action_mask[rows] = sub.legal_action_mask
-    return new

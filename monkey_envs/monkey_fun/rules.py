@@ -25,7 +25,6 @@ from monkey_envs.core.game import Game, as_seeds
 from monkey_envs.core.rng import seed_rng, shuffle_prefix
 from monkey_envs.core.spec import GameSpec, ObsLayout, ObsPiece
 from monkey_envs.monkey_fun import data as D
-from monkey_envs.monkey_fun import invariants
 from monkey_envs.monkey_fun import kernels as K
 from monkey_envs.monkey_fun.kernels import DISCARD_ACTION, NUM_ACTIONS, NUM_SUBSETS
 from monkey_envs.monkey_fun.state import END_NONE, END_REASONS, MonkeyFunState
@@ -111,6 +110,8 @@ class MonkeyFun(Game[MonkeyFunState]):
     obs_high = D.MONKEYS_PER_PLAYER / 4
     #: The endings' ``(win, loss, draw)`` rewards: the shared laws check finished games' rewards with them.
     end_rewards: ClassVar[tuple[float, float, float] | None] = (D.REWARD_WIN, D.REWARD_LOSS, D.REWARD_DRAW)
+    #: The Monkey Fun laws and the re-deal of what a seat cannot see.
+    laws: ClassVar[str] = "monkey_envs.monkey_fun.invariants"
 
     def __init__(
         self,
@@ -313,17 +314,6 @@ class MonkeyFun(Game[MonkeyFunState]):
     def episode_info(self, s: MonkeyFunState, row: int) -> dict[str, Any]:
         """The shared end facts plus ``scores (P,) int64`` (final points; the solo score)."""
         return {**super().episode_info(s, row), "scores": s.scores[row].astype(np.int64)}
-
-    def state_violations(self, state: MonkeyFunState) -> list[tuple[str, int, str]]:
-        """The shared laws and the Monkey Fun laws (:mod:`~monkey_envs.monkey_fun.invariants`) broken by ``state``."""
-        bad_layout = invariants.layout_violations(self, state)
-        if bad_layout:  # no law can be read from arrays of the wrong type or shape
-            return bad_layout
-        return [*super().state_violations(state), *invariants.state_violations(self, state)]
-
-    def resample_hidden(self, state: MonkeyFunState, seat: int, seed: int) -> MonkeyFunState | None:
-        """Other hands and the draw pile re-dealt, RNG redrawn (:func:`~monkey_envs.monkey_fun.invariants.resample_hidden`)."""
-        return invariants.resample_hidden(self, state, seat, seed)
 
     # ================================================================== positions
     def position(

@@ -1,4 +1,4 @@
-"""Monki consistency laws (:func:`state_violations`) and hidden-information resampling (:func:`resample_hidden`).
+"""Monki consistency laws (:func:`state_violations`) and hidden-information resampling (:func:`redeal_hidden`, behind the kit's ``Game.resample_hidden``).
 
 Laws, each reported as ``(field, row, why)`` (``row == -1``: a whole array is wrong):
 
@@ -21,14 +21,14 @@ Laws, each reported as ``(field, row, why)`` (``row == -1``: a whole array is wr
   ``Game.state_violations``.
 
 Hidden from every seat: the fruit (and golden or not) under each face-down token, and the RNG.
-The colour of a stack's top is visible; :func:`resample_hidden` keeps every face-down token's
+The colour of a stack's top is visible; :func:`redeal_hidden` keeps every face-down token's
 colour where it lies and re-deals the face-down tokens of each colour among the face-down
 positions of that colour.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -46,11 +46,6 @@ from monkey_envs.monki.state import (
 
 if TYPE_CHECKING:
     from monkey_envs.monki.rules import Monki
-
-
-def layout_violations(game: Monki, state: Any) -> list[Violation]:
-    """Class, dtype and shape problems of ``state`` (the kit's generic check)."""
-    return game.layout_violations(state)
 
 
 def state_violations(game: Monki, s: MonkiState) -> list[Violation]:
@@ -144,25 +139,22 @@ def state_violations(game: Monki, s: MonkiState) -> list[Violation]:
     return rep.out
 
 
-def resample_hidden(game: Monki, state: MonkiState, seat: int, seed: int) -> MonkiState | None:
-    """A state ``seat`` cannot tell apart from ``state``: face-down tokens re-dealt within their colour.
+def redeal_hidden(game: Monki, new: MonkiState, seat: int, gen: np.random.Generator) -> None:
+    """Re-deal in place what ``seat`` cannot see: face-down tokens within their colour (the kit's
+    :meth:`~monkey_envs.core.game.Game.resample_hidden` clones the state and redraws its RNG first).
 
     Per row and colour, the token ids lying face down (every stack slot except face-up tops) are
     permuted among the face-down slots holding that colour; face-up tops, statues, player boards,
-    Monkis, rubies and the rest are kept; the RNG rows are redrawn. The mask does not depend on
-    which fruit lies face down, so it is unchanged. ``state`` is not modified. The tokens are dealt
-    from their sorted multiset, so the result depends only on what ``seat`` sees and ``seed``.
+    Monkis, rubies and the rest are kept. The mask does not depend on which fruit lies face down,
+    so it is unchanged. The tokens are dealt from their sorted multiset, so the result depends only
+    on what ``seat`` sees and ``gen`` (both seats see the same, so ``seat`` is not read).
 
-    Raises:
-        ValueError: ``seat`` is not 0 or 1.
+    Args:
+        game: the game ``new`` belongs to.
+        new: a valid state, batch ``B``; modified in place.
+        seat: the seat whose view is kept (0 or 1).
+        gen: the resampling's generator.
     """
-    if isinstance(seat, (bool, np.bool_)) or not isinstance(seat, (int, np.integer)) or seat not in (0, 1):
-        raise ValueError(f"seat must be 0 or 1, got {seat!r}")
-    if layout_violations(game, state):
-        return None
-    gen = np.random.default_rng(seed)
-    new = state.clone()
-    new.rng[:] = gen.integers(0, 2**63, size=new.rng.shape, dtype=np.int64).astype(np.uint64)
     B = new.batch_size
     h = game.heights(new.stacks)
     slot = np.arange(D.STACK_DEPTH)[None, None, :]
@@ -174,4 +166,3 @@ def resample_hidden(game: Monki, state: MonkiState, seat: int, seed: int) -> Mon
             idx = np.flatnonzero(dflat[b] & (D.TOKEN_COLOUR[np.maximum(flat[b], 0)] == col))
             flat[b, idx] = np.sort(flat[b, idx])[gen.permutation(idx.size)]  # from the sorted multiset
     new.stacks[:] = flat.reshape(new.stacks.shape)
-    return new

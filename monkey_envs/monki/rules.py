@@ -146,6 +146,8 @@ class Monki(Game[MonkiState]):
     counter_fields: ClassVar[tuple[str, ...]] = (*Game.counter_fields, "stats")
     #: The endings' ``(win, loss, draw)`` rewards: the shared laws check finished games' rewards with them.
     end_rewards: ClassVar[tuple[float, float, float] | None] = (D.REWARD_WIN, D.REWARD_LOSS, D.REWARD_DRAW)
+    #: The Monki laws and the re-deal of what a seat cannot see.
+    laws: ClassVar[str] = "monkey_envs.monki.invariants"
 
     def __init__(self, layout: Any = D.DEFAULT_LAYOUT, turn_cap: int = D.DEFAULT_TURN_CAP, num_players: int = 2):
         if isinstance(num_players, (bool, np.bool_)) or num_players != 2:
@@ -382,22 +384,6 @@ class Monki(Game[MonkiState]):
             "golden": (filled[:, D.ROW1_SLOTS :] > 0).sum(1).astype(np.int64),
             "turns": int(state.turns[row]),
         }
-
-    def state_violations(self, state: MonkiState) -> list[tuple[str, int, str]]:
-        from monkey_envs.monki import invariants
-
-        try:
-            bad = invariants.layout_violations(self, state)
-            if bad:
-                return bad
-            return [*super().state_violations(state), *invariants.state_violations(self, state)]
-        except Exception as e:  # never raise on garbage
-            return [("state", -1, f"laws unreadable: {type(e).__name__}: {e}")]
-
-    def resample_hidden(self, state: MonkiState, seat: int, seed: int) -> MonkiState | None:
-        from monkey_envs.monki import invariants
-
-        return invariants.resample_hidden(self, state, seat, seed)
 
     # ================================================================== positions
     def position(

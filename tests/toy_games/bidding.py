@@ -74,6 +74,8 @@ class ToyBidding(Game[ToyBiddingState]):
     )
     state_class = ToyBiddingState
     test_configs: ClassVar[tuple[dict[str, Any], ...]] = ({}, {"num_players": 3, "coins": 4, "rounds": 2})
+    #: Its laws and its re-deal of what a seat cannot see: the functions at the end of this module.
+    laws: ClassVar[str] = __name__
     obs_low = 0.0
     obs_high = 1.0
 
@@ -201,29 +203,28 @@ class ToyBidding(Game[ToyBiddingState]):
         """``(B, P, A) bool``: each mover's legal bids (0..its coins), all False for other seats."""
         return (np.arange(self.num_actions) <= s.coins[:, :, None]) & self.movers(s)[:, :, None]
 
-    def resample_hidden(self, s: ToyBiddingState, seat: int, seed: int) -> ToyBiddingState:
-        """Redraw the other seats' committed bids (and the RNG: the next prizes)."""
-        new = super().resample_hidden(s, seat, seed)
-        rng = np.random.default_rng(seed)
-        redraw = (new.bids >= 0) & (np.arange(self.num_players) != seat)
-        new.bids[redraw] = (rng.random(new.bids.shape) * (new.coins + 1)).astype(np.int8)[redraw]
-        return new
 
-    def state_violations(self, s: ToyBiddingState) -> list[tuple[str, int, str]]:
-        out = super().state_violations(s)
-        live = s.current_player >= 0
-        checks = [
-            ("coins", s.coins.sum(1) + s.pot != self.num_players * self.coins, "coins + pot != starting coins"),
-            ("coins", (s.coins < 0).any(1), "negative coins"),
-            ("points", s.points.sum(1) + s.unclaimed != s.prize_total, "points + unclaimed != prizes drawn"),
-            ("bids", (s.bids > s.coins).any(1), "a bid above the bidder's coins"),
-            ("bids", live & ((s.bids >= 0) != (np.arange(self.num_players) < s.current_player[:, None])).any(1),
-             "committed bids must be exactly those of the seats before current_player"),
-            ("round", live & ((s.round >= self.rounds) | (s.prize < 1) | (s.prize > 3)), "round or prize out of range"),
-        ]  # fmt: skip
-        for field, bad, why in checks:
-            out.extend((field, int(r), why) for r in np.flatnonzero(bad))
-        return out
+# ---------------------------------------------------------------------- the laws (``ToyBidding.laws``)
+def state_violations(game: ToyBidding, s: ToyBiddingState) -> list[tuple[str, int, str]]:
+    """The toy's own laws (the kit checks the layout and the shared fields' laws first)."""
+    live = s.current_player >= 0
+    P = game.num_players
+    checks = [
+        ("coins", s.coins.sum(1) + s.pot != P * game.coins, "coins + pot != starting coins"),
+        ("coins", (s.coins < 0).any(1), "negative coins"),
+        ("points", s.points.sum(1) + s.unclaimed != s.prize_total, "points + unclaimed != prizes drawn"),
+        ("bids", (s.bids > s.coins).any(1), "a bid above the bidder's coins"),
+        ("bids", live & ((s.bids >= 0) != (np.arange(P) < s.current_player[:, None])).any(1),
+         "committed bids must be exactly those of the seats before current_player"),
+        ("round", live & ((s.round >= game.rounds) | (s.prize < 1) | (s.prize > 3)), "round or prize out of range"),
+    ]  # fmt: skip
+    return [(field, int(r), why) for field, bad, why in checks for r in np.flatnonzero(bad)]
+
+
+def redeal_hidden(game: ToyBidding, new: ToyBiddingState, seat: int, gen: np.random.Generator) -> None:
+    """Redraw, in place, the other seats' committed bids (the kit has redrawn the RNG: the next prizes)."""
+    redraw = (new.bids >= 0) & (np.arange(game.num_players) != seat)
+    new.bids[redraw] = (gen.random(new.bids.shape) * (new.coins + 1)).astype(np.int8)[redraw]
 
 
 class HalfAgent:
