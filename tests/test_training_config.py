@@ -7,7 +7,7 @@ import pytest
 from training.config import TrainConfig, apply_overrides, describe, from_dict, load_config
 from training.run import main
 
-CONFIG_FILES = ["configs/smoke.yaml", "configs/monkey_fun_2p_vs_greedy.yaml"]
+CONFIG_FILES = ["configs/smoke.yaml", "configs/default.yaml"]
 
 
 def test_embedded_default_is_valid_and_trains_monkey_fun_2p_vs_greedy():
@@ -146,11 +146,54 @@ def test_help_config_documents_every_key():
     assert "Adam step size" in text
 
 
-def test_monkey_fun_2p_config_file_spells_out_the_embedded_default():
+def test_the_embedded_default_run_is_configs_default_yaml_with_every_key_and_the_game_named(tmp_path, monkeypatch):
+    """Explicit defaults: ``python -m training.run`` with no ``--config`` reads
+    ``configs/default.yaml`` (not a dict in the code): the file names every key of the schema,
+    the game among them, so no registry order or base value decides the default run; and a
+    changed file changes the run."""
+    import dataclasses
     from pathlib import Path
 
+    import training.config as C
+
     root = Path(__file__).resolve().parents[1]
-    assert load_config(root / "configs" / "monkey_fun_2p_vs_greedy.yaml") == load_config()
+    assert C.DEFAULT_CONFIG == root / "configs" / "default.yaml"
+    assert load_config(C.DEFAULT_CONFIG) == load_config()
+    data = C.read_yaml(C.DEFAULT_CONFIG)
+    assert data["env"]["game"] == "monkey_fun"
+
+    def leaves(cls: type, prefix: str = "") -> list[str]:
+        out = []
+        for f in dataclasses.fields(cls):
+            value = getattr(cls(), f.name)
+            out += leaves(type(value), f"{prefix}{f.name}.") if dataclasses.is_dataclass(value) else [prefix + f.name]
+        return out
+
+    named = set(C._dotted(data))
+    missing = [k for k in leaves(TrainConfig) if k not in named]
+    assert not missing, f"configs/default.yaml leaves keys to the base values: {missing}"
+    other = tmp_path / "default.yaml"
+    other.write_text(C.DEFAULT_CONFIG.read_text().replace("seed: 0", "seed: 5", 1))
+    monkeypatch.setattr(C, "DEFAULT_CONFIG", other)
+    assert load_config().seed == 5
+
+
+def test_help_config_comes_from_the_schema_not_the_source(monkeypatch):
+    """``--help-config`` reads each key's documentation from the schema (``setting`` docs in the
+    fields' metadata): every leaf key has one, and it is what ``describe`` prints -- no source is
+    parsed (``inspect.getsource`` made to fail changes nothing)."""
+    import dataclasses
+    import inspect
+
+    def no_source(obj):
+        raise OSError("no source")
+
+    monkeypatch.setattr(inspect, "getsource", no_source)
+    text = describe()
+    for f in dataclasses.fields(TrainConfig().ppo):
+        doc = f.metadata.get("doc")
+        assert doc, f"ppo.{f.name} has no documentation"
+        assert f"ppo.{f.name} = {getattr(TrainConfig().ppo, f.name)!r}" in text and doc in text
 
 
 def _shipped_configs() -> list:
@@ -172,7 +215,8 @@ def test_every_shipped_config_loads_and_prepares(path):
 def test_shipped_configs_cover_the_issue_list():
     names = {p.stem for p in _shipped_configs()}
     assert {
-        "monkey_fun_2p_vs_greedy",
+        "default",
+        "monkey_fun_2p_rollout_q",
         "monkey_fun_2p_selfplay",
         "monkey_fun_4p_vs_greedy",
         "funky_monkey_4p_vs_heuristics",

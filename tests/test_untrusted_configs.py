@@ -119,7 +119,8 @@ BAD_OVERRIDES = {
         "ppo.learning_rate.x=3",
         r"^ppo.learning_rate: is not a section \(in --set 'ppo.learning_rate.x=3'\)$",
     ),
-    "under a scalar": ("seed.x=1", r"^seed: must be an integer, got \{'x': 1\}$"),
+    # the default run names every key (configs/default.yaml), so a scalar key is one already set
+    "under a scalar": ("seed.x=1", r"^seed: is not a section \(in --set 'seed.x=1'\)$"),
     "long value": ("ppo.activation=" + "x" * 10_000, r"^ppo.activation: must be at most 4096 characters, got 10000$"),
     "very long value": ("seed=" + "1" * 70_000, r"^seed: the --set value has 70000 characters \(at most 65536\)$"),
     "unknown key": ("ppo.lerning_rate=0.1", r"^ppo.lerning_rate: unknown config key; known keys in section 'ppo': "),

@@ -1,11 +1,11 @@
 """Typed, documented training configuration, loaded safely from YAML.
 
-A config is a tree of dataclasses; every field has a docstring (the ``#:`` comment above it, with
+A config is a tree of dataclasses; every field is a :func:`setting` with its documentation (with
 its allowed range) and a base value, its default: ``TrainConfig()`` (plain MaskablePPO against
 greedy, ``configs/monkey_fun_2p_plain_ppo.yaml``). The embedded default run of
-``python -m training.run`` without ``--config`` is :data:`DEFAULT_RUN` over those base values
-(:func:`default_run`: the strongest Monkey Fun recipe, ``configs/monkey_fun_2p_vs_greedy.yaml``
-spelled out). YAML files in ``configs/`` override any subset of the base values::
+``python -m training.run`` without ``--config`` is ``configs/default.yaml`` over those base values
+(:func:`default_run`: the strongest Monkey Fun recipe, every key spelled out). YAML files in
+``configs/`` override any subset of the base values::
 
     seed: 1
     total_timesteps: 100000
@@ -95,73 +95,124 @@ def cut(text: str, limit: int = 120) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def setting(doc: str, default: Any = dataclasses.MISSING, *, default_factory: Any = dataclasses.MISSING) -> Any:
+    """A config key of the schema: its base value (``default`` or ``default_factory``) and its
+    documentation, kept in the field's ``metadata["doc"]`` -- what ``--help-config`` prints
+    (:func:`describe`), with the key's allowed range."""
+    return dataclasses.field(default=default, default_factory=default_factory, metadata={"doc": doc})
+
+
 @dataclasses.dataclass
 class EnvConfig:
     """The training environment: a native batched SB3 VecEnv of one game."""
 
-    #: Game name (a key of ``monkey_envs.games.GAMES``; default: the registry's first game).
-    game: str = DEFAULT_GAME
-    #: Options passed to the game, e.g. ``{num_players: 2, variant: normal, board_side: 1}``
-    #: (plain values: numbers, strings, booleans, null, or short lists of them).
-    game_options: dict[str, Any] = dataclasses.field(default_factory=lambda: {"num_players": 2})
-    #: Games played side by side in the VecEnv (rows of the batched core). Range: [1, 65536].
-    num_envs: int = 128
-    #: Opponent of every other seat: an agent name (``random``, ``greedy``, ``track``, ...) or
-    #: ``ppo:PATH`` (a policy's safe files; ``ppo+pickle:PATH`` unpickles a trusted SB3 zip); or a
-    #: list of them -- a mix: every episode, each opponent seat draws one (uniformly, or by
-    #: ``opponent_weights``).
-    opponent: str | list[str] = "greedy"
-    #: Weights of a mix (one per entry of ``opponent``; finite, >= 0, positive sum), or ``null`` for uniform.
-    opponent_weights: list[float] | None = None
-    #: Fixed learner seat (in [0, players)), or ``null`` for a random seat per episode.
-    learner_seat: int | None = None
-    #: Restrict the learner to one of the game's action filters (``null``: every legal action).
-    #: Funky Monkey: ``honest`` -- announcements always equal the card (the honest-only ablation).
-    learner_actions: str | None = None
+    game: str = setting(
+        "Game name (a key of ``monkey_envs.games.GAMES``; default: the registry's first game).",
+        DEFAULT_GAME,
+    )
+    game_options: dict[str, Any] = setting(
+        "Options passed to the game, e.g. ``{num_players: 2, variant: normal, board_side: 1}`` "
+        "(plain values: numbers, strings, booleans, null, or short lists of them).",
+        default_factory=lambda: {"num_players": 2},
+    )
+    num_envs: int = setting(
+        "Games played side by side in the VecEnv (rows of the batched core). Range: [1, 65536].",
+        128,
+    )
+    opponent: str | list[str] = setting(
+        "Opponent of every other seat: an agent name (``random``, ``greedy``, ``track``, ...) or "
+        "``ppo:PATH`` (a policy's safe files; ``ppo+pickle:PATH`` unpickles a trusted SB3 zip); or a "
+        "list of them -- a mix: every episode, each opponent seat draws one (uniformly, or by "
+        "``opponent_weights``).",
+        "greedy",
+    )
+    opponent_weights: list[float] | None = setting(
+        "Weights of a mix (one per entry of ``opponent``; finite, >= 0, positive sum), or ``null`` for uniform.",
+        None,
+    )
+    learner_seat: int | None = setting(
+        "Fixed learner seat (in [0, players)), or ``null`` for a random seat per episode.",
+        None,
+    )
+    learner_actions: str | None = setting(
+        "Restrict the learner to one of the game's action filters (``null``: every legal action). "
+        "Funky Monkey: ``honest`` -- announcements always equal the card (the honest-only ablation).",
+        None,
+    )
 
 
 @dataclasses.dataclass
 class PPOConfig:
     """Hyperparameters of sb3-contrib's ``MaskablePPO`` (same names as its constructor)."""
 
-    #: Adam step size. Range: (0, 1].
-    learning_rate: float = 1e-3
-    #: Steps per env per rollout (rollout size = ``n_steps * num_envs``, at most 2**20). Range: [1, 2**20].
-    n_steps: int = 32
-    #: Minibatch size (should divide ``n_steps * num_envs``). Range: [2, n_steps * num_envs].
-    batch_size: int = 1024
-    #: Optimisation passes over each rollout. Range: [1, 1000].
-    n_epochs: int = 8
-    #: Discount factor. Range: (0, 1].
-    gamma: float = 0.95
-    #: GAE lambda. Range: [0, 1].
-    gae_lambda: float = 0.95
-    #: PPO clipping range. Range: (0, 1].
-    clip_range: float = 0.2
-    #: Entropy bonus coefficient. Range: [0, 1].
-    ent_coef: float = 0.01
-    #: Value loss coefficient. Range: [0, 10].
-    vf_coef: float = 0.5
-    #: Gradient clipping norm. Range: (0, 1000].
-    max_grad_norm: float = 0.5
-    #: Hidden layer sizes of the policy and value networks (separate networks of this shape).
-    #: Range: 1 to 16 layers, each of 1 to 4096 units.
-    net_arch: list[int] = dataclasses.field(default_factory=lambda: [128, 128])
-    #: Hidden activation: ``tanh`` or ``relu``.
-    activation: str = "relu"
-    #: Feature extractor: ``auto`` (the game's registered default, else ``mlp``), ``mlp`` (flatten
-    #: the observation; every game) or a name the game registers (``agents.registry.register_features``;
-    #: Monkey Fun: ``board`` -- per-action target-field features from a convolution over the board,
-    #: its default -- and ``greedy`` -- ``board`` plus the greedy heuristic's evaluation terms of each
-    #: action, normal/quick game). Checked against the game before training starts.
-    features: str = "auto"
-    #: Policy head: ``linear`` (SB3's MLP then a linear layer over all actions) or ``scorer``
-    #: (one network shared by every action with a per-action block scores it from that block; needs
-    #: features with per-action blocks, e.g. Monkey Fun's ``board`` or ``greedy``; ``net_arch`` sets
-    #: its hidden sizes).
-    head: str = "linear"
-    #: Convolution channels of the ``board`` extractor. Range: [1, 1024].
-    board_channels: int = 16
+    learning_rate: float = setting(
+        "Adam step size. Range: (0, 1].",
+        1e-3,
+    )
+    n_steps: int = setting(
+        "Steps per env per rollout (rollout size = ``n_steps * num_envs``, at most 2**20). Range: [1, 2**20].",
+        32,
+    )
+    batch_size: int = setting(
+        "Minibatch size (should divide ``n_steps * num_envs``). Range: [2, n_steps * num_envs].",
+        1024,
+    )
+    n_epochs: int = setting(
+        "Optimisation passes over each rollout. Range: [1, 1000].",
+        8,
+    )
+    gamma: float = setting(
+        "Discount factor. Range: (0, 1].",
+        0.95,
+    )
+    gae_lambda: float = setting(
+        "GAE lambda. Range: [0, 1].",
+        0.95,
+    )
+    clip_range: float = setting(
+        "PPO clipping range. Range: (0, 1].",
+        0.2,
+    )
+    ent_coef: float = setting(
+        "Entropy bonus coefficient. Range: [0, 1].",
+        0.01,
+    )
+    vf_coef: float = setting(
+        "Value loss coefficient. Range: [0, 10].",
+        0.5,
+    )
+    max_grad_norm: float = setting(
+        "Gradient clipping norm. Range: (0, 1000].",
+        0.5,
+    )
+    net_arch: list[int] = setting(
+        "Hidden layer sizes of the policy and value networks (separate networks of this shape). "
+        "Range: 1 to 16 layers, each of 1 to 4096 units.",
+        default_factory=lambda: [128, 128],
+    )
+    activation: str = setting(
+        "Hidden activation: ``tanh`` or ``relu``.",
+        "relu",
+    )
+    features: str = setting(
+        "Feature extractor: ``auto`` (the game's registered default, else ``mlp``), ``mlp`` (flatten "
+        "the observation; every game) or a name the game registers (``agents.registry.register_features``; "
+        "Monkey Fun: ``board`` -- per-action target-field features from a convolution over the board, "
+        "its default -- and ``greedy`` -- ``board`` plus the greedy heuristic's evaluation terms of each "
+        "action, normal/quick game). Checked against the game before training starts.",
+        "auto",
+    )
+    head: str = setting(
+        "Policy head: ``linear`` (SB3's MLP then a linear layer over all actions) or ``scorer`` "
+        "(one network shared by every action with a per-action block scores it from that block; needs "
+        "features with per-action blocks, e.g. Monkey Fun's ``board`` or ``greedy``; ``net_arch`` sets "
+        "its hidden sizes).",
+        "linear",
+    )
+    board_channels: int = setting(
+        "Convolution channels of the ``board`` extractor. Range: [1, 1024].",
+        16,
+    )
 
 
 SAMPLING = ("uniform", "latest", "prioritized")
@@ -177,30 +228,46 @@ class SelfPlayConfig:
     episode, every opponent seat draws a pool member (see ``training/selfplay.py``).
     """
 
-    #: Turn self-play on (``env.opponent`` then only seeds the pool, see ``heuristic_share``).
-    enabled: bool = False
-    #: Learner steps between snapshots (the first snapshot, of the initial policy, is taken at 0).
-    #: Range: [1, 10**10], and at most 1000 snapshots per run (``total_timesteps / snapshot_every``).
-    snapshot_every: int = 50_000
-    #: How snapshots are drawn: ``uniform`` over the window, ``latest`` (always the newest),
-    #: or ``prioritized`` (weight ``(1 - w) ** priority_power`` with ``w`` the learner's smoothed
-    #: win rate against the member, rescaled so the fair share ``1 / P`` counts as 0.5: opponents
-    #: it still loses to come up more often).
-    sampling: str = "uniform"
-    #: Only the newest ``window`` snapshots are drawn (older ones get weight 0). Range: [1, 1000].
-    window: int = 10
-    #: Exponent of prioritized sampling. Range: [0, 100].
-    priority_power: float = 2.0
-    #: Prioritized sampling reads the learner's win rate over roughly the last this many
-    #: episodes of the pool (older episodes fade by ``1 - 1 / win_rate_memory`` per later
-    #: episode), so a snapshot the learner has since learned to beat comes up less; ``null``
-    #: counts every episode alike. Range: [1, 10**9] or null.
-    win_rate_memory: int | None = 5000
-    #: Keep ``env.opponent`` (heuristics) in the pool, sharing this probability of the draws
-    #: (0 drops them once the first snapshot exists). Range: [0, 1).
-    heuristic_share: float = 0.2
-    #: Snapshots sample their moves (``false``) or take the most likely one (``true``).
-    deterministic: bool = False
+    enabled: bool = setting(
+        "Turn self-play on (``env.opponent`` then only seeds the pool, see ``heuristic_share``).",
+        False,
+    )
+    snapshot_every: int = setting(
+        "Learner steps between snapshots (the first snapshot, of the initial policy, is taken at 0). "
+        "Range: [1, 10**10], and at most 1000 snapshots per run (``total_timesteps / snapshot_every``).",
+        50_000,
+    )
+    sampling: str = setting(
+        "How snapshots are drawn: ``uniform`` over the window, ``latest`` (always the newest), "
+        "or ``prioritized`` (weight ``(1 - w) ** priority_power`` with ``w`` the learner's smoothed "
+        "win rate against the member, rescaled so the fair share ``1 / P`` counts as 0.5: opponents "
+        "it still loses to come up more often).",
+        "uniform",
+    )
+    window: int = setting(
+        "Only the newest ``window`` snapshots are drawn (older ones get weight 0). Range: [1, 1000].",
+        10,
+    )
+    priority_power: float = setting(
+        "Exponent of prioritized sampling. Range: [0, 100].",
+        2.0,
+    )
+    win_rate_memory: int | None = setting(
+        "Prioritized sampling reads the learner's win rate over roughly the last this many "
+        "episodes of the pool (older episodes fade by ``1 - 1 / win_rate_memory`` per later "
+        "episode), so a snapshot the learner has since learned to beat comes up less; ``null`` "
+        "counts every episode alike. Range: [1, 10**9] or null.",
+        5000,
+    )
+    heuristic_share: float = setting(
+        "Keep ``env.opponent`` (heuristics) in the pool, sharing this probability of the draws "
+        "(0 drops them once the first snapshot exists). Range: [0, 1).",
+        0.2,
+    )
+    deterministic: bool = setting(
+        "Snapshots sample their moves (``false``) or take the most likely one (``true``).",
+        False,
+    )
 
 
 @dataclasses.dataclass
@@ -216,86 +283,138 @@ class PretrainConfig:
     (``training/rollout_q.py``).
     """
 
-    #: Teacher agent name (e.g. ``greedy``, ``track``), or ``null`` for no pretraining.
-    teacher: str | None = None
-    #: Teacher's games to record. Range: [1, 100000].
-    games: int = 2000
-    #: Passes over the recorded decisions. Range: [1, 10000].
-    epochs: int = 10
-    #: Minibatch size. Range: [2, 2**20].
-    batch_size: int = 1024
-    #: Adam step size. Range: (0, 1].
-    learning_rate: float = 1e-3
-    #: ``imitation`` (behaviour cloning) or ``rollout_q`` (fit the teacher's action values).
-    objective: str = "imitation"
-    #: ``rollout_q``: chance that a decision of the teacher's games becomes a probe state. Range: (0, 1].
-    probe_prob: float = 0.1
-    #: ``rollout_q``: processes that play out the probe states (chunks of 1,000 positions shared
-    #: out to ``spawn``-started workers; 1: this process only; 0: one per CPU core this process
-    #: may use, ``os.sched_getaffinity``). The action values do not depend on it (each chunk's
-    #: teacher is seeded from the chunk, each position's chance from its own row). Range: [0, 256].
-    workers: int = 0
+    teacher: str | None = setting(
+        "Teacher agent name (e.g. ``greedy``, ``track``), or ``null`` for no pretraining.",
+        None,
+    )
+    games: int = setting(
+        "Teacher's games to record. Range: [1, 100000].",
+        2000,
+    )
+    epochs: int = setting(
+        "Passes over the recorded decisions. Range: [1, 10000].",
+        10,
+    )
+    batch_size: int = setting(
+        "Minibatch size. Range: [2, 2**20].",
+        1024,
+    )
+    learning_rate: float = setting(
+        "Adam step size. Range: (0, 1].",
+        1e-3,
+    )
+    objective: str = setting(
+        "``imitation`` (behaviour cloning) or ``rollout_q`` (fit the teacher's action values).",
+        "imitation",
+    )
+    probe_prob: float = setting(
+        "``rollout_q``: chance that a decision of the teacher's games becomes a probe state. Range: (0, 1].",
+        0.1,
+    )
+    workers: int = setting(
+        "``rollout_q``: processes that play out the probe states (chunks of 1,000 positions shared "
+        "out to ``spawn``-started workers; 1: this process only; 0: one per CPU core this process "
+        "may use, ``os.sched_getaffinity``). The action values do not depend on it (each chunk's "
+        "teacher is seeded from the chunk, each position's chance from its own row). Range: [0, 256].",
+        0,
+    )
 
 
 @dataclasses.dataclass
 class EvalConfig:
     """Evaluation after training: batched, seat-balanced games against fixed opponents."""
 
-    #: Opponents: a name or ``ppo:PATH`` (plays every other seat), or a line-up of ``P - 1``
-    #: joined by ``+`` (``honest+skeptic+track``: one agent per other seat; paths must not hold ``+``).
-    #: Must not be empty when ``num_games > 0``.
-    opponents: list[str] = dataclasses.field(default_factory=lambda: ["random", "greedy"])
-    #: Games per opponent (>= 500 for a tight interval). Range: [0, 100000], a multiple of the
-    #: player count (seat-balanced games); 0: no final evaluation.
-    num_games: int = 1000
-    #: Seed of the evaluation deals (independent of the training seed). Range: [0, 2**63).
-    seed: int = 1_000_003
-    #: Evaluate the policy's most likely action (``true``) or sample from it.
-    deterministic: bool = True
-    #: Learner steps between learning-curve evaluations (``0``: none; ``curve.csv``/``curve.png``).
-    #: Range: [0, 10**10].
-    curve_every: int = 50_000
-    #: Games per opponent at each learning-curve point. Range: [1, 100000], a multiple of the
-    #: player count when curve points are taken.
-    curve_games: int = 200
-    #: Also write every final-evaluation game (seed + moves) to ``games_vs_<opponent>.json`` in the
-    #: run folder: replay one with ``python -m monkey_envs.replay FILE``.
-    save_games: bool = False
+    opponents: list[str] = setting(
+        "Opponents: a name or ``ppo:PATH`` (plays every other seat), or a line-up of ``P - 1`` "
+        "joined by ``+`` (``honest+skeptic+track``: one agent per other seat; paths must not hold ``+``). "
+        "Must not be empty when ``num_games > 0``.",
+        default_factory=lambda: ["random", "greedy"],
+    )
+    num_games: int = setting(
+        "Games per opponent (>= 500 for a tight interval). Range: [0, 100000], a multiple of the "
+        "player count (seat-balanced games); 0: no final evaluation.",
+        1000,
+    )
+    seed: int = setting(
+        "Seed of the evaluation deals (independent of the training seed). Range: [0, 2**63).",
+        1_000_003,
+    )
+    deterministic: bool = setting(
+        "Evaluate the policy's most likely action (``true``) or sample from it.",
+        True,
+    )
+    curve_every: int = setting(
+        "Learner steps between learning-curve evaluations (``0``: none; ``curve.csv``/``curve.png``). "
+        "Range: [0, 10**10].",
+        50_000,
+    )
+    curve_games: int = setting(
+        "Games per opponent at each learning-curve point. Range: [1, 100000], a multiple of the "
+        "player count when curve points are taken.",
+        200,
+    )
+    save_games: bool = setting(
+        "Also write every final-evaluation game (seed + moves) to ``games_vs_<opponent>.json`` in the "
+        "run folder: replay one with ``python -m monkey_envs.replay FILE``.",
+        False,
+    )
 
 
 @dataclasses.dataclass
 class TrainConfig:
     """One training run: algorithm, budget, environment, hyperparameters, evaluation."""
 
-    #: Modules to import before anything else (plugins that register games or agents, e.g. a game
-    #: from another package); ``--import MODULE`` adds one. Dotted module names; importing runs
-    #: that module's code, so name only modules you trust.
-    imports: list[str] = dataclasses.field(default_factory=list)
-    #: Algorithm: ``maskable_ppo``.
-    algo: str = "maskable_ppo"
-    #: Environment steps of the learner to train for (0: no reinforcement learning, only the
-    #: pretraining; needs ``pretrain.teacher``). Range: [0, 10**10].
-    total_timesteps: int = 400_000
-    #: Seed of the envs, the network initialisation and the learner's sampling. Range: [0, 2**63).
-    seed: int = 0
-    #: Folder under which the run folder ``<game>__<algo>__<seed>__<time>`` is created.
-    runs_dir: str = "runs"
-    #: Show a progress bar while training (tqdm + rich).
-    progress_bar: bool = True
-    #: Torch CPU threads (``0`` keeps torch's default). Range: [0, 256].
-    torch_threads: int = 1
-    #: Training device for torch (``cpu``, ``cuda``, ``auto``).
-    device: str = "cpu"
-    #: Start from the weights of a saved policy (same game, sizes and network) instead of a fresh
-    #: one -- to resume from a checkpoint or fine-tune a model (``null``: fresh). An SB3 ``.zip``
-    #: loads its policy and optimizer tensors (``torch.load(weights_only=True)``, its pickled
-    #: ``data`` is not read); a ``.safetensors`` / ``.json`` / run folder loads the safe weights.
-    init_model: str | None = None
-    #: Learner steps between checkpoints in ``<run>/checkpoints/`` (``0``: none). Range: [0, 10**10],
-    #: and at most 10000 checkpoints per run.
-    checkpoint_every: int = 100_000
-    #: Also write a TensorBoard log to ``<run>/tb/`` (needs the ``tensorboard`` package).
-    tensorboard: bool = True
+    imports: list[str] = setting(
+        "Modules to import before anything else (plugins that register games or agents, e.g. a game "
+        "from another package); ``--import MODULE`` adds one. Dotted module names; importing runs "
+        "that module's code, so name only modules you trust.",
+        default_factory=list,
+    )
+    algo: str = setting(
+        "Algorithm: ``maskable_ppo``.",
+        "maskable_ppo",
+    )
+    total_timesteps: int = setting(
+        "Environment steps of the learner to train for (0: no reinforcement learning, only the "
+        "pretraining; needs ``pretrain.teacher``). Range: [0, 10**10].",
+        400_000,
+    )
+    seed: int = setting(
+        "Seed of the envs, the network initialisation and the learner's sampling. Range: [0, 2**63).",
+        0,
+    )
+    runs_dir: str = setting(
+        "Folder under which the run folder ``<game>__<algo>__<seed>__<time>`` is created.",
+        "runs",
+    )
+    progress_bar: bool = setting(
+        "Show a progress bar while training (tqdm + rich).",
+        True,
+    )
+    torch_threads: int = setting(
+        "Torch CPU threads (``0`` keeps torch's default). Range: [0, 256].",
+        1,
+    )
+    device: str = setting(
+        "Training device for torch (``cpu``, ``cuda``, ``auto``).",
+        "cpu",
+    )
+    init_model: str | None = setting(
+        "Start from the weights of a saved policy (same game, sizes and network) instead of a fresh "
+        "one -- to resume from a checkpoint or fine-tune a model (``null``: fresh). An SB3 ``.zip`` "
+        "loads its policy and optimizer tensors (``torch.load(weights_only=True)``, its pickled "
+        "``data`` is not read); a ``.safetensors`` / ``.json`` / run folder loads the safe weights.",
+        None,
+    )
+    checkpoint_every: int = setting(
+        "Learner steps between checkpoints in ``<run>/checkpoints/`` (``0``: none). Range: [0, 10**10], "
+        "and at most 10000 checkpoints per run.",
+        100_000,
+    )
+    tensorboard: bool = setting(
+        "Also write a TensorBoard log to ``<run>/tb/`` (needs the ``tensorboard`` package).",
+        True,
+    )
     env: EnvConfig = dataclasses.field(default_factory=EnvConfig)
     ppo: PPOConfig = dataclasses.field(default_factory=PPOConfig)
     selfplay: SelfPlayConfig = dataclasses.field(default_factory=SelfPlayConfig)
@@ -785,45 +904,32 @@ def _deepcopy(data: dict[str, Any]) -> dict[str, Any]:
     return {k: _deepcopy(v) if isinstance(v, dict) else list(v) if isinstance(v, list) else v for k, v in data.items()}
 
 
-#: The embedded default run (``python -m training.run`` with no ``--config``): these keys over the
-#: base values of :class:`TrainConfig`. Monkey Fun, 2 players: one step of policy improvement over
-#: greedy (``pretrain.objective: rollout_q`` on 42,000 greedy games, no PPO phase), the recipe of
-#: ``configs/monkey_fun_2p_rollout_q.yaml``; ``configs/monkey_fun_2p_vs_greedy.yaml`` spells it out.
-#: The PPO keys only matter when ``--set total_timesteps=...`` adds a PPO phase after the fit.
-DEFAULT_RUN: dict[str, Any] = {
-    "total_timesteps": 0,
-    # the default game (the registry's first, Monkey Fun); its agents and features name the recipe
-    "env": {"game": DEFAULT_GAME, "game_options": {"num_players": 2}, "opponent": "greedy"},
-    "pretrain": {
-        "teacher": "greedy",
-        "objective": "rollout_q",
-        "games": 42_000,
-        "probe_prob": 0.1,
-        "epochs": 8,
-        "batch_size": 512,
-        "learning_rate": 1e-3,
-        "workers": 0,
-    },
-    "ppo": {
-        "learning_rate": 1e-4,
-        "n_epochs": 4,
-        "gamma": 0.97,
-        "ent_coef": 0.003,
-        "features": "greedy",
-        "head": "scorer",
-    },
-    "eval": {"opponents": ["random", "greedy"], "num_games": 4000, "curve_every": 0},
-}
+#: The embedded default run of ``python -m training.run`` without ``--config``: a config file of
+#: the checkout, read like any other (keys it does not name keep their base values).
+DEFAULT_CONFIG = Path(__file__).resolve().parents[1] / "configs" / "default.yaml"
 
 
 def default_run() -> TrainConfig:
-    """The embedded default run: :data:`DEFAULT_RUN` over the base values, validated."""
-    return from_dict(_deepcopy(DEFAULT_RUN)).validate()
+    """The embedded default run: :data:`DEFAULT_CONFIG` over the base values, validated.
+
+    Raises:
+        ConfigError: the file is missing (a ``training`` package installed without the
+            checkout's ``configs/``: pass ``--config``) or holds a bad key or value.
+    """
+    return load_config(DEFAULT_CONFIG)
+
+
+def _default_run_data() -> dict[str, Any]:
+    data = read_yaml(DEFAULT_CONFIG)
+    if not isinstance(data, dict):
+        raise ConfigError(cut(str(DEFAULT_CONFIG), 200), "must hold a mapping of keys at the top level")
+    return data
 
 
 def load_config(path: str | Path | None = None, overrides: list[str] | None = None) -> TrainConfig:
     """A YAML file over the base values -- or, without a file, the embedded default run
-    (:data:`DEFAULT_RUN`) -- updated from ``key=value`` overrides, validated.
+    (:data:`DEFAULT_CONFIG`, ``configs/default.yaml``) -- updated from ``key=value`` overrides,
+    validated.
 
     Args:
         path: a YAML file (``configs/*.yaml``; keys it does not name keep their base values) or
@@ -833,12 +939,11 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
     Raises:
         ConfigError: a missing/unreadable file, bad or refused YAML, an unknown key or a bad value.
     """
-    data: dict[str, Any] = _deepcopy(DEFAULT_RUN)
-    if path is not None:
-        loaded = read_yaml(path)
-        if loaded is not None and not isinstance(loaded, dict):
-            raise ConfigError(cut(str(path), 200), "must hold a mapping of keys at the top level")
-        data = loaded or {}
+    where = DEFAULT_CONFIG if path is None else path
+    loaded = read_yaml(where)
+    if loaded is not None and not isinstance(loaded, dict):
+        raise ConfigError(cut(str(where), 200), "must hold a mapping of keys at the top level")
+    data: dict[str, Any] = loaded or {}
     if overrides:
         data = apply_overrides(data, overrides)
     return from_dict(data).validate()
@@ -856,29 +961,16 @@ def _dotted(data: dict[str, Any], prefix: str = "") -> dict[str, Any]:
 
 def describe() -> str:
     """Every config key with its default (base value), its value in the embedded default run
-    where that differs, and its documentation (for ``--help-config``)."""
-    import inspect
-
+    where that differs, and its documentation -- all read from the schema (the dataclasses'
+    fields and their :func:`setting` docs; for ``--help-config``)."""
     lines: list[str] = [
         "Every key = its default (what a --config file leaves unnamed gets); [default run: X] marks a key",
-        "that `python -m training.run` without --config sets otherwise (training.config.DEFAULT_RUN).",
+        f"that `python -m training.run` without --config sets otherwise ({_shown_path(DEFAULT_CONFIG)}).",
         "",
     ]
-    run = _dotted(DEFAULT_RUN)
+    run = _dotted(_default_run_data())
 
     def walk(cls: type, prefix: str) -> None:
-        source = inspect.getsource(cls).splitlines()
-        docs: dict[str, str] = {}
-        pending: list[str] = []
-        for line in source:
-            s = line.strip()
-            if s.startswith("#:"):
-                pending.append(s[2:].strip())
-            elif ":" in s and pending and not s.startswith(("#", '"')):
-                docs[s.split(":")[0].strip()] = " ".join(pending)
-                pending = []
-            else:
-                pending = []
         default = cls()
         for f in dataclasses.fields(cls):
             value = getattr(default, f.name)
@@ -887,7 +979,15 @@ def describe() -> str:
             else:
                 key = f"{prefix}{f.name}"
                 mark = f" [default run: {run[key]!r}]" if key in run and run[key] != value else ""
-                lines.append(f"{key} = {value!r}{mark}\n    {docs.get(f.name, '')}")
+                lines.append(f"{key} = {value!r}{mark}\n    {f.metadata.get('doc', '')}")
 
     walk(TrainConfig, "")
     return "\n".join(lines)
+
+
+def _shown_path(path: Path) -> str:
+    """``path`` relative to the checkout when it lies in it (``configs/default.yaml``)."""
+    try:
+        return str(path.relative_to(Path(__file__).resolve().parents[1]))
+    except ValueError:
+        return str(path)

@@ -12,8 +12,8 @@ A run trains sb3-contrib's ``MaskablePPO`` in the native batched SB3 VecEnv
 (:class:`monkey_envs.core.sb3_vec.MonkeyVecEnv`: opponents move inside ``step``, the learner's
 seat is random per episode), then plays seat-balanced evaluation games with
 :func:`agents.evaluate.play_games` and prints win rates with 95% Wilson intervals. The embedded
-default run (:data:`training.config.DEFAULT_RUN`, spelled out in
-``configs/monkey_fun_2p_vs_greedy.yaml``) is the strongest Monkey Fun (2 players) recipe: the
+default run (``configs/default.yaml``, :data:`training.config.DEFAULT_CONFIG`, every key spelled
+out) is the strongest Monkey Fun (2 players) recipe: the
 policy fitted to greedy's sampled action values (``pretrain.objective: rollout_q``, play-outs on
 every CPU core), no PPO phase, evaluated against random and greedy; plain PPO against greedy
 (the base values of every key) is ``configs/monkey_fun_2p_plain_ppo.yaml``.
