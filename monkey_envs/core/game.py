@@ -173,8 +173,13 @@ def seat_legend(num_players: int) -> str:
 class Game(abc.ABC, Generic[S]):
     """Base class of a batched game; subclasses declare ``spec`` and implement the rules.
 
-    Subclasses implement :meth:`_init`, :meth:`_step`, :meth:`observe`, :meth:`render` and set
-    ``num_players``, ``num_actions``, ``obs_layout`` and ``state_class`` in ``__init__``.
+    A subclass declares ``spec`` and ``state_class``, sets ``num_players``, ``num_actions`` and
+    ``obs_layout`` in ``__init__``, and implements the abstract methods :meth:`_init`,
+    :meth:`_observe`, :meth:`_winners`, :meth:`render` and :meth:`action_name`, plus one step:
+    :meth:`_step` (numpy rules over the live rows) or, with ``fused_step = True``,
+    :meth:`_step_fused` (a compiled kernel that validates and steps in one call). Its laws
+    (conservation invariants and the re-deal of hidden information) plug in through
+    :attr:`laws`; every other hook has a generic default (``docs/kit.md`` lists them).
     """
 
     spec: ClassVar[GameSpec]
