@@ -486,7 +486,7 @@ def opponent_lineup(spec: str, game: Any, seed: int = 0) -> tuple[list[Any], lis
     Raises:
         ValueError: a line-up of the wrong length, or an unknown agent.
     """
-    from agents import make_agent
+    from agents.registry import make_agent
 
     P = int(game.num_players)
     parts = spec.split(LINEUP_SEP)

@@ -223,7 +223,7 @@ def policy_kwargs_for(
 def _head_classes() -> dict[str, type]:
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-    from training.policies import HEADS
+    from agents.networks import HEADS
 
     return {name: cls or MaskableActorCriticPolicy for name, cls in HEADS.items()}
 
@@ -766,7 +766,7 @@ def _run_config(model_path: Path) -> dict[str, Any] | None:
     for folder in (model_path.parent, model_path.parent.parent):
         cfg = folder / "config.yaml"
         if cfg.is_file():
-            from training.config import read_yaml
+            from agents.strict_yaml import read_yaml
 
             data = read_yaml(cfg)
             return data if isinstance(data, dict) else {}

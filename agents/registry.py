@@ -190,28 +190,6 @@ def features_class_named(class_name: str) -> type | None:
     return None
 
 
-def _make_ppo(spec: str, game: Any, seed: int) -> Agent:
-    from agents.policy import make_ppo_agent  # lazy: keeps torch out of plain agent use
-
-    return make_ppo_agent(spec, game, seed)
-
-
-def _make_ppo_pickle(spec: str, game: Any, seed: int) -> Agent:
-    from agents.policy import make_pickle_ppo_agent  # lazy; unpickles a trusted SB3 zip (runs its code)
-
-    return make_pickle_ppo_agent(spec, game, seed)
-
-
-def _make_search(spec: str, game: Any, seed: int) -> Agent:
-    from agents.search import make_search_from_spec  # lazy: the search agent imports this registry
-
-    return make_search_from_spec(spec, game, seed)
-
-
-register_prefix("ppo:", _make_ppo)
-register_prefix("ppo+pickle:", _make_ppo_pickle)
-register_prefix("mcts:", _make_search)
-
 __all__ = [
     "GENERIC_FEATURES",
     "HEURISTICS_MODULE",

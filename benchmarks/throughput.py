@@ -345,7 +345,7 @@ def connect_four_factory() -> Callable[[], object] | None:
 
 def aec_factory(game_name: str, num_players: int) -> Callable[[], object]:
     """The game's PettingZoo ``env()`` (the standard wrapper chain) for ``num_players``."""
-    from monkey_envs.core.aec import aec_api
+    from monkey_envs.core.versioned import aec_api
 
     env = aec_api(game_name)[0]
     return lambda: env(num_players=num_players)

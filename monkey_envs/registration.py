@@ -1,7 +1,7 @@
 """Registers every game of :data:`monkey_envs.games.GAMES` with PettingZoo and gymnasium.
 
-Run on ``import monkey_envs`` (and by :func:`monkey_envs.games.register_game` for a game added
-later). For a game with spec name ``n``, gymnasium name ``G`` and version ``v`` it registers
+Run on ``import monkey_envs`` (and, through the registry's listener, by
+:func:`monkey_envs.games.register_game` for a game added later). For a game with spec name ``n``, gymnasium name ``G`` and version ``v`` it registers
 
 * PettingZoo AEC: ``monkey_envs/<n>-v<v>``, so
   ``pettingzoo.make("aec", "monkey_envs/monkey_fun-v0", num_players=3)`` works (the same env as
@@ -23,31 +23,44 @@ package again neither fails nor warns. Nothing here imports torch or Stable-Base
 from __future__ import annotations
 
 import functools
+import importlib.metadata
+from typing import Any
 
 import gymnasium
 import pettingzoo
 
-from monkey_envs.games import GAMES, game_class
+from monkey_envs.core.opponents import set_name_resolver
+from monkey_envs.core.registry import GAMES, NAMESPACE, add_listener, game_class, gymnasium_id, pettingzoo_id
 
-NAMESPACE = "monkey_envs"
 #: Keyword defaults of every registered gymnasium id (see the module docstring).
 GYM_DEFAULTS = {"illegal_action": "lose"}
+#: Entry-point group through which agent names (other than ``"random"``) are resolved. This
+#: project's ``pyproject.toml`` points it at ``agents.registry:make_agent``; the env library
+#: never imports an agent package by name.
+AGENT_ENTRY_POINT_GROUP = "monkey_envs.agents"
 
 
-def pettingzoo_id(name: str) -> str:
-    """PettingZoo registry id of game ``name``, e.g. ``"monkey_envs/monkey_fun-v0"``."""
-    spec = game_class(name).spec
-    return f"{NAMESPACE}/{spec.name}-v{spec.version}"
+def resolve_agent_name(name: str, game: Any, seed: int = 0) -> Any:
+    """The agent called ``name`` for ``game``, from the installed agent library's entry point.
 
+    The faces' opponents given by name (``gymnasium.make(..., opponent="greedy")``, an
+    ``OpponentPool`` of names) come here: the core's :func:`~monkey_envs.core.opponents.resolve_agent`
+    calls the resolver this module installs (:func:`~monkey_envs.core.opponents.set_name_resolver`).
 
-def gymnasium_id(name: str) -> str:
-    """gymnasium registry id of game ``name``, e.g. ``"monkey_envs/MonkeyFun-v0"``."""
-    spec = game_class(name).spec
-    return f"{NAMESPACE}/{spec.gym_name}-v{spec.version}"
+    Raises:
+        ValueError: no agent library is installed, or the library does not know ``name``.
+    """
+    resolvers = [ep.load() for ep in importlib.metadata.entry_points(group=AGENT_ENTRY_POINT_GROUP)]
+    if not resolvers:
+        raise ValueError(
+            f"opponent {name!r}: no agent library is installed to resolve names (entry point group "
+            f"{AGENT_ENTRY_POINT_GROUP!r}); pass an agent object or a factory(game, seed), or 'random'"
+        )
+    return resolvers[0](name, game, seed)
 
 
 def _aec_env(name: str, **kwargs):
-    from monkey_envs.core.aec import aec_api
+    from monkey_envs.core.versioned import aec_api
 
     return aec_api(name)[0](**kwargs)
 
@@ -80,3 +93,19 @@ def register_all() -> list[str]:
             )
             added.append(gym_id)
     return added
+
+
+# A game registered later (``register_game``) gets its ids at once: the registry calls this back.
+add_listener(register_all)
+# Agent names in the faces resolve through the agent library's entry point (docs/kit.md, "Layers").
+set_name_resolver(resolve_agent_name)
+
+__all__ = [
+    "AGENT_ENTRY_POINT_GROUP",
+    "GYM_DEFAULTS",
+    "NAMESPACE",
+    "gymnasium_id",
+    "pettingzoo_id",
+    "register_all",
+    "resolve_agent_name",
+]

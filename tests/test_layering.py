@@ -6,8 +6,10 @@
   game comes from the game's spec and hooks.
 * The env library ``monkey_envs`` never imports ``agents`` or ``training`` (not even lazily), and
   making and stepping every registered gymnasium env loads neither them nor torch.
-* The project's modules (``monkey_envs``, ``agents``, ``training``) import each other without a cycle
-  at import time (imports inside functions are lazy and allowed).
+* The layers point one way (:data:`LAYERS`: ``monkey_envs.core`` < the rest of ``monkey_envs`` <
+  ``agents`` < ``training``): no module imports a higher layer, and no two modules import each
+  other (directly or round a loop) -- imports inside functions, ``importlib.import_module`` with
+  a literal name and entry-point loads included.
 * ``agents.registry`` is the one agent registry, and it loads a game's heuristics lazily.
 
 Each checker is a plain function over source text, and a test shows it can fail on a small
@@ -266,7 +268,23 @@ print(json.dumps({"made": made, "loaded": loaded}))
     assert out["loaded"] == [], f"making envs imported {out['loaded']}"
 
 
-# ====================================================================== 3. no import cycles
+# ====================================================================== 3. layers point one way, no cycles
+#: The project's layers, lowest first: a module may import its own layer and the ones below, never
+#: one above -- at import time or lazily (inside a function), by statement, by
+#: ``importlib.import_module("...")`` or through an entry point. ``monkey_envs`` minus its core is
+#: the game layer (the games' packages, the registry that declares them, the id registration).
+LAYERS = ("monkey_envs.core", "monkey_envs", "agents", "training")
+
+
+def layer_of(module: str) -> int:
+    """Index in :data:`LAYERS` of the most specific layer ``module`` belongs to (-1: none)."""
+    best, rank = -1, -1
+    for k, prefix in enumerate(LAYERS):
+        if (module == prefix or module.startswith(prefix + ".")) and len(prefix) > best:
+            best, rank = len(prefix), k
+    return rank
+
+
 def _module_name(path: Path) -> str:
     parts = list(path.relative_to(ROOT).with_suffix("").parts)
     if parts[-1] == "__init__":
@@ -280,20 +298,22 @@ def _is_type_checking(test: ast.expr) -> bool:
     )
 
 
-def _import_time_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
-    """Statements run when the module is imported: through if/try/with/loops and class bodies, not
-    into functions, and not into ``if TYPE_CHECKING:`` blocks."""
-    for node in body:
-        yield node
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+def _all_nodes(node: ast.AST) -> Iterator[ast.AST]:
+    """Every node under ``node`` at any depth (functions included), minus ``if TYPE_CHECKING:``
+    bodies -- imports there never run."""
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, ast.If) and _is_type_checking(child.test):
+            for other in child.orelse:
+                yield other
+                yield from _all_nodes(other)
             continue
-        if isinstance(node, ast.If) and _is_type_checking(node.test):
-            yield from _import_time_statements(node.orelse)
-            continue
-        for field in ("body", "orelse", "finalbody"):
-            yield from _import_time_statements(getattr(node, field, []) or [])
-        for handler in getattr(node, "handlers", []) or []:
-            yield from _import_time_statements(handler.body)
+        yield child
+        yield from _all_nodes(child)
+
+
+def _call_name(node: ast.Call) -> str:
+    fn = node.func
+    return fn.attr if isinstance(fn, ast.Attribute) else fn.id if isinstance(fn, ast.Name) else ""
 
 
 def _resolve(name: str, modules: set[str]) -> str | None:
@@ -306,21 +326,30 @@ def _resolve(name: str, modules: set[str]) -> str | None:
     return None
 
 
-def import_graph(sources: dict[str, tuple[str, bool]]) -> dict[str, set[str]]:
-    """Import-time edges between the given modules.
+def import_graph(
+    sources: dict[str, tuple[str, bool]], entry_points: dict[str, list[str]] | None = None
+) -> dict[str, set[str]]:
+    """Every import edge between the given modules, wherever the import is written.
 
     Args:
         sources: module name -> (source text, is a package ``__init__``).
+        entry_points: entry-point group -> the ``"module:attr"`` values declared for it (the
+            project's ``pyproject.toml``). A module that calls ``entry_points(...)`` and names a
+            group as a string constant loads those modules.
 
     Returns:
-        module -> the project modules it imports at import time (``import a.b`` -> ``a.b``;
-        ``from a import b`` -> ``a.b`` when that is a module, else ``a``; relative imports resolved).
+        module -> the project modules it may import: ``import a.b`` -> ``a.b``; ``from a import b``
+        -> ``a.b`` when that is a module, else ``a``; relative imports resolved; statements at any
+        depth (inside functions too; not in ``if TYPE_CHECKING:`` blocks);
+        ``importlib.import_module`` / ``__import__`` with a string constant; entry-point loads.
     """
     modules = set(sources)
     graph: dict[str, set[str]] = {m: set() for m in modules}
     for module, (source, is_package) in sources.items():
         package = module if is_package else module.rpartition(".")[0]
-        for node in _import_time_statements(ast.parse(source).body):
+        tree = ast.parse(source)
+        constants = {n.value for n in _all_nodes(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+        for node in _all_nodes(tree):
             targets: list[str] = []
             if isinstance(node, ast.Import):
                 targets = [a.name for a in node.names]
@@ -330,6 +359,13 @@ def import_graph(sources: dict[str, tuple[str, bool]]) -> dict[str, set[str]]:
                     anchor = package.split(".")[: len(package.split(".")) - (node.level - 1)]
                     base = ".".join([*anchor, *([base] if base else [])])
                 targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base for a in node.names]
+            elif isinstance(node, ast.Call) and _call_name(node) in ("import_module", "__import__") and node.args:
+                arg = node.args[0]
+                if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                    targets = [arg.value]
+            elif isinstance(node, ast.Call) and _call_name(node) == "entry_points":
+                for group in _groups_named(constants, entry_points or {}):
+                    targets += [v.partition(":")[0] for v in (entry_points or {})[group]]
             for target in targets:
                 hit = _resolve(target, modules)
                 if hit is not None and hit != module:
@@ -337,8 +373,35 @@ def import_graph(sources: dict[str, tuple[str, bool]]) -> dict[str, set[str]]:
     return graph
 
 
+def _groups_named(constants: set[str], entry_points: dict[str, list[str]]) -> list[str]:
+    return sorted(group for group in entry_points if group in constants)
+
+
+def entry_point_loads(sources: dict[str, tuple[str, bool]], entry_points: dict[str, list[str]]) -> set[tuple[str, str]]:
+    """``(module, group)`` for each module that calls ``entry_points(...)`` and names ``group``."""
+    out = set()
+    for module, (source, _) in sources.items():
+        nodes = list(_all_nodes(ast.parse(source)))
+        if any(isinstance(n, ast.Call) and _call_name(n) == "entry_points" for n in nodes):
+            constants = {n.value for n in nodes if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+            out |= {(module, group) for group in _groups_named(constants, entry_points)}
+    return out
+
+
+def upward_imports(graph: dict[str, set[str]], allowed: Iterable[tuple[str, str]] = ()) -> list[tuple[str, str]]:
+    """``(module, target)`` for each edge of ``graph`` into a higher layer (:data:`LAYERS`), but the
+    ``allowed`` ones (a declared plug-in point's entry-point load)."""
+    skip = set(allowed)
+    return sorted((m, t) for m, ts in graph.items() for t in ts if layer_of(t) > layer_of(m) and (m, t) not in skip)
+
+
 def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """Every strongly connected group of two or more modules, each as one cycle through it (Tarjan)."""
+    """Every strongly connected group of two or more modules, each as one cycle through it."""
+    return [_cycle_through(graph, set(g)) for g in import_groups(graph)]
+
+
+def import_groups(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every strongly connected group of two or more modules, sorted (Tarjan)."""
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
@@ -369,7 +432,7 @@ def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     for v in sorted(graph):
         if v not in index:
             visit(v)
-    return [_cycle_through(graph, set(g)) for g in sorted(groups)]
+    return sorted(groups)
 
 
 def _cycle_through(graph: dict[str, set[str]], group: set[str]) -> list[str]:
@@ -386,29 +449,102 @@ def _cycle_through(graph: dict[str, set[str]], group: set[str]) -> list[str]:
         seen.add(nxt[0])
 
 
-def test_project_modules_import_without_cycles() -> None:
+def project_entry_points() -> dict[str, list[str]]:
+    """Entry-point group -> declared ``"module:attr"`` values, from ``pyproject.toml``."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    return {group: list(eps.values()) for group, eps in project.get("entry-points", {}).items()}
+
+
+#: The plug-in points: ``(module, entry-point group)`` loads the project makes on purpose. The env
+#: library resolves agent names (``gymnasium.make(..., opponent="greedy")``) through whatever agent
+#: library is installed, in its wiring layer, which hands the core a resolver (docs/kit.md,
+#: "Layers"). No other module -- the core above all -- loads an entry point.
+PLUGIN_POINTS = {("monkey_envs.registration", "monkey_envs.agents")}
+
+
+def project_sources() -> dict[str, tuple[str, bool]]:
+    """module name -> (source, is a package ``__init__``) of every module of :data:`PROJECT_PACKAGES`."""
     files = _files(*(f"{p}/**/*.py" for p in PROJECT_PACKAGES))
-    sources = {_module_name(p): (p.read_text(encoding="utf-8"), p.name == "__init__.py") for p in files}
-    graph = import_graph(sources)
-    assert "monkey_envs.core.game" in graph["monkey_envs.games"]  # the graph sees the real imports
+    return {_module_name(p): (p.read_text(encoding="utf-8"), p.name == "__init__.py") for p in files}
+
+
+def project_graph() -> dict[str, set[str]]:
+    """:func:`import_graph` of every module of :data:`PROJECT_PACKAGES` in this checkout."""
+    return import_graph(project_sources(), project_entry_points())
+
+
+def plugin_edges(entry_points: dict[str, list[str]]) -> set[tuple[str, str]]:
+    """``(module, target module)`` of each :data:`PLUGIN_POINTS` load."""
+    return {(m, v.partition(":")[0]) for m, group in PLUGIN_POINTS for v in entry_points.get(group, [])}
+
+
+def test_project_layers_point_one_way() -> None:
+    """No module imports a higher layer, at import time or lazily (:data:`LAYERS`); the one
+    upward load is the declared plug-in point, and nothing else loads an entry point."""
+    sources, eps = project_sources(), project_entry_points()
+    graph = import_graph(sources, eps)
+    assert "monkey_envs.core.registry" in graph["monkey_envs.games"]  # the graph sees the real imports
     assert "agents.base" in graph["agents.registry"]
+    assert "monkey_envs.core.registry" in graph["monkey_envs.core.faces"]  # ... lazy ones as well
+    assert "agents.networks" in graph["agents.policy"]
+    assert {layer_of(m) for m in graph} == {0, 1, 2, 3}
+    assert entry_point_loads(sources, eps) == PLUGIN_POINTS
+    assert plugin_edges(eps) == {("monkey_envs.registration", "agents.registry")}
+    ups = upward_imports(graph, plugin_edges(eps))
+    assert not ups, "imports into a higher layer:\n" + "\n".join(f"{m} -> {t}" for m, t in ups)
+
+
+def test_project_modules_import_without_cycles() -> None:
+    """No two modules import each other, directly or round a loop, lazy imports included."""
+    graph = project_graph()
     cycles = import_cycles(graph)
-    assert not cycles, "import cycles at import time:\n" + "\n".join(" -> ".join(c) for c in cycles)
+    groups = "\n".join(f"  a loop through {len(g)} modules: {', '.join(g)}" for g in import_groups(graph))
+    assert not cycles, "import cycles:\n" + "\n".join(" -> ".join(c) for c in cycles) + "\n" + groups
 
 
-def test_cycle_finder_reports_a_cycle_and_ignores_lazy_imports() -> None:
+def test_layer_checker_reports_lazy_upward_imports_and_cycles() -> None:
+    """A synthetic tree: lazy, dynamic and entry-point imports are edges; TYPE_CHECKING ones are not."""
     sources = {
-        "pkg": ("", True),
-        "pkg.a": ("from pkg import b\n", False),
-        "pkg.b": ("import pkg.c\n", False),
-        "pkg.c": ("from . import a\nfrom typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import pkg.d\n", False),
-        "pkg.d": ("def f():\n    import pkg.a\n", False),  # lazy: no edge
+        "monkey_envs": ("", True),
+        "monkey_envs.core": ("", True),
+        "monkey_envs.core.a": ("def f():\n    from monkey_envs import games\n", False),  # lazy, upward
+        "monkey_envs.core.b": ("import importlib\ndef g():\n    importlib.import_module('agents.x')\n", False),
+        "monkey_envs.core.c": (
+            "from importlib.metadata import entry_points\n"
+            "GROUP = 'my.agents'\n"
+            "def h():\n    return [e.load() for e in entry_points(group=GROUP)]\n",
+            False,
+        ),
+        "monkey_envs.core.d": (
+            "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from monkey_envs.games import G\n",
+            False,
+        ),
+        "monkey_envs.games": ("from monkey_envs.core import d\n", False),
+        "agents": ("", True),
+        "agents.x": ("def k():\n    from . import y\n", False),
+        "agents.y": ("from agents.x import k\n", False),
     }
+    graph = import_graph(sources, {"my.agents": ["agents.y:make"]})
+    assert graph["monkey_envs.core.d"] == set()
+    assert entry_point_loads(sources, {"my.agents": ["agents.y:make"], "other": ["agents.x:f"]}) == {
+        ("monkey_envs.core.c", "my.agents")
+    }
+    assert upward_imports(graph, [("monkey_envs.core.c", "agents.y")]) == [
+        ("monkey_envs.core.a", "monkey_envs.games"),
+        ("monkey_envs.core.b", "agents.x"),
+    ]
+    assert upward_imports(graph) == [
+        ("monkey_envs.core.a", "monkey_envs.games"),
+        ("monkey_envs.core.b", "agents.x"),
+        ("monkey_envs.core.c", "agents.y"),
+    ]
+    assert import_cycles(graph) == [["agents.x", "agents.y", "agents.x"]]
+    sources["agents.x"] = ("def k():\n    return 1\n", False)
+    sources["monkey_envs.core.a"] = ("def f():\n    from monkey_envs.core import d\n", False)
     graph = import_graph(sources)
-    assert graph["pkg.c"] == {"pkg.a"} and graph["pkg.d"] == set()
-    assert import_cycles(graph) == [["pkg.a", "pkg.b", "pkg.c", "pkg.a"]]
-    sources["pkg.c"] = ("def g():\n    from . import a\n", False)
-    assert import_cycles(import_graph(sources)) == []
+    assert import_cycles(graph) == [] and upward_imports(graph) == [("monkey_envs.core.b", "agents.x")]
 
 
 # ====================================================================== 4. one agent registry

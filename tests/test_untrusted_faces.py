@@ -20,12 +20,12 @@ import numpy as np
 import pytest
 
 import monkey_envs
-from monkey_envs.core.aec import aec_api
 from monkey_envs.core.faces import row_seeds
 from monkey_envs.core.game import as_seeds
 from monkey_envs.core.gym_single import GameEnv
 from monkey_envs.core.gym_vector import GameVectorEnv
 from monkey_envs.core.sb3_vec import MonkeyVecEnv
+from monkey_envs.core.versioned import aec_api
 from monkey_envs.games import make_game
 from monkey_envs.monkey_fun import MonkeyFun
 

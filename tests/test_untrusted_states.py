@@ -29,9 +29,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from monkey_envs.core.aec import aec_api
 from monkey_envs.core.state import BatchState, StateError
 from monkey_envs.core.testing import MAX_GAME_STEPS, play_random, random_legal_actions
+from monkey_envs.core.versioned import aec_api
 from monkey_envs.funky_monkey import FunkyMonkey, FunkyMonkeyState
 from monkey_envs.games import GAMES, game_class, make_game
 from monkey_envs.monkey_fun import MonkeyFun, MonkeyFunState

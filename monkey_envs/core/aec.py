@@ -37,7 +37,6 @@ seed continue a deterministic episode stream (:class:`~monkey_envs.core.faces.Ep
 from __future__ import annotations
 
 import copy
-import functools
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -51,8 +50,8 @@ from pettingzoo.utils.env_logger import EnvLogger
 from monkey_envs.core.faces import EpisodeStream, action_mask_box, entropy_seed, observation_box, tick_masks
 from monkey_envs.core.game import Game, as_seeds
 from monkey_envs.core.pictures import HumanView, Picture, check_render_mode, has_picture, render_modes
+from monkey_envs.core.registry import game_class, resolve_game
 from monkey_envs.core.state import BatchState
-from monkey_envs.games import game_class, resolve_game
 
 #: Every render mode this face may offer; a game without a picture (``Game.picture``) has no ``"rgb_array"``.
 RENDER_MODES = ("ansi", "human", "rgb_array")
@@ -533,21 +532,6 @@ def make_aec_api(game_name: str, module_name: str) -> tuple[Callable[..., AECEnv
         "Keyword arguments: ``render_mode`` and the game's options."
     )
     return env, raw_env
-
-
-@functools.cache
-def aec_api(game_name: str) -> tuple[Callable[..., AECEnv], type[GameAECEnv]]:
-    """``(env, raw_env)`` of game ``game_name``, in its versioned module ``monkey_envs.<name>_v<version>``.
-
-    The module is the game's shim file when it has one, else the one
-    :func:`monkey_envs.versioned_module` generates; both give the same classes.
-    """
-    import monkey_envs
-
-    spec = game_class(game_name).spec
-
-    module = monkey_envs.versioned_module(f"{spec.name}_v{spec.version}")
-    return module.env, module.raw_env
 
 
 def spec_page(game_name: str) -> str:

@@ -50,9 +50,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from monkey_envs.core.faces import EpisodeStream, entropy_seed
+from monkey_envs.core.faces import EpisodeStream, check_game_options, entropy_seed
 from monkey_envs.core.game import Game, as_seeds, check_actions
 from monkey_envs.core.opponents import OpponentPool, ask_agent, check_agent_actions, member_name, resolve_agent
+from monkey_envs.core.registry import resolve_game
 from monkey_envs.core.rng import draw_uniform, seed_rng
 from monkey_envs.core.state import BatchState
 
@@ -679,3 +680,44 @@ class SingleAgentDriver:
         if self.state is None:
             raise ValueError("call reset() before render()")
         return self.game.picture(self.state, row, int(self.seat[row]))
+
+
+def build_driver(
+    game: Any,
+    num_envs: int,
+    *,
+    opponent: Any,
+    learner_seat: int | None,
+    illegal_action: str,
+    render_mode: str | None,
+    learner_actions: str | None = None,
+    autoreset: bool = True,
+    face: str = "the env",
+    **game_options: Any,
+) -> Any:
+    """Resolve the game, validate ``render_mode`` for it and build the shared single-agent driver.
+
+    Every gymnasium / SB3 face starts this way; returns the
+    :class:`SingleAgentDriver` (its ``game`` attribute is the game).
+
+    Raises:
+        TypeError: an option that is neither the face's (``face`` names it) nor the game's.
+        ValueError: a bad render mode (``"rgb_array"`` for a game without a picture), game, option
+            value, opponent, seat, ...
+    """
+    from monkey_envs.core.pictures import check_render_mode
+
+    check_game_options(game, game_options, face)
+    if render_mode is not None and not isinstance(render_mode, str):
+        raise ValueError(f"render_mode must be None or a str, got {render_mode!r}")
+    resolved = resolve_game(game, **game_options)
+    check_render_mode(resolved, render_mode)
+    return SingleAgentDriver(
+        resolved,
+        num_envs,
+        opponent=opponent,
+        learner_seat=learner_seat,
+        autoreset=autoreset,
+        illegal_action=illegal_action,
+        learner_actions=learner_actions,
+    )

@@ -194,7 +194,7 @@ def check_game_options(game: Any, options: dict[str, Any], face: str) -> None:
     """
     if not options or not isinstance(game, str):
         return
-    from monkey_envs.games import GAMES, game_class
+    from monkey_envs.core.registry import GAMES, game_class
 
     if game not in GAMES:
         return  # resolve_game names the unknown game
@@ -214,46 +214,3 @@ def check_game_options(game: Any, options: dict[str, Any], face: str) -> None:
             f"{', '.join(map(repr, unknown))}: not an option of {face} nor of the game {game!r} "
             f"(its options: {', '.join(known)})"
         )
-
-
-def build_driver(
-    game: Any,
-    num_envs: int,
-    *,
-    opponent: Any,
-    learner_seat: int | None,
-    illegal_action: str,
-    render_mode: str | None,
-    learner_actions: str | None = None,
-    autoreset: bool = True,
-    face: str = "the env",
-    **game_options: Any,
-) -> Any:
-    """Resolve the game, validate ``render_mode`` for it and build the shared single-agent driver.
-
-    Every gymnasium / SB3 face starts this way; returns the
-    :class:`~monkey_envs.core.driver.SingleAgentDriver` (its ``game`` attribute is the game).
-
-    Raises:
-        TypeError: an option that is neither the face's (``face`` names it) nor the game's.
-        ValueError: a bad render mode (``"rgb_array"`` for a game without a picture), game, option
-            value, opponent, seat, ...
-    """
-    from monkey_envs.core.driver import SingleAgentDriver
-    from monkey_envs.core.pictures import check_render_mode
-    from monkey_envs.games import resolve_game
-
-    check_game_options(game, game_options, face)
-    if render_mode is not None and not isinstance(render_mode, str):
-        raise ValueError(f"render_mode must be None or a str, got {render_mode!r}")
-    resolved = resolve_game(game, **game_options)
-    check_render_mode(resolved, render_mode)
-    return SingleAgentDriver(
-        resolved,
-        num_envs,
-        opponent=opponent,
-        learner_seat=learner_seat,
-        autoreset=autoreset,
-        illegal_action=illegal_action,
-        learner_actions=learner_actions,
-    )

@@ -29,11 +29,11 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from monkey_envs.core.driver import OpponentSpec
-from monkey_envs.core.faces import build_driver, check_seed, observation_box
+from monkey_envs.core.driver import OpponentSpec, build_driver
+from monkey_envs.core.faces import check_seed, observation_box
 from monkey_envs.core.game import Game
 from monkey_envs.core.pictures import HumanView, Picture, has_picture, render_modes
-from monkey_envs.games import DEFAULT_GAME
+from monkey_envs.core.registry import default_game
 
 #: Every render mode this face may offer; a game without a picture (``Game.picture``) has no ``"rgb_array"``.
 RENDER_MODES = ("ansi", "human", "rgb_array")
@@ -76,7 +76,7 @@ class GameEnv(gymnasium.Env):
         **game_options: Any,
     ) -> None:
         self.driver = build_driver(
-            DEFAULT_GAME if game is None else game,
+            default_game() if game is None else game,
             1,
             opponent=opponent,
             learner_seat=learner_seat,

@@ -49,11 +49,11 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from monkey_envs.core.driver import OpponentSpec
-from monkey_envs.core.faces import build_driver, entropy_seed, observation_box, row_seeds
+from monkey_envs.core.driver import OpponentSpec, build_driver
+from monkey_envs.core.faces import entropy_seed, observation_box, row_seeds
 from monkey_envs.core.game import Game
 from monkey_envs.core.pictures import HumanView, Picture, has_picture, render_modes
-from monkey_envs.games import DEFAULT_GAME
+from monkey_envs.core.registry import default_game
 
 #: Every render mode this face may offer; a game without a picture (``Game.picture``) has no ``"rgb_array"``.
 RENDER_MODES = ("ansi", "human", "rgb_array")
@@ -117,7 +117,7 @@ class GameVectorEnv(VectorEnv):
     ) -> None:
         mode = _autoreset_mode(autoreset_mode)  # ValueError before anything is built
         self.driver = build_driver(
-            DEFAULT_GAME if game is None else game,
+            default_game() if game is None else game,
             num_envs,
             opponent=opponent,
             learner_seat=learner_seat,

@@ -23,20 +23,20 @@ prioritised self-play sampling reads (see ``training/selfplay.py``).
 
 from __future__ import annotations
 
-import importlib.metadata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-#: Entry-point group through which agent names (other than ``"random"``) are resolved. This
-#: project's ``pyproject.toml`` points it at ``agents.registry:make_agent``; the env library
-#: itself never imports an agent package.
-AGENT_ENTRY_POINT_GROUP = "monkey_envs.agents"
+#: How agent names (other than ``"random"``) become agents: ``resolver(name, game, seed) -> agent``.
+#: The core knows no agent library; the layer above it installs one with :func:`set_name_resolver`
+#: (``monkey_envs.registration`` installs the ``monkey_envs.agents`` entry point's resolver).
+_NAME_RESOLVER: list[Callable[[str, Any, int], Any]] = []
 
 
-def _resolvers() -> list[Any]:
-    return [ep.load() for ep in importlib.metadata.entry_points(group=AGENT_ENTRY_POINT_GROUP)]
+def set_name_resolver(resolver: Callable[[str, Any, int], Any]) -> None:
+    """Install ``resolver(name, game, seed) -> agent``, through which :func:`resolve_agent` turns names into agents."""
+    _NAME_RESOLVER[:] = [resolver]
 
 
 def resolve_agent(spec: Any, game: Any, seed: int = 0) -> Any:
@@ -44,8 +44,8 @@ def resolve_agent(spec: Any, game: Any, seed: int = 0) -> Any:
 
     * an object with ``act(obs, mask)`` is returned as it is;
     * a callable without ``act`` is a factory: ``spec(game, seed)``;
-    * a name is resolved by the installed agent library (the :data:`AGENT_ENTRY_POINT_GROUP`
-      entry point: ``make_agent(name, game, seed)``).
+    * a name is resolved by the resolver installed with :func:`set_name_resolver` (the package
+      installs the agent library's ``monkey_envs.agents`` entry point: ``make_agent(name, game, seed)``).
 
     Raises:
         ValueError: not an agent, a factory returning no agent, an unknown name, or a name with
@@ -60,13 +60,12 @@ def resolve_agent(spec: Any, game: Any, seed: int = 0) -> Any:
         return agent
     if not isinstance(spec, str):
         raise ValueError(f"an agent must be a name, a factory or an object with act(obs, mask), got {spec!r}")
-    resolvers = _resolvers()
-    if not resolvers:
+    if not _NAME_RESOLVER:
         raise ValueError(
-            f"opponent {spec!r}: no agent library is installed to resolve names (entry point group "
-            f"{AGENT_ENTRY_POINT_GROUP!r}); pass an agent object or a factory(game, seed), or 'random'"
+            f"opponent {spec!r}: nothing is installed to resolve agent names (set_name_resolver); "
+            "pass an agent object or a factory(game, seed), or 'random'"
         )
-    return resolvers[0](spec, game, seed)
+    return _NAME_RESOLVER[0](spec, game, seed)
 
 
 def needs_state(agent: Any) -> bool:

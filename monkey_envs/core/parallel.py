@@ -79,8 +79,8 @@ from monkey_envs.core.driver import ILLEGAL_ACTION_POLICIES
 from monkey_envs.core.faces import EpisodeStream, action_mask_box, entropy_seed, observation_box, tick_masks
 from monkey_envs.core.game import Game
 from monkey_envs.core.pictures import HumanView, Picture, check_render_mode, has_picture, render_modes
+from monkey_envs.core.registry import game_class, resolve_game
 from monkey_envs.core.state import BatchState
-from monkey_envs.games import game_class, resolve_game
 
 #: Every render mode this face may offer; a game without a picture (``Game.picture``) has no ``"rgb_array"``.
 RENDER_MODES = ("ansi", "human", "rgb_array")

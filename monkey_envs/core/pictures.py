@@ -718,7 +718,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     import argparse
     import json
 
-    from monkey_envs.games import GAMES, add_import_option, import_plugins, make_game
+    from monkey_envs.core.registry import GAMES, add_import_option, import_plugins, make_game
 
     parser = argparse.ArgumentParser(prog="python -m monkey_envs.core.pictures", description=main.__doc__)
     parser.add_argument("--game", required=True, help="a registered game name")

@@ -77,7 +77,7 @@ from typing import Any
 
 import numpy as np
 
-from monkey_envs.games import make_game
+from monkey_envs.core.registry import make_game
 
 #: Version of the file layout written by :func:`record`.
 FORMAT = 1

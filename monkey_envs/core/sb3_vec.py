@@ -38,8 +38,8 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvObs, VecEnvStepReturn
 
-from monkey_envs.core.driver import OpponentSpec
-from monkey_envs.core.faces import build_driver, entropy_seed, observation_box, row_seeds
+from monkey_envs.core.driver import OpponentSpec, build_driver
+from monkey_envs.core.faces import entropy_seed, observation_box, row_seeds
 from monkey_envs.core.game import Game
 from monkey_envs.core.pictures import HumanView, Picture, has_picture
 

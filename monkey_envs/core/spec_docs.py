@@ -25,7 +25,7 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-from monkey_envs.games import add_import_option, game_class, import_plugins
+from monkey_envs.core.registry import add_import_option, game_class, import_plugins
 
 #: A marked block: group 1 is the game's name, group 2 what lies between the markers.
 BLOCK = re.compile(r"<!-- spec:begin (\w+) -->\n(.*?)<!-- spec:end -->", re.S)

@@ -89,12 +89,29 @@ def _tag_of_identity(ident: Any, where: str) -> GameTag:
         raise StateError(f"{where}: the game config {ident['config']!r:.200} is not plain JSON data: {e}") from None
 
 
+#: The game registry a loaded state's game is looked up in: ``[game_class]`` with
+#: ``game_class(name) -> type[Game]`` (``ValueError`` for an unknown name) and ``[names]`` with
+#: ``names() -> list[str]``. :mod:`monkey_envs.core.registry` installs itself at its import
+#: (:func:`set_game_lookup`): it sits above this module, so this module does not import it.
+_LOOKUP: dict[str, Any] = {}
+
+
+def set_game_lookup(game_class: Any, names: Any) -> None:
+    """Install the registry loaded states rebuild their games from (see :data:`_LOOKUP`)."""
+    _LOOKUP.update(game_class=game_class, names=names)
+    _rebuilt_game.cache_clear()
+
+
+def _lookup(what: str) -> Any:
+    if what not in _LOOKUP:
+        raise StateError("no game registry is installed to rebuild a state's game (import monkey_envs)")
+    return _LOOKUP[what]
+
+
 @functools.lru_cache(maxsize=32)
 def _rebuilt_game(name: str, config_json: str) -> Game:
     """The registered game ``name`` built with ``config`` (cached: loading many states builds it once)."""
-    from monkey_envs.games import make_game
-
-    return make_game(name, **json.loads(config_json))
+    return _lookup("game_class")(name)(**json.loads(config_json))
 
 
 def _game_for(cls: type[BatchState], game: Game | None, ident: Any, players: Any, where: str) -> Game:
@@ -122,10 +139,9 @@ def _game_for(cls: type[BatchState], game: Game | None, ident: Any, players: Any
         if built.state_class is not cls:
             raise StateError(f"{where}: game {name!r} plays {built.state_class.__name__}s, not {cls.__name__}s")
         return built
-    from monkey_envs.games import GAMES, game_class
-
+    game_class = _lookup("game_class")
     names = []
-    for name in list(GAMES):
+    for name in _lookup("names")():
         try:
             if game_class(name).state_class is cls:
                 names.append(name)

@@ -133,21 +133,21 @@ class _Ctx:
 
     def aec(self) -> tuple[Callable[..., Any], type]:
         """``(env, raw_env)`` of the game's versioned PettingZoo module."""
-        from monkey_envs.core.aec import aec_api
+        from monkey_envs.core.versioned import aec_api
 
         return aec_api(self.name)
 
     @property
     def gym_id(self) -> str:
-        import monkey_envs  # noqa: F401  (registers the ids)
-        from monkey_envs.registration import gymnasium_id
+        # importing any module of the package ran ``monkey_envs/__init__``, which registered the ids
+        from monkey_envs.core.registry import gymnasium_id
 
         return gymnasium_id(self.name)
 
 
 def _ctx(game: str | Game, config: Mapping[str, Any] | None) -> _Ctx:
     """Resolve ``game`` + ``config`` to a :class:`_Ctx` (a built game brings its own config)."""
-    from monkey_envs.games import GAMES, make_game
+    from monkey_envs.core.registry import GAMES, make_game
 
     if isinstance(game, Game):
         if config:
@@ -427,9 +427,9 @@ def check_pettingzoo_parallel(
     from pettingzoo.utils.conversions import aec_to_parallel
     from pettingzoo.utils.env_logger import EnvLogger
 
-    import monkey_envs
+    from monkey_envs.core.versioned import versioned_module
 
-    module = monkey_envs.versioned_module(f"{c.spec.name}_v{c.spec.version}")
+    module = versioned_module(f"{c.spec.name}_v{c.spec.version}")
     faces = {
         "parallel_env": lambda: module.parallel_env(**c.config),
         "aec_to_parallel(env())": lambda: aec_to_parallel(module.env(**c.config)),
@@ -1355,7 +1355,7 @@ def check_bad_input(game: str | Game, config: Mapping[str, Any] | None = None, *
     _check_vector_bad_input(c)
     import gymnasium
 
-    from monkey_envs.games import make_game
+    from monkey_envs.core.registry import make_game
 
     bad = {**c.config, UNKNOWN_OPTION: 1}
     for what, fn in (
@@ -1898,10 +1898,11 @@ SIMULTANEOUS_CHECKS = frozenset({"pettingzoo_parallel"})
 
 
 def package_games() -> list[str]:
-    """The games shipped in the package's registry (``monkey_envs.*``), not test toys or ``broken_*`` games."""
-    from monkey_envs.games import GAMES
+    """The games shipped in the package (rules in its own modules: ``registry.shipped_games``), not
+    games that tests or plug-ins register from their own modules."""
+    from monkey_envs.core.registry import shipped_games
 
-    return [n for n, path in GAMES.items() if path.startswith("monkey_envs.") and not n.startswith("broken_")]
+    return shipped_games()
 
 
 def _config_id(config: Mapping[str, Any]) -> str:
@@ -1914,8 +1915,8 @@ def conformance_params(
     """pytest params ``(game, config, check)``: each game x each of its ``test_configs`` x each check.
 
     Args:
-        games: registered game names; ``None`` = :func:`package_games` (games registered by tests,
-            e.g. the ``broken_*`` toys, are only included when named).
+        games: registered game names; ``None`` = :func:`package_games` (games registered by tests
+            or plug-ins are only included when named).
         checks: names from :data:`CHECKS` (default: all); :data:`PER_GAME_CHECKS` get one param
             per game (config ``{}``: default arguments), :data:`SIMULTANEOUS_CHECKS` only
             simultaneous games.
@@ -1923,7 +1924,7 @@ def conformance_params(
     """
     import pytest
 
-    from monkey_envs.games import game_class
+    from monkey_envs.core.registry import game_class
 
     names = list(games) if games is not None else package_games()
     wanted = [k for k in (checks if checks is not None else CHECKS) if k not in exclude]

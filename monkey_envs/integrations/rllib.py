@@ -229,7 +229,7 @@ def env_class() -> type:
     _require_ray()
     from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 
-    from monkey_envs.core.aec import aec_api
+    from monkey_envs.core.versioned import aec_api
 
     class MonkeyMultiAgentEnv(PettingZooEnv):
         """A monkey-envs game as an RLlib ``MultiAgentEnv`` (RLlib's ``PettingZooEnv`` over the AEC env).
