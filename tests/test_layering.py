@@ -11,6 +11,8 @@
   other (directly or round a loop) -- imports inside functions, ``importlib.import_module`` with
   a literal name and entry-point loads included.
 * ``agents.registry`` is the one agent registry, and it loads a game's heuristics lazily.
+* The default game is named (``DEFAULT_GAME = "<name>"`` in ``monkey_envs/games.py``), not taken
+  from the registry's order.
 
 Each checker is a plain function over source text, and a test shows it can fail on a small
 synthetic source. Violations in code this test does not own are marked ``xfail(strict=True)``
@@ -642,3 +644,33 @@ print(json.dumps({"before": before, "after": after, "has_act": callable(getattr(
 """
     out = json.loads(_subprocess(code).stdout.strip().splitlines()[-1])
     assert out["before"] == [] and "agents.heuristics.funky_monkey" in out["after"] and out["has_act"]
+
+
+# ====================================================================== 5. named defaults
+def named_default(source: str, target: str = "DEFAULT_GAME") -> str | None:
+    """The string ``target`` is assigned in ``source`` at module level, if it is a literal name
+    (``None`` for anything computed, e.g. the first key of a dict)."""
+    for node in ast.parse(source).body:
+        value = None
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == target for t in node.targets):
+            value = node.value
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.target.id == target:
+            value = node.value
+        if value is not None:
+            return value.value if isinstance(value, ast.Constant) and isinstance(value.value, str) else None
+    return None
+
+
+def test_the_default_game_is_named_not_taken_from_the_registry_order() -> None:
+    """``DEFAULT_GAME`` is a game's name written in ``monkey_envs/games.py``, and the registry's default."""
+    from monkey_envs.core.registry import default_game
+    from monkey_envs.games import DEFAULT_GAME, GAMES
+
+    name = named_default((ROOT / "monkey_envs/games.py").read_text(encoding="utf-8"))
+    assert name is not None and name == DEFAULT_GAME == default_game() and name in GAMES
+
+
+def test_named_default_checker_refuses_a_computed_default() -> None:
+    assert named_default('DEFAULT_GAME: str = "monkey_fun"\n') == "monkey_fun"
+    assert named_default("DEFAULT_GAME = next(iter(GAMES))\n") is None
+    assert named_default("GAMES = {}\n") is None
