@@ -13,11 +13,13 @@ Names with a registered prefix carry an argument: ``"ppo:runs/<run>/model.zip"``
 policy from its safe files (:mod:`agents.policy`, torch imported lazily); ``"ppo+pickle:PATH"``
 unpickles a trusted SB3 zip; ``"mcts:simulations=64,rollout=greedy"`` is the search agent with
 settings (:mod:`agents.search`; plain ``mcts`` is registered by every game that sets its defaults).
+These built-in prefixes are declared in ``agents/__init__.py``: this module is the mechanism and
+imports none of the agent modules that register into it.
 
 The env library (:mod:`monkey_envs`) never imports this package: its faces take an agent
 object, a factory ``factory(game, seed)``, the built-in ``"random"``, or a name that they
 resolve through the ``monkey_envs.agents`` entry point, which this project points at
-:func:`make_agent` (``pyproject.toml``).
+:func:`make_agent` (``pyproject.toml``; loaded by ``monkey_envs.registration``, never by the core).
 """
 
 from __future__ import annotations

@@ -19,14 +19,14 @@ CORRECT = ["toy_coins", "toy_grab"]
 @pytest.fixture(scope="module", autouse=True)
 def _toys_registered():
     """The toys are in the registry for this module's tests only (conftest takes them out after collection)."""
+    from monkey_envs.core.registry import temporary_games
     from monkey_envs.games import GAMES, register_game
 
-    added = [name for name in toy_games.broken.TOYS if name not in GAMES]
-    for name in added:
-        register_game(name, toy_games.broken.TOYS[name])
-    yield
-    for name in added:
-        GAMES.pop(name, None)
+    with temporary_games():
+        for name in toy_games.broken.TOYS:
+            if name not in GAMES:
+                register_game(name, toy_games.broken.TOYS[name])
+        yield
 
 
 @pytest.mark.parametrize(("game", "config", "check"), conformance_params(games=CORRECT, exclude=["playthroughs"]))

@@ -263,3 +263,22 @@ def test_memory_lets_the_win_rate_forget_old_episodes():
 def test_memory_below_one_episode_is_refused():
     with pytest.raises(ValueError, match="memory must be"):
         OpponentPool(["a"], memory=0.5)
+
+
+def test_agent_names_resolve_through_the_resolver_the_wiring_layer_installs(monkeypatch):
+    """The core asks the resolver ``monkey_envs.registration`` installs (the agent library's entry
+    point); without one, or without an agent library, a name is refused with the reason."""
+    import monkey_envs.registration as registration
+    from monkey_envs.core import opponents
+
+    game = make_game("funky_monkey")
+    assert opponents._NAME_RESOLVER == [registration.resolve_agent_name]
+    assert hasattr(opponents.resolve_agent("honest", game), "act")
+    monkeypatch.setattr(registration.importlib.metadata, "entry_points", lambda group: [])
+    with pytest.raises(ValueError, match="no agent library is installed"):
+        opponents.resolve_agent("honest", game)
+    monkeypatch.setattr(opponents, "_NAME_RESOLVER", [])
+    with pytest.raises(ValueError, match="nothing is installed to resolve agent names"):
+        opponents.resolve_agent("honest", game)
+    monkeypatch.undo()
+    assert hasattr(opponents.resolve_agent("honest", game), "act")

@@ -20,16 +20,15 @@ from pettingzoo.utils.env_logger import EnvLogger
 
 import monkey_envs
 from monkey_envs.core.parallel import GameParallelEnv, make_parallel_api
+from monkey_envs.core.registry import temporary_games
 from monkey_envs.core.testing import random_legal_actions
 from monkey_envs.games import GAMES, game_class, make_game, register_game
 
 # Importing the toy game registers it (game, env ids, its "half" agent). Outside this module the game
 # registry lists the package's games only (test_playthroughs wants a recording of each), so the
 # registration is undone here and redone by the fixture below for this module's tests.
-_HAD_TOY = "toy_bidding" in GAMES
-ToyBidding = importlib.import_module("toy_games.bidding").ToyBidding
-if not _HAD_TOY:
-    del GAMES["toy_bidding"]
+with temporary_games():
+    ToyBidding = importlib.import_module("toy_games.bidding").ToyBidding
 
 PZ_ID = "monkey_envs/toy_bidding-v0"
 #: The registry's simultaneous games (the package's: the toy is not registered at collection).
@@ -44,11 +43,9 @@ CONFIGS = [{}, {"num_players": 3, "coins": 4, "rounds": 2}, {"num_players": 4, "
 @pytest.fixture(scope="module", autouse=True)
 def _toy_game_registered():
     """Keep the toy game in the game registry for this module's tests only."""
-    had = "toy_bidding" in GAMES
-    register_game("toy_bidding", ToyBidding)  # idempotent (its env ids are registered already)
-    yield
-    if not had:
-        del GAMES["toy_bidding"]
+    with temporary_games():
+        register_game("toy_bidding", ToyBidding)  # idempotent (its env ids are registered already)
+        yield
 
 
 def _random_actions(obs: dict, agents: list[str], rng: np.random.Generator) -> dict[str, int]:

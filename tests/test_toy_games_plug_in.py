@@ -32,6 +32,7 @@ import pytest
 
 import monkey_envs
 from monkey_envs.core import playthrough as pt
+from monkey_envs.core.registry import temporary_games
 from monkey_envs.games import GAMES, game_class, register_game
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -40,37 +41,32 @@ TOYS: dict[str, tuple[str, str]] = {
     "toy_dice": ("toy_games.dice:ToyDice", "hold20"),
     "toy_bidding": ("toy_games.bidding:ToyBidding", "half"),
 }
-_HAD = {name: name in GAMES for name in TOYS}
-_IMPORTED = {name: path.partition(":")[0] in sys.modules for name, (path, _) in TOYS.items()}
-for _name, (_path, _) in TOYS.items():
-    importlib.import_module(_path.partition(":")[0])  # registers the game, its env ids and its agent ...
-    register_game(_name, _path)  # ... or, imported already by another test module that undid it, again
-
 try:  # the conformance suite (monkey_envs.core.testing), when the checkout has it
     from monkey_envs.core.testing import conformance_params, run_check
 except ImportError:  # pragma: no cover - the suite is young
     conformance_params = run_check = None  # type: ignore[assignment]
 #: Run by name below (check_env with default arguments, playthroughs from a fresh recording).
 _BY_NAME = ("gymnasium_check_env", "sb3_check_env", "playthroughs")
-CONFORMANCE = conformance_params(games=list(TOYS), exclude=_BY_NAME) if conformance_params else []
 
-for _name, _had in _HAD.items():  # parameters are built: the registry goes back to the package's games
-    if not _had:
-        del GAMES[_name]
-    if not _had and not _IMPORTED[_name]:  # ... and a module first imported here is forgotten, so that
-        sys.modules.pop(TOYS[_name][0].partition(":")[0], None)  # another test module's import registers it
+_IMPORTED = {name: path.partition(":")[0] in sys.modules for name, (path, _) in TOYS.items()}
+with temporary_games():  # the parameters are built with the toys registered; then the registry is restored
+    for _name, (_path, _) in TOYS.items():
+        importlib.import_module(_path.partition(":")[0])  # registers the game, its env ids and its agent ...
+        register_game(_name, _path)  # ... or, imported already by another test module that undid it, again
+    CONFORMANCE = conformance_params(games=list(TOYS), exclude=_BY_NAME) if conformance_params else []
+
+for _name, (_path, _) in TOYS.items():  # a toy module first imported here is forgotten, so that another
+    if _name not in GAMES and not _IMPORTED[_name]:  # test module's import registers it
+        sys.modules.pop(_path.partition(":")[0], None)
 
 
 @pytest.fixture(scope="module", autouse=True)
 def _toys_registered():
     """Keep the toy games in the game registry for this module's tests only."""
-    had = {name: name in GAMES for name in TOYS}
-    for name, (path, _) in TOYS.items():
-        register_game(name, path)  # idempotent: the env ids are registered already
-    yield
-    for name, was in had.items():
-        if not was:
-            del GAMES[name]
+    with temporary_games():
+        for name, (path, _) in TOYS.items():
+            register_game(name, path)  # idempotent: the env ids are registered already
+        yield
 
 
 def _gym_id(name: str) -> str:
@@ -272,3 +268,15 @@ def test_a_failed_re_registration_keeps_the_game_that_was_registered(monkeypatch
     assert GAMES[name] == path
     monkeypatch.undo()
     assert game_class(name).spec.name == name
+
+
+def test_temporary_games_restores_the_registry_even_after_an_error():
+    """``temporary_games`` undoes what a block did to the registry: entries, order and paths."""
+    before = list(GAMES.items())
+    with pytest.raises(RuntimeError, match="inside"), temporary_games() as games:
+        assert games is GAMES
+        path = GAMES.pop("toy_dice")
+        GAMES["toy_dice"] = path  # moved to the end
+        GAMES["not_a_game"] = "nowhere:Nothing"
+        raise RuntimeError("inside the block")
+    assert list(GAMES.items()) == before

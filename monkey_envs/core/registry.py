@@ -13,8 +13,9 @@ on PettingZoo's per-family ``all_environments`` tables.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from monkey_envs.core.game import Game
@@ -161,6 +162,22 @@ def shipped_games() -> list[str]:
     return [n for n, path in GAMES.items() if path.partition(":")[0].split(".")[0] == PACKAGE]
 
 
+@contextlib.contextmanager
+def temporary_games() -> Iterator[dict[str, str]]:
+    """A block whose game registrations are undone when it ends: :data:`GAMES` is restored to what
+    it held before (entries, order and paths); yields :data:`GAMES`.
+
+    For tests and tools that register a game for a while (a toy game for one test module). The
+    PettingZoo / gymnasium ids registered meanwhile stay (registering them again is a no-op).
+    """
+    before = dict(GAMES)
+    try:
+        yield GAMES
+    finally:
+        GAMES.clear()
+        GAMES.update(before)
+
+
 def pettingzoo_id(name: str) -> str:
     """PettingZoo registry id of game ``name``, e.g. ``"monkey_envs/<name>-v0"``."""
     spec = game_class(name).spec
@@ -221,4 +238,5 @@ __all__ = [
     "resolve_game",
     "set_default_game",
     "shipped_games",
+    "temporary_games",
 ]
