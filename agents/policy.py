@@ -47,6 +47,8 @@ from typing import Any
 
 import numpy as np
 
+from agents.strict_yaml import cut, short
+
 #: Prefix of agent names that load a saved policy from its safe files.
 PPO_PREFIX = "ppo:"
 #: Prefix of agent names that load a full SB3 zip, unpickling it (runs code from the file).
@@ -201,7 +203,7 @@ def policy_kwargs_for(
     from agents.registry import features_class
 
     if activation not in ACTIVATIONS:
-        raise ValueError(f"activation must be one of {ACTIVATIONS}, got {_short(activation)}")
+        raise ValueError(f"activation must be one of {ACTIVATIONS}, got {short(activation)}")
     pi, vf = (net_arch["pi"], net_arch["vf"]) if isinstance(net_arch, dict) else (net_arch, net_arch)
     kwargs: dict[str, Any] = {
         "net_arch": {"pi": list(pi), "vf": list(vf)},
@@ -274,7 +276,7 @@ def describe_policy(
         if not features:
             raise ValueError(f"features extractor {cls.__name__} is not registered for {game.spec.name!r}")
         if kwargs.get("game", game.spec.name) != game.spec.name or set(kwargs) - {"game", "game_options", "channels"}:
-            raise ValueError(f"features extractor arguments {_short(kwargs)} do not describe {game!r}")
+            raise ValueError(f"features extractor arguments {short(kwargs)} do not describe {game!r}")
         channels = kwargs.get("channels")
     _check_sizes(tuple(policy.observation_space.shape), getattr(policy.action_space, "n", None), game)
     out: dict[str, Any] = {
@@ -312,7 +314,7 @@ def safe_paths(path: str | Path) -> tuple[Path, Path]:
     if p.suffix in (".zip", WEIGHTS_SUFFIX, DESCRIPTION_SUFFIX):
         return p.with_suffix(DESCRIPTION_SUFFIX), p.with_suffix(".zip")
     raise ValueError(
-        f"{_cut(str(p))} is not a saved policy: expected a .zip, {WEIGHTS_SUFFIX} or {DESCRIPTION_SUFFIX} "
+        f"{cut(str(p), 200)} is not a saved policy: expected a .zip, {WEIGHTS_SUFFIX} or {DESCRIPTION_SUFFIX} "
         "file or a run folder"
     )
 
@@ -373,22 +375,6 @@ def save_policy(model: Any, path: str | Path, game: Any, learner_actions: str | 
 
 
 # ====================================================================== reading descriptions
-def _short(value: Any, limit: int = 80) -> str:
-    """``repr(value)`` cut to ``limit`` characters (never an unbounded message)."""
-    try:
-        if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 10**30:
-            return f"<an integer of {value.bit_length()} bits>"
-        text = repr(value)
-    except Exception:  # an object whose repr fails or is too large to build
-        return f"<{type(value).__name__}>"
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _cut(text: str, limit: int = 200) -> str:
-    """``text`` (a message or path, shown as is) cut to ``limit`` characters."""
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
 def _strict_json(text: bytes | str, what: str) -> Any:
     """``json.loads`` that refuses duplicate keys, NaN/Infinity and pathological nesting."""
 
@@ -396,7 +382,7 @@ def _strict_json(text: bytes | str, what: str) -> Any:
         out: dict[str, Any] = {}
         for k, v in items:
             if k in out:
-                raise ValueError(f"duplicate key {_short(k)}")
+                raise ValueError(f"duplicate key {short(k)}")
             out[k] = v
         return out
 
@@ -408,7 +394,7 @@ def _strict_json(text: bytes | str, what: str) -> Any:
     except RecursionError:
         raise ValueError(f"{what} is not valid JSON: nested too deeply") from None
     except (ValueError, UnicodeDecodeError) as exc:  # JSONDecodeError is a ValueError
-        raise ValueError(f"{what} is not valid JSON: {_cut(str(exc), 160)}") from None
+        raise ValueError(f"{what} is not valid JSON: {cut(str(exc), 160)}") from None
 
 
 def _is_int(x: Any) -> bool:
@@ -418,14 +404,14 @@ def _is_int(x: Any) -> bool:
 def _int_in(d: dict[str, Any], key: str, lo: int, hi: int, where: str) -> int:
     x = d[key]
     if not _is_int(x) or not lo <= x <= hi:
-        raise ValueError(f"{where}: {key!r} must be an integer in [{lo}, {hi}], got {_short(x)}")
+        raise ValueError(f"{where}: {key!r} must be an integer in [{lo}, {hi}], got {short(x)}")
     return x
 
 
 def _layers(x: Any, key: str, where: str) -> list[int]:
     if not isinstance(x, list) or len(x) > MAX_LAYERS or not all(_is_int(h) and 1 <= h <= MAX_WIDTH for h in x):
         raise ValueError(
-            f"{where}: {key!r} must be a list of at most {MAX_LAYERS} sizes in [1, {MAX_WIDTH}], got {_short(x)}"
+            f"{where}: {key!r} must be a list of at most {MAX_LAYERS} sizes in [1, {MAX_WIDTH}], got {short(x)}"
         )
     return list(x)
 
@@ -436,52 +422,52 @@ def _check_description(d: Any, where: str) -> dict[str, Any]:
         raise ValueError(f"{where}: must hold a JSON object, got {type(d).__name__}")
     unknown = sorted(set(d) - set(_DESCRIPTION_KEYS))
     if unknown:
-        raise ValueError(f"{where}: unknown key(s) {_short(unknown)}")
+        raise ValueError(f"{where}: unknown key(s) {short(unknown)}")
     missing = sorted(k for k, required in _DESCRIPTION_KEYS.items() if required and k not in d)
     if missing:
         raise ValueError(f"{where}: missing key(s) {missing}")
     if d["format"] != FORMAT or d["version"] != FORMAT_VERSION:
         raise ValueError(
-            f"{where}: format {_short(d['format'])} version {_short(d['version'])} is not {FORMAT!r} version "
+            f"{where}: format {short(d['format'])} version {short(d['version'])} is not {FORMAT!r} version "
             f"{FORMAT_VERSION}"
         )
     if d["algo"] != "maskable_ppo":
-        raise ValueError(f"{where}: 'algo' must be 'maskable_ppo', got {_short(d['algo'])}")
+        raise ValueError(f"{where}: 'algo' must be 'maskable_ppo', got {short(d['algo'])}")
     for key in ("game", "features"):
         v = d[key]
         if not isinstance(v, str) or not v.isidentifier() or len(v) > 64:
-            raise ValueError(f"{where}: {key!r} must be a name, got {_short(v)}")
+            raise ValueError(f"{where}: {key!r} must be a name, got {short(v)}")
     opts = d["game_options"]
     if not isinstance(opts, dict) or len(opts) > 64:
-        raise ValueError(f"{where}: 'game_options' must be an object of at most 64 options, got {_short(opts)}")
+        raise ValueError(f"{where}: 'game_options' must be an object of at most 64 options, got {short(opts)}")
     for k, v in opts.items():
         scalar = v is None or isinstance(v, (bool, float, str)) or (_is_int(v) and abs(v) <= 2**62)
         if not k.isidentifier() or not scalar or (isinstance(v, str) and len(v) > 256):
-            raise ValueError(f"{where}: game option {_short(k)} must be a plain value, got {_short(v)}")
+            raise ValueError(f"{where}: game option {short(k)} must be a plain value, got {short(v)}")
     _int_in(d, "obs_dim", 1, MAX_OBS_DIM, where)
     _int_in(d, "num_actions", 1, MAX_ACTIONS, where)
     if d["head"] not in _head_classes():
-        raise ValueError(f"{where}: 'head' must be one of {sorted(_head_classes())}, got {_short(d['head'])}")
+        raise ValueError(f"{where}: 'head' must be one of {sorted(_head_classes())}, got {short(d['head'])}")
     arch = d["net_arch"]
     if isinstance(arch, dict):
         if set(arch) != {"pi", "vf"}:
-            raise ValueError(f"{where}: 'net_arch' must be a list or {{'pi': [...], 'vf': [...]}}, got {_short(arch)}")
+            raise ValueError(f"{where}: 'net_arch' must be a list or {{'pi': [...], 'vf': [...]}}, got {short(arch)}")
         d["net_arch"] = {k: _layers(arch[k], f"net_arch.{k}", where) for k in ("pi", "vf")}
     else:
         d["net_arch"] = _layers(arch, "net_arch", where)
     if d["activation"] not in ACTIVATIONS:
-        raise ValueError(f"{where}: 'activation' must be one of {ACTIVATIONS}, got {_short(d['activation'])}")
+        raise ValueError(f"{where}: 'activation' must be one of {ACTIVATIONS}, got {short(d['activation'])}")
     if d["board_channels"] is not None:
         _int_in(d, "board_channels", 1, MAX_CHANNELS, where)
     la = d["learner_actions"]
     if la is not None and (not isinstance(la, str) or not la.isidentifier() or len(la) > 64):
-        raise ValueError(f"{where}: 'learner_actions' must be a filter name or null, got {_short(la)}")
+        raise ValueError(f"{where}: 'learner_actions' must be a filter name or null, got {short(la)}")
     w = d["weights"]
     if not isinstance(w, str) or not w.endswith(WEIGHTS_SUFFIX) or Path(w).name != w or w.startswith("."):
-        raise ValueError(f"{where}: 'weights' must be a {WEIGHTS_SUFFIX} file name in the same folder, got {_short(w)}")
+        raise ValueError(f"{where}: 'weights' must be a {WEIGHTS_SUFFIX} file name in the same folder, got {short(w)}")
     sha = d["weights_sha256"]
     if not isinstance(sha, str) or not re.fullmatch(r"[0-9a-f]{64}", sha):
-        raise ValueError(f"{where}: 'weights_sha256' must be 64 lowercase hex digits, got {_short(sha)}")
+        raise ValueError(f"{where}: 'weights_sha256' must be 64 lowercase hex digits, got {short(sha)}")
     if "timesteps" in d:
         _int_in(d, "timesteps", 0, 2**63 - 1, where)
     return d
@@ -564,7 +550,9 @@ def read_safetensors(path: str | Path, sha256: str | None = None) -> dict[str, n
     try:
         return load(data)
     except Exception as exc:  # SafetensorError and friends: a damaged or foreign file
-        raise ValueError(f"{where}: not a valid safetensors file (truncated or damaged): {_cut(str(exc))}") from None
+        raise ValueError(
+            f"{where}: not a valid safetensors file (truncated or damaged): {cut(str(exc), 200)}"
+        ) from None
 
 
 # ====================================================================== loading
@@ -611,7 +599,7 @@ def _resolve_game(description: dict[str, Any], game: Any, where: str) -> Any:
         try:
             game = make_game(description["game"], **description["game_options"])
         except (TypeError, ValueError) as exc:
-            raise ValueError(f"{where}: cannot build game {description['game']!r}: {_cut(str(exc))}") from None
+            raise ValueError(f"{where}: cannot build game {description['game']!r}: {cut(str(exc), 200)}") from None
     elif description["game"] != game.spec.name:
         raise ValueError(f"{where}: the model plays {description['game']!r}, not {game.spec.name!r}")
     _check_sizes((description["obs_dim"],), description["num_actions"], game)
@@ -643,8 +631,8 @@ def load_safe_policy(path: str | Path, game: Any = None, device: str = "cpu") ->
     unexpected = sorted(set(arrays) - set(expected))
     if missing or unexpected:
         raise ValueError(
-            f"{weights_path}: does not fit the network {where} describes: missing {_short(missing)}, "
-            f"unexpected {_short(unexpected)}"
+            f"{weights_path}: does not fit the network {where} describes: missing {short(missing)}, "
+            f"unexpected {short(unexpected)}"
         )
     state: dict[str, Any] = {}
     for name, ref in expected.items():
@@ -663,7 +651,7 @@ def load_safe_policy(path: str | Path, game: Any = None, device: str = "cpu") ->
     try:
         policy.load_state_dict(state, strict=True)
     except RuntimeError as exc:  # pragma: no cover - the checks above match what strict loading checks
-        raise ValueError(f"{weights_path}: {_cut(str(exc))}") from None
+        raise ValueError(f"{weights_path}: {cut(str(exc), 200)}") from None
     policy.optimizer = None  # a loaded policy only predicts
     policy.set_training_mode(False)
     for param in policy.parameters():
@@ -691,12 +679,12 @@ def check_model_files(path: str | Path, trusted: bool = False) -> Path:
         return json_path
     if zip_path.is_file():
         raise ValueError(
-            f"{_cut(str(zip_path))} is a pickled SB3 zip without the safe files "
+            f"{cut(str(zip_path), 200)} is a pickled SB3 zip without the safe files "
             f"{json_path.name} / {json_path.with_suffix(WEIGHTS_SUFFIX).name} next to it; loading the zip would run "
             f"code from the file. If you trust it, convert it once with `python -m agents.policy convert {zip_path}` "
             f"(or load it as {PICKLE_PREFIX}PATH)"
         )
-    raise ValueError(f"no saved model at {_short(str(p), 200)}")
+    raise ValueError(f"no saved model at {short(str(p), 200)}")
 
 
 def load_policy_agent(
