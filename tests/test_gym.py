@@ -281,3 +281,28 @@ def test_greedy_opponent_plays_in_the_single_and_vector_env():
     _, infos = venv.reset(seed=0)
     for _ in range(10):
         _, _, _, _, infos = venv.step(_last_legal(infos["action_mask"]))
+
+
+@pytest.mark.parametrize("name", sorted(monkey_envs.GAMES))
+def test_every_declared_variant_is_accepted_by_the_game_and_its_faces(name):
+    """``GameSpec.variants`` lists the names the ``variant`` option accepts (``core/spec.py``): each
+    builds the game, its gymnasium id and its AEC env; where it declares some, an undeclared name
+    is a ValueError naming the choices."""
+    from monkey_envs.games import game_class
+
+    spec = game_class(name).spec
+    for variant in spec.variants:
+        counts = []  # the player counts that take it (a variant may be for one count, e.g. solo)
+        for n in range(spec.min_players, spec.max_players + 1):
+            try:
+                make_game(name, variant=variant, num_players=n)
+            except ValueError:
+                continue
+            counts.append(n)
+        assert counts, f"no player count accepts the declared variant {variant!r}"
+        opts = {"variant": variant, "num_players": counts[0]}
+        gym.make(f"monkey_envs/{spec.gym_name}-v{spec.version}", **opts).reset(seed=0)
+        monkey_envs.versioned_module(f"{spec.name}_v{spec.version}").env(**opts).reset(seed=0)
+    if spec.variants:
+        with pytest.raises(ValueError, match=spec.variants[0]):
+            make_game(name, variant="no-such-variant")
