@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from gymnasium.vector import AutoresetMode
 
-import monkey_envs  # noqa: F401  (registers the ids)
+import monkey_envs  # (registers the ids)
 from monkey_envs.core.driver import SingleAgentDriver
 from monkey_envs.core.gym_single import GameEnv
 from monkey_envs.core.gym_vector import GameVectorEnv
