@@ -1,11 +1,12 @@
 """Compiling game kernels: an honest numba cache, and row loops without reference counting.
 
 ``drop_stale_cache(__file__)`` at the top of a game's kernels module keeps its cache honest;
-:func:`njit_borrowed` compiles a row loop that only borrows arrays (no atomic reference counts).
+:func:`njit_borrowed` compiles a row loop that only borrows arrays (no atomic reference counts);
+:func:`stack_array` gives such a loop its scratch in its stack frame (it may not allocate).
 
 numba's on-disk cache (``@njit(cache=True)``) is keyed on the kernels file's own timestamp only,
 so a change to a module the kernels compile in (the game's ``data.py`` and ``state.py``, the kit's
-``core/rng.py``) would silently keep the old machine code. This hashes those sources and clears
+``core/rng.py`` and this module's :func:`stack_array`) would silently keep the old machine code. This hashes those sources and clears
 the module's cached kernels when the hash differs from the one stored beside them.
 """
 
@@ -18,7 +19,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
-from numba import njit
+from llvmlite import ir as llvm_ir
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
+from numba.np.arrayobj import populate_array
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -28,14 +33,16 @@ def drop_stale_cache(kernels_file: str | Path, deps: tuple[str, ...] = ("data.py
 
     Args:
         kernels_file: the kernels module's ``__file__``.
-        deps: file names beside it that the kernels compile in (``core/rng.py`` always counts).
+        deps: file names beside it that the kernels compile in (``core/rng.py`` and this module
+            always count).
 
     The hash of the sources is kept in ``__pycache__/<stem>.deps``. Best effort: an unwritable
     install keeps whatever cache it has. When no kernel of the module is cached (a fresh install,
     or one just cleared), :func:`announce_compile` says so when its first kernel compiles.
     """
     here = Path(kernels_file).resolve()
-    sources = (here, *(here.with_name(d) for d in deps), Path(__file__).resolve().with_name("rng.py"))
+    kit = Path(__file__).resolve()
+    sources = (here, *(here.with_name(d) for d in deps), kit.with_name("rng.py"), kit)
     try:
         stamp = hashlib.sha256(b"".join(p.read_bytes() for p in sources)).hexdigest()
         cache = here.parent / "__pycache__"
@@ -135,3 +142,35 @@ def njit_borrowed(**options: Any) -> Callable[[F], F]:
     if BORROWED_KERNELS:
         options["_nrt"] = False
     return njit(**options)
+
+
+@intrinsic
+def stack_array(typingctx: object, n: types.Type, dtype: types.Type) -> tuple | None:
+    """A ``(n,)`` array of ``dtype`` (e.g. ``np.int64``) in the calling kernel's stack frame: uninitialised scratch.
+
+    ``n`` is a constant (e.g. ``MAX_CARDS``). The memory is one ``alloca`` in the caller's entry
+    block, so a call inside a loop reuses it; it is not owned (no reference count, as the kernels
+    compiled by :func:`njit_borrowed`, which may not allocate) and lives until the caller returns: it
+    must not be returned or kept.
+    """
+    if not (isinstance(n, types.IntegerLiteral) and isinstance(dtype, types.NumberClass)):
+        return None
+    count, nty = n.literal_value, dtype.instance_type
+    aty = types.Array(nty, 1, "C")
+
+    def codegen(context: Any, builder: Any, sig: Any, args: list) -> Any:
+        item = context.get_data_type(nty)
+        buf = cgutils.alloca_once(builder, llvm_ir.ArrayType(item, count))
+        itemsize = context.get_constant(types.intp, context.get_abi_sizeof(item))
+        out = context.make_array(aty)(context, builder)
+        populate_array(
+            out,
+            data=builder.bitcast(buf, item.as_pointer()),
+            shape=[context.get_constant(types.intp, count)],
+            strides=[itemsize],
+            itemsize=itemsize,
+            meminfo=None,
+        )
+        return out._getvalue()
+
+    return aty(n, dtype), codegen

@@ -6,6 +6,16 @@ the configuration as ``cfg (len(CFG_FIELDS),) int64``, and runs one compiled loo
 Kernels are compiled on first use and cached on disk (``cache=True``); at import a cache built
 from other versions of the files they compile in is dropped (:func:`monkey_envs.core.kernel_cache.drop_stale_cache`).
 
+Compiling them from an empty cache is most of a cold start (the first ``step`` of a game), so:
+every kernel and helper only borrows the state's arrays and is compiled without reference counting
+(:func:`~monkey_envs.core.kernel_cache.njit_borrowed`); their scratch lives in their stack frames,
+sized for :data:`MAX_SEATS` seats and :data:`MAX_TILES` tiles
+(:func:`~monkey_envs.core.kernel_cache.stack_array`), so nothing allocates and no ``np.zeros``
+implementation compiles; helpers that only kernels call get no Python wrapper and no IR rewrites
+(:data:`_inner`); integer division and remainder use numba's ``numpy`` error model (no division by
+zero check: every divisor is a configuration constant >= 1). The batch kernels keep the rewrites:
+without them each ``st[i]`` of the state tuple compiles a ``getitem`` of its own.
+
 Action layout (``G = 1 + (P - 1)`` with Banana skins, else 1)::
 
     [0, 10)                 put one hand card of kind k into the pending set
@@ -27,7 +37,7 @@ from collections.abc import Callable
 import numpy as np
 from numba import literally, njit
 
-from monkey_envs.core.kernel_cache import drop_stale_cache
+from monkey_envs.core.kernel_cache import drop_stale_cache, njit_borrowed, stack_array
 from monkey_envs.core.rng import next_uniform, seed_row
 from monkey_envs.four_monkeys import data as D
 from monkey_envs.four_monkeys.state import (
@@ -40,6 +50,21 @@ from monkey_envs.four_monkeys.state import (
 )
 
 drop_stale_cache(__file__)
+
+#: The most seats and tiles of a game: the sizes of the kernels' scratch arrays
+#: (:func:`~monkey_envs.core.kernel_cache.stack_array`, in their stack frames).
+MAX_SEATS = D.MAX_PLAYERS
+MAX_TILES = D.num_sets(D.MAX_PLAYERS) * D.NUM_COMBOS
+MAX_SEAT_COMBOS = MAX_SEATS * D.NUM_COMBOS
+MAX_OWNERS = MAX_SEATS + 1
+MAX_SEAT_TILES = MAX_SEATS * MAX_TILES
+
+#: The decorator of the helpers that only kernels call and that allocate nothing: compiled without
+#: a Python wrapper (unboxing each argument: for a helper taking many arrays, tenths of a second of
+#: a cold start that nothing uses; called from Python, such a helper would crash the interpreter),
+#: without reference counting (:func:`~monkey_envs.core.kernel_cache.njit_borrowed`) and without
+#: numba's IR rewrites (passes these kernels do not need, each re-analysing the whole function).
+_inner = njit_borrowed(cache=True, no_cpython_wrapper=True, no_rewrites=True, error_model="numpy")
 
 NK = D.NUM_KINDS
 NC = D.NUM_COMBOS
@@ -226,8 +251,8 @@ def _meets(c: int, f0: int, f1: int, f2: int, f3: int, gold: int, gbits: int) ->
     return distinct >= NEED_GOLD_DISTINCT[c]
 
 
-@njit(cache=True)
-def correct(c: int, cnt: np.ndarray) -> bool:
+@_inner
+def _correct(c: int, cnt: np.ndarray) -> bool:
     """Is ``cnt (10,)`` a correct submission for combo ``c``: it covers it and no card is superfluous?
 
     :func:`covers` of the whole set, then of the set less one card of each kind held: the
@@ -253,8 +278,14 @@ def correct(c: int, cnt: np.ndarray) -> bool:
     return True
 
 
-# ====================================================================== per-row helpers
 @njit(cache=True)
+def correct(c: int, cnt: np.ndarray) -> bool:
+    """:func:`_correct`, callable from Python (the kernels call :func:`_correct`, which has no Python wrapper)."""
+    return _correct(c, cnt)
+
+
+# ====================================================================== per-row helpers
+@_inner
 def draw_cards(b: int, p: int, n: int, decks: np.ndarray, deck_size: np.ndarray, hands: np.ndarray, area) -> None:
     """Seat ``p`` draws ``n`` cards: from its own deck, else the largest other deck of its area (ties: lowest seat).
 
@@ -298,7 +329,7 @@ def tile_area(t: int, cfg) -> int:
     return 0 if t < cfg[C_SETS0] * NC else 1
 
 
-@njit(cache=True)
+@_inner
 def owned_bits(b: int, q: int, tile_owner: np.ndarray) -> int:
     """Bitmask of the combos seat ``q`` owns (green or burned)."""
     bits = 0
@@ -316,7 +347,7 @@ def popcount10(bits: int) -> int:
     return n
 
 
-@njit(cache=True)
+@_inner
 def owns_all_available(b: int, q: int, tile_state, tile_owner, tile_stack, stacks, stack_size, area, cfg) -> bool:
     """Does seat ``q`` already own a tile of every combo available in its area (the condition of a reveal)?"""
     bits = owned_bits(b, q, tile_owner)
@@ -332,7 +363,7 @@ def owns_all_available(b: int, q: int, tile_state, tile_owner, tile_stack, stack
 COMBO_BIT = np.array([1 << (t % NC) for t in range(D.num_sets(D.MAX_PLAYERS) * NC)], dtype=np.int64)
 
 
-@njit(cache=True)
+@_inner
 def mask_rows(b0: int, b1: int, running_only: bool, current_player, terminated, truncated, mask, cfg, hands, pending,
               tile_state, tile_owner, stacks, stack_size, replenish_used, skin_given, replays, area) -> None:  # fmt: skip
     """Write the legal actions of each row ``b0 <= b < b1`` for its ``current_player`` into ``mask[b]``.
@@ -421,7 +452,7 @@ def fill_masks(b0: int, b1: int, running_only: bool, st, cfg) -> None:
               st[19], st[20], st[22], st[23], st[24], st[25], st[12], st[31])  # fmt: skip
 
 
-@njit(cache=True)
+@_inner
 def setup_round(b: int, cfg, rng, commits, tick, decks, deck_size, hands, pending, discard, under, tile_state,
                 tile_owner, tile_stack, stacks, stack_size, replenish_used, skin_given, skins, tile_ok, area,
                 under_count, order) -> None:  # fmt: skip
@@ -498,7 +529,7 @@ def _max_of(x: np.ndarray, n: int) -> int:
     return best
 
 
-@njit(cache=True)
+@_inner
 def score_tiles(P: int, tile_owner, tile_state, under, replenish_used, skins, totals, family: bool,
                 points, aside, checked, smartest) -> None:  # fmt: skip
     """Score one round (the rulebook's Steps 1-4) from one row's arrays.
@@ -512,27 +543,30 @@ def score_tiles(P: int, tile_owner, tile_state, under, replenish_used, skins, to
         checked: ``(NT,) int8`` out: 0 not verified, 1 verified correct, 2 verified incorrect.
         smartest: ``(P,) bool`` out: the Smartest Monkey(s) at the beginning of Step 4.
     """
-    NT = tile_owner.shape[0]
-    owned = np.zeros(NT, np.bool_)
+    NT = min(tile_owner.shape[0], MAX_TILES)  # (the scratch's size bounds every write to it)
+    P = min(P, MAX_SEATS)
+    owned = stack_array(MAX_TILES, np.bool_)
     for t in range(NT):
         aside[t] = False
         checked[t] = 0
         owned[t] = tile_owner[t] >= 0
     # Step 1: repeated combos are set aside (family scoring too: it changes only Steps 2 and 4)
-    cnt = np.zeros((P, NC), np.int64)
+    cnt = stack_array(MAX_SEAT_COMBOS, np.int64)  # (P, 10) flat: tiles owned per seat and combo
+    for i in range(P * NC):
+        cnt[i] = 0
     for t in range(NT):
         if owned[t]:
-            cnt[tile_owner[t], t % NC] += 1
+            cnt[tile_owner[t] * NC + t % NC] += 1
     for t in range(NT):
-        if owned[t] and cnt[tile_owner[t], t % NC] >= 2:
+        if owned[t] and cnt[tile_owner[t] * NC + t % NC] >= 2:
             aside[t] = True
-    value = np.zeros(NT, np.int64)
+    value = stack_array(MAX_TILES, np.int64)
     for t in range(NT):
         value[t] = ORANGE[t % NC] if tile_state[t] == TILE_ORANGE else GREEN[t % NC]
-    visible = np.zeros(P, np.int64)
-    burned = np.zeros(P, np.int64)
-    ntiles = np.zeros(P, np.int64)
-    vals = np.zeros((P, NT), np.int64)
+    visible = stack_array(MAX_SEATS, np.int64)
+    burned = stack_array(MAX_SEATS, np.int64)
+    ntiles = stack_array(MAX_SEATS, np.int64)
+    vals = stack_array(MAX_SEAT_TILES, np.int64)  # (P, NT) flat, row stride MAX_TILES
     turn = 0
     while True:
         # Step 2: who is the Smartest Monkey
@@ -579,20 +613,20 @@ def score_tiles(P: int, tile_owner, tile_state, under, replenish_used, skins, to
                     if owned[t] and not aside[t] and tile_owner[t] == p:
                         v = value[t]
                         j = n
-                        while j > 0 and vals[p, j - 1] < v:
-                            vals[p, j] = vals[p, j - 1]
+                        while j > 0 and vals[p * MAX_TILES + j - 1] < v:
+                            vals[p * MAX_TILES + j] = vals[p * MAX_TILES + j - 1]
                             j -= 1
-                        vals[p, j] = v
+                        vals[p * MAX_TILES + j] = v
                         n += 1
                 for i in range(n, NT):
-                    vals[p, i] = -100
+                    vals[p * MAX_TILES + i] = -100
             for i in range(NT):
                 top = -1000
                 for p in range(P):
-                    if smartest[p] and vals[p, i] > top:
-                        top = vals[p, i]
+                    if smartest[p] and vals[p * MAX_TILES + i] > top:
+                        top = vals[p * MAX_TILES + i]
                 for p in range(P):
-                    smartest[p] = smartest[p] and vals[p, i] == top
+                    smartest[p] = smartest[p] and vals[p * MAX_TILES + i] == top
             bt = -(1 << 30)
             for p in range(P):
                 if smartest[p] and totals[p] > bt:
@@ -614,7 +648,7 @@ def score_tiles(P: int, tile_owner, tile_state, under, replenish_used, skins, to
                 break
         if pick < 0:
             break
-        if correct(pick % NC, under[pick]):
+        if _correct(pick % NC, under[pick]):
             checked[pick] = 1
         else:
             checked[pick] = 2
@@ -630,7 +664,9 @@ def score_tiles(P: int, tile_owner, tile_state, under, replenish_used, skins, to
                 points[tile_owner[t]] -= D.SET_ASIDE_PENALTY
     else:
         # a repeated combo (set aside in Step 1, never checked) scores 0 and costs 0
-        orange = np.zeros(P, np.int64)
+        orange = stack_array(MAX_SEATS, np.int64)
+        for p in range(P):
+            orange[p] = 0
         for t in range(NT):
             if owned[t]:
                 p = tile_owner[t]
@@ -656,11 +692,11 @@ def start_round(b: int, st, cfg, order) -> None:
 
 
 # ====================================================================== batch kernels
-@njit(cache=True)
+@njit_borrowed(cache=True, error_model="numpy")
 def init(seeds: np.ndarray, st, cfg) -> None:
     """Seed every row's RNG, set up round 1 and compute seat 0's mask."""
     rng = st[6]
-    order = np.empty(cfg[C_NT], np.int8)
+    order = stack_array(MAX_TILES, np.int8)
     for b in range(seeds.size):
         seed_row(rng, b, seeds[b])
         start_round(b, st, cfg, order)
@@ -668,13 +704,13 @@ def init(seeds: np.ndarray, st, cfg) -> None:
     fill_masks(0, seeds.size, False, st, cfg)
 
 
-@njit(cache=True)
+@njit_borrowed(cache=True, error_model="numpy")
 def refresh(st, cfg) -> None:
     """Recompute the mask of every row for its current player (empty where there is none)."""
     fill_masks(0, st[0].size, False, st, cfg)
 
 
-@njit(cache=True)
+@njit_borrowed(cache=True, error_model="numpy")
 def step(actions: np.ndarray, st, cfg) -> bool:
     """Validate ``actions (B,) int64`` and apply them to the running rows; False (nothing changed) if one is invalid.
 
@@ -727,14 +763,14 @@ def step(actions: np.ndarray, st, cfg) -> bool:
     P, NT, G = cfg[C_P], cfg[C_NT], cfg[C_G]
     a_grab, a_burn, a_swap, a_draw3 = cfg[C_A_GRAB], cfg[C_A_BURN], cfg[C_A_SWAP], cfg[C_A_DRAW3]
     a_reveal, a_stop = cfg[C_A_REVEAL], cfg[C_A_STOP]
-    keys = np.empty(P, np.float64)
-    order = np.empty(2 * P + 1, np.intp)
-    points = np.zeros(P, np.int64)
-    aside = np.zeros(NT, np.bool_)
-    checked = np.zeros(NT, np.int8)
-    smartest = np.zeros(P, np.bool_)
-    winners = np.zeros(P, np.bool_)
-    tile_order = np.empty(NT, np.int8)
+    keys = stack_array(MAX_SEATS, np.float64)
+    order = stack_array(MAX_SEATS, np.int64)
+    points = stack_array(MAX_SEATS, np.int64)
+    aside = stack_array(MAX_TILES, np.bool_)
+    checked = stack_array(MAX_TILES, np.int8)
+    smartest = stack_array(MAX_SEATS, np.bool_)
+    winners = stack_array(MAX_SEATS, np.bool_)
+    tile_order = stack_array(MAX_TILES, np.int8)
     for b0 in range(0, B, MASK_BLOCK):  # a block of rows stepped, then their masks in one call
         b1 = min(B, b0 + MASK_BLOCK)
         for b in range(b0, b1):
@@ -785,7 +821,7 @@ def step(actions: np.ndarray, st, cfg) -> bool:
                                 pending[b, q, k] = 0
                             under_count[b, t] = npend
                             stats[b, q, ST_GRABS] += 1
-                            ok = correct(t % NC, under[b, t])
+                            ok = _correct(t % NC, under[b, t])
                             tile_ok[b, t] = ok
                             if not ok:
                                 stats[b, q, ST_BLUFFS] += 1
@@ -993,8 +1029,8 @@ def observe_kernel(num_players: int) -> Callable[..., None]:
         raise ValueError(f"num_players must be in {D.MIN_PLAYERS}..{D.MAX_PLAYERS}, got {P}")
     kernel = _OBSERVE_KERNELS.get(P)
     if kernel is None:
-
-        @njit(cache=True)  # P, a closure constant, is a literal in here (numba caches per value)
+        # P, a closure constant, is a literal in here (numba caches per value)
+        @njit_borrowed(cache=True, error_model="numpy")
         def observe(player: np.ndarray, obs: np.ndarray, st, cfg, luts: np.ndarray, tile_codes: np.ndarray) -> None:
             observe_players(player, obs, st, cfg, luts, tile_codes, P)
 
@@ -1002,7 +1038,7 @@ def observe_kernel(num_players: int) -> Callable[..., None]:
     return kernel
 
 
-@njit(cache=True, error_model="numpy")
+@njit_borrowed(cache=True, error_model="numpy", no_cpython_wrapper=True)
 def observe_players(player: np.ndarray, obs: np.ndarray, st, cfg, luts, tile_codes, num_players: int) -> None:
     """The observation (:func:`observe_kernel`) of ``num_players == cfg[C_P]`` seats, a literal.
 
@@ -1040,8 +1076,8 @@ def observe_players(player: np.ndarray, obs: np.ndarray, st, cfg, luts, tile_cod
     I_SEAT = 3 * NK
     I_TILE = I_SEAT + P * SEAT_FEATURES
     I_STACK = I_TILE + NT * W
-    bits = np.zeros(P + 1, np.int64)  # combos owned per seat (observer first; slot P: nobody)
-    rel = np.zeros(P + 1, np.int64)  # owner seat w -> (w - o) % P, at w + 1
+    bits = stack_array(MAX_OWNERS, np.int64)  # combos owned per seat (observer first; slot P: nobody)
+    rel = stack_array(MAX_OWNERS, np.int64)  # owner seat w -> (w - o) % P, at w + 1
     for b in range(player.size):
         o = np.int64(player[b])
         for k in range(NK):

@@ -18,7 +18,7 @@ Every kernel and helper is compiled without reference counting
 (:func:`~monkey_envs.core.kernel_cache.njit_borrowed`: they only borrow the state's arrays; about
 a quarter of the LLVM code was reference counts) and without numba's IR rewrites
 (``no_rewrites``: passes these kernels do not need, each re-analysing the whole
-function); their scratch lives in their stack frames (:func:`_stack_array`), so nothing allocates
+function); their scratch lives in their stack frames (:func:`~monkey_envs.core.kernel_cache.stack_array`), so nothing allocates
 and no ``np.empty`` implementation compiles.
 
 The kernels reproduce the numpy rules of :class:`~monkey_envs.funky_monkey.rules.FunkyMonkey`
@@ -44,13 +44,12 @@ from typing import Any
 
 import numba
 import numpy as np
-from llvmlite import ir as llvm_ir
 from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 from numba.np.arrayobj import populate_array
 
-from monkey_envs.core.kernel_cache import drop_stale_cache, njit_borrowed
+from monkey_envs.core.kernel_cache import drop_stale_cache, njit_borrowed, stack_array
 from monkey_envs.core.rng import next_uint64, seed_row
 from monkey_envs.funky_monkey import data as D
 from monkey_envs.funky_monkey import state as S
@@ -350,14 +349,14 @@ def _reshuffle_row(rng: np.ndarray, b: int, discard: np.ndarray, draw_pile: np.n
     for i in range(nd, MAX_CARDS):
         draw_pile[b, i] = -1
     _, width = draw_pile.shape  # MAX_CARDS (address() takes no state with another width)
-    keys = _stack_array(MAX_CARDS, np.uint64)
+    keys = stack_array(MAX_CARDS, np.uint64)
     for j in range(nd):
         keys[j] = next_uint64(rng, b) >> np.uint64(11)
     rng[b, 1] += np.uint64(width - nd)  # the counter advances by the pile's width, as shuffle_order's
-    order = _stack_array(MAX_CARDS, np.int64)
+    order = stack_array(MAX_CARDS, np.int64)
     _stable_order(keys, np.int64(0), nd, order)
     pile = draw_pile[b]
-    head = _stack_array(MAX_CARDS, np.int8)
+    head = stack_array(MAX_CARDS, np.int8)
     for i in range(nd):
         head[i] = pile[i]
     for i in range(nd):
@@ -375,14 +374,14 @@ def _new_round_row(rng: np.ndarray, b: int, can: int, P: int, chip_order: np.nda
     seats that can play in seat order, a stable sort of the keys; ``-1`` past them.
     """
     n = 0
-    firsts = _stack_array(MAX_PLAYERS, np.int64)
+    firsts = stack_array(MAX_PLAYERS, np.int64)
     for p in range(P):
         if (can >> p) & 1:
             firsts[n] = p
             n += 1
     for j in range(P):
         keys[j] = next_uint64(rng, b) >> np.uint64(11)
-    idx = _stack_array(MAX_PLAYERS, np.int64)
+    idx = stack_array(MAX_PLAYERS, np.int64)
     for i in range(n):  # stable insertion sort of the prefix by its keys
         kv = keys[i]
         j = i - 1
@@ -517,9 +516,9 @@ def reset_rows_at(
     nd = N - P * HAND_SIZE
     nbits = (P + 1) // 2
     total = TILE_STACKS.size + N + NUM_TREASURES + P + nbits + P
-    keys = _stack_array(MAX_SETUP_DRAWS, np.uint64)
-    bits = _stack_array(MAX_SETUP_DRAWS, np.int64)
-    order = _stack_array(MAX_CARDS, np.int64)
+    keys = stack_array(MAX_SETUP_DRAWS, np.uint64)
+    bits = stack_array(MAX_SETUP_DRAWS, np.int64)
+    order = stack_array(MAX_CARDS, np.int64)
     for i in range(rows.size):
         b = rows[i]
         _blank_row(ptrs, dims, b, face_up0, tiger_start, N)
@@ -731,7 +730,7 @@ def step_at(
         _field(ptrs, dims, PYRAMID_CARD),
         _field(ptrs, dims, STATS),
     )
-    keys = _stack_array(MAX_PLAYERS, np.uint64)
+    keys = stack_array(MAX_PLAYERS, np.uint64)
     all_seats = (1 << P) - 1
     for b in range(B):
         if terminated[b] or truncated[b]:
@@ -1410,38 +1409,6 @@ def _field(typingctx: object, ptrs: types.Type, dims: types.Type, i: types.Type)
     return aty(ptrs, dims, i), codegen
 
 
-@intrinsic
-def _stack_array(typingctx: object, n: types.Type, dtype: types.Type) -> tuple | None:
-    """A ``(n,)`` array of ``dtype`` (e.g. ``np.int64``) in the calling kernel's stack frame: uninitialised scratch.
-
-    ``n`` is a constant (e.g. ``MAX_CARDS``). The memory is one ``alloca`` in the caller's entry
-    block, so a call inside a loop reuses it; it is not owned (no reference count, as the kernels
-    compiled by ``njit_borrowed``, which may not allocate) and lives until the caller returns: it
-    must not be returned or kept.
-    """
-    if not (isinstance(n, types.IntegerLiteral) and isinstance(dtype, types.NumberClass)):
-        return None
-    count, nty = n.literal_value, dtype.instance_type
-    aty = types.Array(nty, 1, "C")
-
-    def codegen(context: Any, builder: Any, sig: Any, args: list) -> Any:
-        item = context.get_data_type(nty)
-        buf = cgutils.alloca_once(builder, llvm_ir.ArrayType(item, count))
-        itemsize = context.get_constant(types.intp, context.get_abi_sizeof(item))
-        out = _struct(context, builder, aty)
-        populate_array(
-            out,
-            data=builder.bitcast(buf, item.as_pointer()),
-            shape=[context.get_constant(types.intp, count)],
-            strides=[itemsize],
-            itemsize=itemsize,
-            meminfo=None,
-        )
-        return out._getvalue()
-
-    return aty(n, dtype), codegen
-
-
 @njit_borrowed(cache=True, no_rewrites=True)
 def address(st: StateArrays, ptrs: np.ndarray, dims: np.ndarray) -> bool:
     """The data address and shape of each array of ``st`` into ``ptrs (48,) uint64`` and ``dims (48, 3) int64``.
@@ -1449,7 +1416,7 @@ def address(st: StateArrays, ptrs: np.ndarray, dims: np.ndarray) -> bool:
     False (``ptrs`` / ``dims`` are then not to be used) unless ``st`` is a tuple of C-contiguous,
     aligned, writeable arrays of the dtypes and dimensions of :data:`FIELD_LAYOUT` (the state's)
     with at most ``MAX_PLAYERS`` seats and a draw pile of ``MAX_CARDS`` (the kernels' scratch,
-    :func:`_stack_array`, is sized for those); the addresses are valid only while those arrays
+    :func:`~monkey_envs.core.kernel_cache.stack_array`, is sized for those); the addresses are valid only while those arrays
     live and keep their memory.
     """
     if not _address_into(st, ptrs, dims):
