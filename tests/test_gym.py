@@ -16,7 +16,7 @@ import monkey_envs  # (registers the ids)
 from monkey_envs.core.driver import SingleAgentDriver
 from monkey_envs.core.gym_single import GameEnv
 from monkey_envs.core.gym_vector import GameVectorEnv
-from monkey_envs.games import make_game, resolve_game
+from monkey_envs.games import SHIPPED_GAMES, make_game, resolve_game
 from monkey_envs.monkey_fun import MonkeyFun
 
 ENV_ID = "monkey_envs/MonkeyFun-v0"
@@ -283,7 +283,7 @@ def test_greedy_opponent_plays_in_the_single_and_vector_env():
         _, _, _, _, infos = venv.step(_last_legal(infos["action_mask"]))
 
 
-@pytest.mark.parametrize("name", sorted(monkey_envs.GAMES))
+@pytest.mark.parametrize("name", sorted(SHIPPED_GAMES))
 def test_every_declared_variant_is_accepted_by_the_game_and_its_faces(name):
     """``GameSpec.variants`` lists the names the ``variant`` option accepts (``core/spec.py``): each
     builds the game, its gymnasium id and its AEC env; where it declares some, an undeclared name
