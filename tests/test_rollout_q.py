@@ -109,6 +109,53 @@ def test_the_fit_makes_the_best_sampled_action_the_policys_choice():
     assert (actions == best).mean() > 0.9
 
 
+def test_the_fit_computes_the_extractors_fixed_part_once_and_fits_exactly_as_without_it(monkeypatch):
+    """The greedy terms (``GreedyActionExtractor.fixed_part``) are computed once for every position,
+    not per minibatch and epoch; the fitted weights and the report are those of a fit that
+    recomputes them in every forward pass."""
+    pytest.importorskip("sb3_contrib")
+    import torch
+
+    import training.rollout_q as RQ
+    from agents.heuristics.monkey_fun_features import GreedyActionExtractor
+    from training.config import TrainConfig
+    from training.run import build_env, build_model
+
+    game = MonkeyFun(num_players=2)
+    greedy = GreedyMonkeyFun(game)
+    states = probe_states(game, greedy, games=30, seed=4, probe_prob=0.3)
+    data = rollout_action_values(game, greedy, states, chunk=64)
+    calls = []
+    original = GreedyActionExtractor.fixed_part
+
+    def counted(self, obs):
+        calls.append(obs.shape[0])
+        return original(self, obs)
+
+    monkeypatch.setattr(GreedyActionExtractor, "fixed_part", counted)
+
+    def fit():
+        torch.manual_seed(0)
+        cfg = TrainConfig()
+        cfg.env.num_envs = 2
+        cfg.ppo.features, cfg.ppo.head, cfg.ppo.net_arch, cfg.ppo.board_channels = "greedy", "scorer", [16], 4
+        model = build_model(cfg, build_env(cfg))
+        calls.clear()
+        report = RQ.fit_action_values(model, data, epochs=3, batch_size=32, learning_rate=3e-3, seed=2)
+        return model.policy.state_dict(), report, list(calls)
+
+    cached, report_cached, calls_cached = fit()
+    monkeypatch.setattr(RQ, "fixed_part", lambda policy, obs, chunk=8192: None)  # recompute per batch
+    fresh, report_fresh, calls_fresh = fit()
+    for k in cached:
+        torch.testing.assert_close(cached[k], fresh[k], rtol=0, atol=0)
+    assert report_cached["history"] == report_fresh["history"]
+    assert report_cached["holdout"] == report_fresh["holdout"]
+    n = data.obs.shape[0]
+    assert calls_cached == [n]  # once, every position in one chunk
+    assert len(calls_fresh) > 3 * (n // 32)  # every minibatch of every epoch, twice (policy and value)
+
+
 def test_a_rollout_q_run_without_reinforcement_learning_writes_its_report(tmp_path):
     pytest.importorskip("sb3_contrib")
     import json

@@ -333,6 +333,25 @@ def record_action_values(
     return data
 
 
+def fixed_part(policy: Any, obs: Any, chunk: int = 8192) -> Any:
+    """The part of ``policy``'s features of ``obs (N, D)`` that no parameter changes, or ``None``.
+
+    A shared features extractor with a ``fixed_part(obs)`` method (Monkey Fun's greedy terms:
+    :meth:`~agents.heuristics.monkey_fun_features.GreedyActionExtractor.fixed_part`) computes it
+    in chunks of ``chunk`` rows once, so a fit over fixed positions does not recompute it per
+    minibatch and epoch; ``forward(obs, fixed)`` then takes the rows' part. The extractor works
+    row by row, so the features, and the fit, are the same either way.
+    """
+    import torch
+
+    fe = getattr(policy, "features_extractor", None)
+    if fe is None or not getattr(policy, "share_features_extractor", True) or not hasattr(fe, "fixed_part"):
+        return None
+    if obs.shape[0] == 0:
+        return None
+    return torch.cat([fe.fixed_part(obs[s : s + chunk]) for s in range(0, obs.shape[0], chunk)])
+
+
 def fit_action_values(
     model: Any,
     data: ActionValueData,
@@ -359,6 +378,7 @@ def fit_action_values(
         is the teacher's, and the mean sampled value of the policy's choice and of the teacher's.
     """
     import torch
+    from stable_baselines3.common.preprocessing import preprocess_obs
 
     policy = model.policy
     device = policy.device
@@ -375,10 +395,22 @@ def fit_action_values(
     v_target = lo + q[torch.arange(n, device=device), teacher] * (hi - lo)
     opt = torch.optim.Adam(policy.parameters(), lr=learning_rate)
 
+    fe = policy.features_extractor
+    fixed = fixed_part(policy, obs)
+
+    def features(idx: torch.Tensor) -> torch.Tensor:
+        if fixed is None:
+            return policy.extract_features(obs[idx], policy.pi_features_extractor)
+        x = preprocess_obs(obs[idx], policy.observation_space, normalize_images=policy.normalize_images)
+        return fe(x, fixed[idx])
+
     def logits(idx: torch.Tensor) -> torch.Tensor:
-        features = policy.extract_features(obs[idx], policy.pi_features_extractor)
-        latent = policy.mlp_extractor.forward_actor(features)
-        return policy.action_net(latent)
+        return policy.action_net(policy.mlp_extractor.forward_actor(features(idx)))
+
+    def values(idx: torch.Tensor) -> torch.Tensor:
+        if fixed is None:
+            return policy.predict_values(obs[idx]).flatten()
+        return policy.value_net(policy.mlp_extractor.forward_critic(features(idx))).flatten()
 
     def bce(lg: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
         m = mask[idx]
@@ -393,7 +425,7 @@ def fit_action_values(
         for start in range(0, order.numel(), batch_size):
             idx = order[start : start + batch_size]
             loss_q = bce(logits(idx), idx)
-            loss_v = torch.nn.functional.mse_loss(policy.predict_values(obs[idx]).flatten(), v_target[idx])
+            loss_v = torch.nn.functional.mse_loss(values(idx), v_target[idx])
             loss = loss_q + vf_coef * loss_v
             opt.zero_grad()
             loss.backward()

@@ -174,13 +174,18 @@ class GreedyActionExtractor(BoardActionExtractor):
         mask[:, -1] = ~ok.any(1)
         return mask
 
-    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+    def fixed_part(self, obs: torch.Tensor) -> torch.Tensor:
+        """``(B, 16, G) float32`` the greedy terms of observations ``obs (B, D)``: the part of the
+        features that no parameter changes (a fit over fixed positions may compute it once)."""
+        o = obs.detach().cpu().numpy().astype(np.float32, copy=False)
+        return torch.as_tensor(self.greedy.action_features(o, self.legal_mask(o)), device=obs.device)
+
+    def forward(self, obs: torch.Tensor, fixed: torch.Tensor | None = None) -> torch.Tensor:
+        """The features of ``obs (B, D)``; ``fixed``: its :meth:`fixed_part` if computed already."""
         B = obs.shape[0]
         n = self.num_actions_with_field
         base = super().forward(obs)
-        o = obs.detach().cpu().numpy().astype(np.float32, copy=False)
-        terms = self.greedy.action_features(o, self.legal_mask(o))  # (B, 16, G)
-        t = torch.as_tensor(terms, device=obs.device)
+        t = self.fixed_part(obs) if fixed is None else fixed
         blocks = base[:, : n * (self.block_dim)].reshape(B, n, self.block_dim)
         per_action = torch.cat([blocks, t[:, :n]], dim=2).reshape(B, -1)
         return torch.cat([per_action, base[:, n * self.block_dim :], t[:, n, :2]], dim=1)
