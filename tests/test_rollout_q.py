@@ -186,6 +186,8 @@ def test_a_rollout_q_run_without_reinforcement_learning_writes_its_report(tmp_pa
     assert summary["evaluation"]["greedy"]["num_games"] == 20
     md = (run_dir / "eval.md").read_text()
     assert "Pretraining (teacher's action values, rollout_q)" in md and "played out once per legal action" in md
+    # no PPO phase: the report says so instead of 0-step lines (issue 23)
+    assert "- PPO: none" in md and "steps per second" not in md and "timesteps: 0" not in md
     assert (run_dir / "model.zip").is_file()
 
 

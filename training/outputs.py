@@ -377,11 +377,16 @@ def eval_markdown(summary: dict[str, Any]) -> str:
         ("algorithm", str(algo)),
         ("seed", _fmt(summary.get("seed"))),
         ("training opponent", _fmt(tr.get("opponent"))),
-        ("timesteps", _fmt_int(tr.get("timesteps"))),
-        ("training time", _fmt_seconds(tr.get("seconds"))),
-        ("steps per second", _fmt_int(tr.get("steps_per_second"))),
-        ("evaluation time", _fmt_seconds(summary.get("evaluation_seconds"))),
     ]
+    if tr.get("timesteps") == 0:  # no PPO phase (the pretrained policy is the model): no 0-step lines
+        facts.append(("PPO", "none (total_timesteps 0: the pretrained policy is the trained model)"))
+    else:
+        facts += [
+            ("timesteps", _fmt_int(tr.get("timesteps"))),
+            ("training time", _fmt_seconds(tr.get("seconds"))),
+            ("steps per second", _fmt_int(tr.get("steps_per_second"))),
+        ]
+    facts.append(("evaluation time", _fmt_seconds(summary.get("evaluation_seconds"))))
     lines += [f"- {k}: {v}" for k, v in facts]
     lines.append("")
 
