@@ -6,8 +6,9 @@
 
 numba's on-disk cache (``@njit(cache=True)``) is keyed on the kernels file's own timestamp only,
 so a change to a module the kernels compile in (the game's ``data.py`` and ``state.py``, the kit's
-``core/rng.py`` and this module's :func:`stack_array`) would silently keep the old machine code. This hashes those sources and clears
-the module's cached kernels when the hash differs from the one stored beside them.
+``core/rng.py`` and this module's :func:`stack_array`) would silently keep the old machine code.
+This hashes those sources and clears the module's cached kernels when the hash differs from the
+one stored beside them.
 """
 
 from __future__ import annotations

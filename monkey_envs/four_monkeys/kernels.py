@@ -360,7 +360,7 @@ def owns_all_available(b: int, q: int, tile_state, tile_owner, tile_stack, stack
 
 
 #: ``(NT,) int64`` the bit of each tile's combo (``1 << (t % 10)``) for every tile id up to 8 players.
-COMBO_BIT = np.array([1 << (t % NC) for t in range(D.num_sets(D.MAX_PLAYERS) * NC)], dtype=np.int64)
+COMBO_BIT = np.array([1 << (t % NC) for t in range(MAX_TILES)], dtype=np.int64)
 
 
 @_inner

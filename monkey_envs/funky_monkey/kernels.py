@@ -18,8 +18,9 @@ Every kernel and helper is compiled without reference counting
 (:func:`~monkey_envs.core.kernel_cache.njit_borrowed`: they only borrow the state's arrays; about
 a quarter of the LLVM code was reference counts) and without numba's IR rewrites
 (``no_rewrites``: passes these kernels do not need, each re-analysing the whole
-function); their scratch lives in their stack frames (:func:`~monkey_envs.core.kernel_cache.stack_array`), so nothing allocates
-and no ``np.empty`` implementation compiles.
+function); their scratch lives in their stack frames
+(:func:`~monkey_envs.core.kernel_cache.stack_array`), so nothing allocates and no ``np.empty``
+implementation compiles.
 
 The kernels reproduce the numpy rules of :class:`~monkey_envs.funky_monkey.rules.FunkyMonkey`
 (its ``_step`` stage machine, ``MaskTable.refresh``, ``Observer.observe`` and ``Setup.deal``, kept
@@ -1416,8 +1417,8 @@ def address(st: StateArrays, ptrs: np.ndarray, dims: np.ndarray) -> bool:
     False (``ptrs`` / ``dims`` are then not to be used) unless ``st`` is a tuple of C-contiguous,
     aligned, writeable arrays of the dtypes and dimensions of :data:`FIELD_LAYOUT` (the state's)
     with at most ``MAX_PLAYERS`` seats and a draw pile of ``MAX_CARDS`` (the kernels' scratch,
-    :func:`~monkey_envs.core.kernel_cache.stack_array`, is sized for those); the addresses are valid only while those arrays
-    live and keep their memory.
+    :func:`~monkey_envs.core.kernel_cache.stack_array`, is sized for those); the addresses are
+    valid only while those arrays live and keep their memory.
     """
     if not _address_into(st, ptrs, dims):
         return False
