@@ -26,7 +26,7 @@ SHIPPED = sorted(name for name, path in GAMES.items() if path.startswith("monkey
 #: the whole tree, valued by who won (fixed here, so the tests do not depend on each game's defaults).
 TINY = (
     "mcts:simulations=6,determinizations=3,max_rollout_depth=6,rollout=random,prior=none,root=ucb,max_tree_depth=0,"
-    "margin_weight=0,evaluation=standing"
+    "margin_weight=0,evaluation=standing,focus=all,candidates=0,stick=0"
 )
 
 
@@ -192,11 +192,19 @@ def test_settings_come_from_the_spec_and_bad_ones_are_refused():
 #: generic search spelled out for the other two), recorded from the code before sequential halving,
 #: score margins, tree depth limits and evaluations were added (a digest of the actions and of
 #: ``counts``): new settings must default to the old behaviour, bit for bit.
+#: The first search's settings that the later defaults of these two games changed, spelled out.
+FIRST_MONKEY_FUN = (
+    "mcts:simulations=64,determinizations=8,rollout=greedy,prior=greedy,root=ucb,candidates=0,max_tree_depth=0"
+)
+FIRST_MONKI = (
+    "mcts:simulations=32,determinizations=8,rollout=random,prior=none,focus=all,root=ucb,max_rollout_depth=200,"
+    "evaluation=standing"
+)
 DEFAULT_DIGESTS = {
     ("funky_monkey", 4, "mcts"): "7c34a3ab54f1abde",
     ("four_monkeys", 4, "mcts"): "a66acf5b2848233f",
-    ("monkey_fun", 2, "mcts:simulations=64,determinizations=8,rollout=greedy,prior=greedy"): "7a1f4e93304c7473",
-    ("monki", 2, "mcts:simulations=32,determinizations=8,rollout=random"): "029789a20017199b",
+    ("monkey_fun", 2, FIRST_MONKEY_FUN): "7a1f4e93304c7473",
+    ("monki", 2, FIRST_MONKI): "029789a20017199b",
 }
 
 
@@ -224,7 +232,9 @@ def test_the_first_search_decides_as_it_did(name, players, spec):
 
 # ---------------------------------------------------------------- the later settings
 #: Sequential halving at the root with the tiny budget (random prior: its move gets the bonus).
-HALVING = TINY.replace("prior=none", "prior=random").replace("root=ucb", "root=halving") + ",stick=0.05"
+HALVING = (
+    TINY.replace("prior=none", "prior=random").replace("root=ucb", "root=halving").replace(",stick=0", ",stick=0.05")
+)
 
 
 @pytest.mark.parametrize("name", SHIPPED)
@@ -335,7 +345,7 @@ def test_a_game_focus_leaves_the_other_decisions_to_the_prior_agent():
     guide = np.asarray(make_agent("lookahead", game).act(game.observe(s, cp), mask))
     assert np.array_equal(acts[others], guide[others])
     assert focused.counts["simulations"] == 8 * int(searched.sum())
-    everywhere = make_agent(spec, game, seed=1)
+    everywhere = make_agent(spec + ",focus=all", game, seed=1)
     ask(everywhere, s)
     assert everywhere.counts["simulations"] == 8 * int((mask.sum(1) > 1).sum())
     with pytest.raises(ValueError, match="registers no search focus"):
