@@ -3,8 +3,13 @@
 :class:`NumpyMonki` is :class:`~monkey_envs.monki.Monki` with the numpy geometry, mask, init, step
 and observation that ``monkey_envs/monki/rules.py`` had before its rules moved into numba kernels
 (``monkey_envs/monki/kernels.py``). ``tests/test_monki_compiled.py`` plays both over random batches
-and asserts the states, masks and observations are bit-identical. Not imported by the package;
-do not edit it to follow a rules change (change the rules and the playthroughs instead).
+and asserts the states, masks and observations are bit-identical. Not imported by the package.
+
+The kernels and the recorded playthroughs are the truth about the rules; this oracle is a second,
+independently written account that catches a kernel edit changing play by accident. After a
+deliberate rules change: change the kernels, re-record the playthroughs that change and make the
+same change here, in the same commit, naming the rule (the equivalence test then passes again). A
+change that only this file needs is a bug in this file.
 """
 
 from __future__ import annotations

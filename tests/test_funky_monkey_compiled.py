@@ -1,8 +1,10 @@
 """Funky Monkey's compiled core (``funky_monkey/kernels.py``) against its numpy reference.
 
-The game steps, observes, deals and writes masks with numba kernels; the numpy rules they were
-compiled from stay in the package as the reference (``FunkyMonkey._step_reference`` / ``_step``,
-``Observer.observe``, ``Setup.deal``, ``MaskTable.refresh``). Rule checked here: both give
+The game steps, observes, deals and writes masks with numba kernels, its one rules
+implementation; the numpy rules they were compiled from are the test oracle
+(``tests/funky_monkey_numpy_reference.py``: ``NumpyFunkyMonkey._step_reference`` / ``_step``,
+``NumpySetup.deal``, ``NumpyObserver.observe``; masks by ``MaskTable.refresh``, which the package
+keeps for built positions and the laws). Rule checked here: both give
 bit-identical games -- every state array after every step (decisions, chance draws, rewards,
 analytics), every seat's float32 observation and the legal masks -- over random batches of every
 player count and flag, with finished rows left in the batch, and the same refusals of bad actions.
@@ -19,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from funky_monkey_numpy_reference import NumpyFunkyMonkey
 
 from monkey_envs.core.testing import random_legal_actions
 from monkey_envs.funky_monkey import FunkyMonkey, FunkyMonkeyState
@@ -39,12 +42,25 @@ def _ids(cfg: dict) -> str:
     return "-".join(f"{k}={v}" for k, v in cfg.items())
 
 
+_ORACLES: dict[tuple, NumpyFunkyMonkey] = {}
+
+
+def oracle(game: FunkyMonkey) -> NumpyFunkyMonkey:
+    """The numpy-rules twin of ``game`` (same configuration), built once per configuration."""
+    key = tuple(sorted(game.config.items()))
+    if key not in _ORACLES:
+        _ORACLES[key] = NumpyFunkyMonkey(**game.config)
+    return _ORACLES[key]
+
+
 def reference_init(game: FunkyMonkey, seeds: np.ndarray) -> FunkyMonkeyState:
     """New games by the numpy setup and masks (what ``FunkyMonkey._init`` computed before the kernels)."""
-    s = game._setup.deal(np.asarray(seeds, dtype=np.int64))
-    game._refresh(s, np.arange(s.batch_size))
-    s.mark_game(game)
-    return s
+    return oracle(game).reference_init(seeds)
+
+
+def step_reference(game: FunkyMonkey, s: FunkyMonkeyState, actions: np.ndarray) -> bool:
+    """``s`` stepped in place by the numpy rules, validated as the kernel validates (False: refused)."""
+    return oracle(game)._step_reference(s, actions)
 
 
 def assert_same_state(a: FunkyMonkeyState, b: FunkyMonkeyState, where: str) -> None:
@@ -60,7 +76,7 @@ def assert_same_state(a: FunkyMonkeyState, b: FunkyMonkeyState, where: str) -> N
 def assert_same_observations(game: FunkyMonkey, s: FunkyMonkeyState, where: str) -> None:
     for seat in range(game.num_players):
         got = game.observe(s, seat)
-        want = game._observer.observe(s, np.full(s.batch_size, seat, np.int64))
+        want = oracle(game).reference_observe(s, np.full(s.batch_size, seat, np.int64))
         assert got.dtype == want.dtype == np.float32
         if not np.array_equal(got, want):
             rows, cols = np.nonzero(got != want)
@@ -103,7 +119,7 @@ def test_compiled_step_and_observation_match_the_numpy_rules(cfg: dict) -> None:
         acts[s.terminated] = rng.integers(-5, 100, size=int(s.terminated.sum()))  # ignored in ended rows
         new = game.step(s, acts)
         want = ref.clone()
-        assert game._step_reference(want, acts)
+        assert step_reference(game, want, acts)
         assert_same_state(new, want, f"step {t}")
         s, ref = new, want
         if s.terminated.all():
@@ -130,7 +146,7 @@ def test_long_random_run_of_every_player_count_matches() -> None:
         for t in range(1500):
             acts = random_legal_actions(s.legal_action_mask, rng)
             s = game.step(s, acts)
-            assert game._step_reference(ref, acts)
+            assert step_reference(game, ref, acts)
             done = np.flatnonzero(s.terminated)
             if t % 50 == 0 or done.size:
                 assert_same_state(s, ref, f"{P}p step {t}")
@@ -157,7 +173,7 @@ def test_compiled_step_refuses_what_the_rules_refuse_and_changes_nothing(cfg: di
             game.step(s, acts)
         assert not game._step_fused(s.clone(), acts)
         ref = s.clone()
-        assert not game._step_reference(ref, acts)
+        assert not step_reference(game, ref, acts)
         assert_same_state(ref, before, "reference after a refusal")
     illegal = np.array([np.flatnonzero(~m)[0] for m in s.legal_action_mask])
     with pytest.raises(ValueError, match="illegal actions"):
@@ -204,7 +220,7 @@ def test_positions_step_like_the_reference() -> None:
             assert_same_observations(game, s, f"seed {seed} step {t}")
             acts = random_legal_actions(s.legal_action_mask, rng)
             s = game.step(s, acts)
-            assert game._step_reference(ref, acts)
+            assert step_reference(game, ref, acts)
             assert_same_state(s, ref, f"seed {seed} step {t}")
         assert s.terminated[0]
 
@@ -235,7 +251,7 @@ def test_reshuffles_of_the_draw_pile_step_like_the_reference() -> None:
             size = int(s.draw_size[0])
             acts = random_legal_actions(s.legal_action_mask, rng)
             s = game.step(s, acts)
-            assert game._step_reference(ref, acts)
+            assert step_reference(game, ref, acts)
             assert_same_state(s, ref, f"seed {seed} step {t}")
             assert_same_observations(game, s, f"seed {seed} step {t}")
             reshuffles += int(s.draw_size[0] > size)
@@ -271,7 +287,7 @@ def test_kept_addresses_serve_only_the_state_and_arrays_they_were_taken_from() -
     def step_both(where: str) -> None:
         acts = random_legal_actions(s.legal_action_mask, rng)
         game.step_inplace(s, acts)
-        assert game._step_reference(ref, acts)
+        assert step_reference(game, ref, acts)
         assert_same_state(s, ref, where)
 
     for i in range(5):

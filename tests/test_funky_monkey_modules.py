@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from funky_monkey_numpy_reference import NumpyFunkyMonkey, NumpyObserver, NumpySetup
 
 import monkey_envs.funky_monkey as F
 from monkey_envs.core.testing import random_legal_actions
@@ -53,11 +54,12 @@ def test_reexports_are_the_module_objects() -> None:
 
 def test_observer_and_setup_match_the_game() -> None:
     game = FunkyMonkey(5, tile_visibility="all")
-    obs = observation.Observer(5)
-    assert obs.layout.size == game.obs_dim
+    obs = NumpyObserver(5)  # observation.Observer's layout with the oracle's numpy observe
+    assert isinstance(obs, observation.Observer) and obs.layout.size == game.obs_dim
     s = game.init(np.arange(3))
     np.testing.assert_array_equal(obs.observe(s, np.full(3, 2, np.int64)), game.observe(s, 2))
-    dealt = position.Setup(5, "all").deal(np.arange(3))
+    dealt = NumpySetup(5, "all").deal(np.arange(3))
+    assert isinstance(dealt, type(s))
     assert not dealt.legal_action_mask.any()  # the game writes the mask
     for name, arr in dealt.arrays().items():
         if name != "legal_action_mask":
@@ -72,8 +74,7 @@ def test_step_keeps_no_hidden_entries_on_the_state(num_players: int, monkeypatch
 
     The numpy reference step (the stage machine the compiled kernels reproduce) is the one spied
     on; tests/test_funky_monkey_compiled.py checks the compiled step adds nothing to the state."""
-    game = FunkyMonkey(num_players)
-    monkeypatch.setattr(game, "_step_fused", game._step_reference)
+    game = NumpyFunkyMonkey(num_players)  # steps by the numpy rules (fused_step False)
     seen: list[set[str]] = []
     advance = game._advance
 

@@ -22,9 +22,10 @@ function); their scratch lives in their stack frames
 (:func:`~monkey_envs.core.kernel_cache.stack_array`), so nothing allocates and no ``np.empty``
 implementation compiles.
 
-The kernels reproduce the numpy rules of :class:`~monkey_envs.funky_monkey.rules.FunkyMonkey`
-(its ``_step`` stage machine, ``MaskTable.refresh``, ``Observer.observe`` and ``Setup.deal``, kept
-as the reference) exactly: the same decisions, chance events (each row's counter-based stream of
+These kernels are the game's one rules implementation. They were compiled from numpy rules that
+are kept, frozen, as the test oracle (``tests/funky_monkey_numpy_reference.py``: the ``_step``
+stage machine, the deal and the observation; the masks by ``MaskTable.refresh``), and reproduce
+them exactly: the same decisions, chance events (each row's counter-based stream of
 :mod:`monkey_envs.core.rng`, drawn in the same amounts in the same order), rewards and float32
 observations; ``tests/test_funky_monkey_compiled.py`` compares them over random batches.
 
@@ -487,7 +488,7 @@ def reset_rows_at(
     key0: np.ndarray,
 ) -> None:
     """New games into rows ``rows (n,) int64`` (``seeds (n,) int64``, >= 0) of the state at ``ptrs`` /
-    ``dims`` (:func:`address`), as ``Setup.deal``, and their legal masks: those rows end as the rows of
+    ``dims`` (:func:`address`), as the oracle's numpy deal, and their legal masks: those rows end as the rows of
     ``init`` of ``seeds``, bit for bit; no other row changes.
 
     Writes every field of those rows (they may be uninitialised, ``Setup.empty``) and no other
@@ -1104,7 +1105,7 @@ def observe_at(
     card_counts: np.ndarray,
 ) -> None:
     """Observation of seat ``player[b]`` in every row ``b`` of the state at ``ptrs`` / ``dims``
-    (:func:`address`) into ``obs (B, D) float32`` (``Observer.observe``).
+    (:func:`address`) into ``obs (B, D) float32`` (the oracle's numpy observation).
 
     Writes every cell of each row: zeros, the one-hot pieces, the per-seat counts (observer-first,
     times ``seat_scale (7 * P,) float32``, one scale per count repeated over the seats, as

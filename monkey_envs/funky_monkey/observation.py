@@ -3,17 +3,17 @@
 An observation is one flat ``float32`` vector per game, seats observer-first (index 0 = the
 observer). The layout puts the one-hot pieces first (scattered in one go), then the per-seat
 counts, then the other counts (each block written in one go); :class:`Observer` builds the
-column tables once per player count so that :meth:`Observer.observe` is lookups and scatters.
+column tables once per player count; ``kernels.observe_at`` writes the observation from them (the
+numpy observation they were first written for is the test oracle's, ``tests/funky_monkey_numpy_reference.py``).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from monkey_envs.core.game import batch_arange
 from monkey_envs.core.spec import ObsLayout, ObsPiece
 from monkey_envs.funky_monkey import data as D
-from monkey_envs.funky_monkey.state import BOWL_GOLDEN, NUM_PHASES, PHASE_NAMES, STAT_NAMES, FunkyMonkeyState
+from monkey_envs.funky_monkey.state import NUM_PHASES, PHASE_NAMES, STAT_NAMES
 
 _K = D.NUM_CARD_KINDS
 _L = D.TRACK_LENGTH
@@ -150,103 +150,3 @@ class Observer:
         self._pos_col0_t = self._pos_col0[:, None]
         self._tile_col0_t = self._tile_col0[:, None]
         self._rot_t = (self._rel[:, None] + self._rel[None, :]) % P  # [j, o]: the seat j places left of o
-
-    def observe(self, s: FunkyMonkeyState, player: np.ndarray) -> np.ndarray:
-        """Observation of seat ``player (B,) int64`` (valid seats) in every game: ``(B, layout.size) float32``."""
-        # Built column-major -- (pieces, B) index and value arrays -- so that every numpy call runs
-        # long inner loops over the batch instead of short ones over a few columns per row.
-        B, P = s.batch_size, self.num_players
-        W = self.layout.size
-        ar = batch_arange(B)
-        o = player
-        obs = np.zeros((B, W), dtype=np.float32)
-        dump = self._dump_col
-        arp = ar * P
-        oi = arp + o  # flat (B * P) index of the observer's seat
-        frot = np.take(self._rot_t, o, axis=1)  # (P, B) absolute seat of each observer-relative slot ...
-        frot += arp  # ... as a flat (B * P) index
-        live = s.phase >= 0
-        known = (s.offer_card >= 0) & (s.revealed < 0) & np.take(s.seen, oi)
-        nt = _SLOTS.size
-
-        # ---- every one-hot piece as a column index (absent -> the dump column), scattered in one go ----
-        col = np.empty((self._num_onehot, B), np.intp)
-        col[0] = np.take(self._phase_col, s.phase + 1)  # phase is -1 (absent) exactly when over
-        seats = np.empty((4, B), np.intp)
-        seats[0] = np.where(live, s.current_player, -1)
-        seats[1] = s.active
-        seats[2] = s.holder
-        seats[3] = s.accepter
-        seats *= P
-        seats += self._rel_piece_t
-        seats += o
-        col[1:5] = np.take(self._rel_col, seats)
-        kinds = np.empty((4, B), np.intp)
-        kinds[0] = s.announce
-        kinds[1] = np.where(known, s.offer_card, -1)
-        kinds[2] = s.revealed
-        kinds[3] = s.pyramid_card
-        kinds += self._kind_off_t
-        col[5:9] = np.take(self._kind_col, kinds)
-        bowl_gold = s.bowls == BOWL_GOLDEN  # (B, 2)
-        gcode = np.where(s.golden >= 0, s.golden, np.where(bowl_gold[:, 0], P + 1, np.where(bowl_gold[:, 1], P + 2, P)))
-        col[9] = np.take(self._gold_col, gcode.astype(np.intp) * P + o)
-        col[10] = np.take(self._tiger_col, s.tiger + 1)
-        pos_r = np.take(s.pos, frot)  # (P, B)
-        col[11 : 11 + P] = np.where(np.take(s.alive, frot), self._pos_col0_t + pos_r, dump)
-        face = (s.tiles * s.face_up).T[_SLOTS]  # (11, B) face-up kind, 0 face down
-        col[11 + P : 11 + P + nt] = self._tile_col0_t + face
-        order = s.chip_order.T.astype(np.intp)  # (P, B)
-        later = (self._rel_t >= s.chip_next) & (order >= 0) & live
-        later &= np.take(s.alive, arp + np.maximum(order, 0))
-        chip = order * P  # (seat + 1) * P + observer indexes _chip_col; 0 (no chip) is the dump column
-        chip += o + P
-        chip *= later
-        col[11 + P + nt :] = np.take(self._chip_col, chip)
-        col += ar * W
-        obs.reshape(-1)[col.ravel()] = 1.0
-
-        # ---- per-seat counts: (7, B * P) by absolute seat, gathered observer-first as (7, P, B) -----------
-        h, tr = s.hands, s.treasures  # explicit sums: numpy reduces short last axes slowly
-        seat = np.empty((7, B, P), np.int16)  # int16 * float32 scale: the same float32 values
-        seat[0] = h[:, :, 0] + h[:, :, 1] + h[:, :, 2] + h[:, :, 3] + h[:, :, 4]
-        seat[1] = tr[:, :, 0] + tr[:, :, 1] + tr[:, :, 2]
-        seat[2] = s.alive
-        seat[3] = s.coconuts
-        seat[4] = (s.tiger[:, None] - s.pos) * s.alive
-        seat[5] = s.stats[:, :, _TRUTHFUL]  # counted at the reveal: public
-        seat[6] = s.stats[:, :, _BLUFFS]
-        rot = np.take(seat.reshape(7, B * P), frot, axis=1).reshape(7 * P, B)  # [count * P + rel seat, row]
-        np.multiply(rot, self._seat_scale[:, None], out=obs[:, self._seat_block].T)
-
-        # ---- everything else, one block (also overwrites the dump column) ------------------------------
-        hand = np.take(s.hands.reshape(B * P, _K), oi, axis=0)  # (B, 5)
-        # tiles of each kind not face up: one 4-bit count per kind, summed over the slots (counts <= 3)
-        unseen_tiles = self._tile_comp_packed - np.take(self._tile_nibble, face).sum(0)
-        unseen_tiles = (unseen_tiles[:, None] >> self._tile_shift) & 15  # (B, 7)
-        unseen = self._card_counts8 - s.discard - hand
-        kn = np.flatnonzero(known)
-        unseen[kn, s.offer_card[kn]] -= 1
-        dense = np.concatenate(
-            [
-                s.passes[:, None],
-                s.debt[:, None],
-                hand,
-                np.take(s.treasures.reshape(B * P, 3), oi, axis=0),
-                s.treasure_used,
-                s.treasure_size[:, None],
-                s.bowls > 0,
-                s.supply[:, None],
-                unseen_tiles,
-                s.discard,
-                unseen,
-                s.draw_size[:, None],
-                s.round[:, None],
-                s.crown_play[:, None],
-                s.in_bonus[:, None],
-            ],
-            axis=1,
-            dtype=np.int8,  # every count fits; int8 * float32 scale gives the same float32 values
-        )
-        np.multiply(dense, self._dense_scale, out=obs[:, self._dense_block])
-        return obs

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from monkey_envs.core.rng import draw_uint64, seed_rng
+from monkey_envs.core.rng import seed_rng
 from monkey_envs.funky_monkey import data as D
 from monkey_envs.funky_monkey.actions import num_actions_for
 from monkey_envs.funky_monkey.state import BOWL_GOLDEN, END_NONE, NUM_STATS, PH_ACTIVE, ST_DECIDE, FunkyMonkeyState
@@ -162,81 +162,6 @@ class Setup:
         self._face_up0 = np.zeros(_L, dtype=bool)
         self._face_up0[list(D.FACE_UP_AT_START[tile_visibility])] = True
         self._rel = np.arange(P)
-
-    def deal(self, seeds: np.ndarray) -> FunkyMonkeyState:
-        """New games, one per seed of ``seeds (B,)`` (non-negative ints): shuffled stacks and decks, dealt hands.
-
-        Returns:
-            A :class:`FunkyMonkeyState` with batch size ``B`` at the first active player's turn;
-            its ``legal_action_mask`` is all False (the game writes it).
-        """
-        B, P = seeds.shape[0], self.num_players
-        rng = seed_rng(seeds)
-        rows = np.arange(B)
-
-        # All of setup's chance in one draw. The RNG is counter-based (each number depends only on
-        # the row's key and counter), so splitting this draw into the shuffles below gives exactly
-        # the numbers that one shuffle_prefix call per stack (and one bits draw) would have drawn.
-        # Full-length prefixes: each shuffle is a stable argsort of its uniform keys.
-        draws = draw_uint64(rng, rows, self._setup_draws)
-        keys = (draws >> np.uint64(11)).astype(np.float64) / float(2**53)
-        at = 0
-
-        def shuffled(values: np.ndarray) -> np.ndarray:
-            nonlocal at
-            n = values.size
-            order = np.argsort(keys[:, at : at + n], axis=1, kind="stable")
-            at += n
-            return values[order]
-
-        # ---- jungle tiles: shuffle each back's stack, one tile removed unseen ---------------
-        tiles = np.zeros((B, _L), np.int8)
-        removed = np.zeros((B, len(D.TILE_BACKS)), np.int8)
-        for i, back in enumerate(D.TILE_BACKS):  # loop over the three backs, not envs
-            stack = self._tile_stacks[i]
-            sh = shuffled(stack)
-            slots = list(D.TILE_SLOTS_RECONSTRUCTED[back])
-            tiles[:, slots] = sh[:, : len(slots)]
-            removed[:, i] = sh[:, stack.size - 1]
-
-        # ---- movement cards: shuffle, deal 5 each from the top, the rest is the draw pile ---
-        N = self.num_cards
-        deck = shuffled(self.deck)
-        dealt = deck[:, N - P * D.HAND_SIZE :].reshape(B, P, D.HAND_SIZE)
-        hands = (dealt[..., None] == np.arange(_K, dtype=np.int8)).sum(2).astype(np.int8)
-        pile = np.full((B, D.MAX_CARDS), -1, np.int8)
-        nd = N - P * D.HAND_SIZE
-        pile[:, :nd] = deck[:, :nd]
-
-        # ---- treasure cards ------------------------------------------------------------------
-        tdeck = self._treasure_deck
-        tpile = shuffled(tdeck)
-
-        # ---- start spaces: random placing order; odd placers choose at random, even balance --
-        order = shuffled(self._rel)
-        bits = (draws[:, at : at + (P + 1) // 2] & np.uint64(1)).astype(np.int8)  # (B, ceil(P/2))
-        at += (P + 1) // 2
-        j = np.arange(P)
-        space = np.where(j % 2 == 0, bits[:, j // 2], 1 - bits[:, j // 2])  # placer j's start space
-        pos = np.zeros((B, P), np.int8)
-        pos[rows[:, None], order] = np.where(space == 1, D.FRONT_START, D.REAR_START)
-
-        # ---- monkey chips for round 1 ------------------------------------------------------------
-        chips = shuffled(self._rel.astype(np.int8))
-        assert at == self._setup_draws
-
-        s = self.blank(B)
-        s.current_player[:] = chips[:, 0]
-        s.rng = rng
-        s.pos = pos
-        s.tiles = tiles
-        s.removed_tiles = removed
-        s.hands = hands
-        s.draw_pile = pile
-        s.treasure_pile = tpile
-        s.chip_order = chips.astype(np.int8)
-        s.active[:] = chips[:, 0]
-        return s
 
     def empty(self, batch_size: int) -> FunkyMonkeyState:
         """Uninitialised arrays of a ``batch_size``-row state (the dtypes and shapes of :meth:`blank`),
