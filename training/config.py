@@ -260,7 +260,7 @@ class PretrainConfig:
     """
 
     teacher: str | None = setting(
-        "Teacher agent name (e.g. ``greedy``, ``track``), or ``null`` for no pretraining.",
+        "Teacher agent name (e.g. ``greedy``, ``track``, or the search agent ``mcts``: asked through its state), or ``null`` for no pretraining.",
         None,
     )
     games: int = setting(

@@ -71,6 +71,7 @@ def record_teacher_games(
         A :class:`TeacherData`.
     """
     from agents import make_agent
+    from training.rollout_q import teacher_moves
 
     agent = make_agent(teacher, game, seed)
     state = game.init(np.arange(games, dtype=np.int64) + seed)
@@ -86,7 +87,7 @@ def record_teacher_games(
         seats = cp[rows].astype(np.int64)
         obs = game.observe(sub, seats)
         mask = sub.legal_action_mask.copy()
-        acts = np.asarray(agent.act(obs, mask), dtype=np.int64)
+        acts = teacher_moves(game, agent, sub, obs)  # act(obs, mask), or act_state for a search agent
         obs_l.append(obs)
         mask_l.append(mask)
         act_l.append(acts)

@@ -94,9 +94,8 @@ def probe_states(game: Any, agent: Any, games: int, seed: int, probe_prob: float
         probe = rows[rng.random(rows.size) < probe_prob]
         if probe.size:
             kept.append(state.take(probe))
-        sub = state.take(rows)
         actions = np.zeros(state.batch_size, dtype=np.int64)
-        actions[rows] = agent.act(game.observe(sub, sub.current_player), sub.legal_action_mask)
+        actions[rows] = teacher_moves(game, agent, state.take(rows))
         state = game.step(state, actions)
     if not kept:
         raise ValueError(f"no state was probed: raise pretrain.games ({games}) or pretrain.probe_prob ({probe_prob})")
@@ -115,11 +114,26 @@ def play_out(game: Any, agent: Any, state: Any, seats: np.ndarray) -> np.ndarray
         rows = np.flatnonzero(~(state.terminated | state.truncated))
         if rows.size == 0:
             return total
-        sub = state.take(rows)
         actions = np.zeros(state.batch_size, dtype=np.int64)
-        actions[rows] = agent.act(game.observe(sub, sub.current_player), sub.legal_action_mask)
+        actions[rows] = teacher_moves(game, agent, state.take(rows))
         state = game.step(state, actions)
         total += state.rewards[ar, seats]
+
+
+def teacher_moves(game: Any, agent: Any, state: Any, obs: np.ndarray | None = None) -> np.ndarray:
+    """``(n,) int64`` the moves ``agent`` makes for the player to move in each of the ``n`` (running)
+    rows of ``state``: asked ``act(obs, mask)``, or ``act_state`` for an agent that searches the
+    state (:func:`monkey_envs.core.opponents.ask_agent`), so a search agent can be a teacher.
+
+    Args:
+        obs: ``(n, D) float32`` those seats' observations, if computed already.
+    """
+    from monkey_envs.core.opponents import ask_agent
+
+    seats = state.current_player.astype(np.int64)
+    if obs is None:
+        obs = game.observe(state, seats)
+    return np.asarray(ask_agent(agent, obs, state.legal_action_mask, lambda: (state, seats)), dtype=np.int64)
 
 
 def chunk_seed(seed: int, index: int) -> int:
@@ -149,7 +163,7 @@ def rollout_chunk(
     seats = states.current_player.astype(np.int64)
     obs = game.observe(states, seats)
     mask = states.legal_action_mask.copy()
-    teacher_actions = np.asarray(agent.act(obs, mask), dtype=np.int64)
+    teacher_actions = teacher_moves(game, agent, states, obs)
     if allowed_actions is not None:
         restricted = mask & np.asarray(allowed_actions, dtype=bool)
         mask = np.where(restricted.any(1, keepdims=True), restricted, mask)
