@@ -73,46 +73,17 @@ def test_the_command_writes_its_report(tmp_path, capsys):
     assert "the candidate wins more: **yes**" in capsys.readouterr().out
 
 
+#: A valid command line; each bad case below changes one part of it.
+GOOD = ["--game", "monkey_fun", "--candidate", "greedy", "--baseline", "random", "--opponents", "greedy"]
+
+
 @pytest.mark.parametrize(
     "args, option",
     [
-        (
-            ["--game", "no_such_game", "--candidate", "greedy", "--baseline", "random", "--opponents", "greedy"],
-            "--game",
-        ),
-        (
-            ["--game", "monkey_fun", "--candidate", "nope", "--baseline", "random", "--opponents", "greedy"],
-            "--candidate",
-        ),
-        (
-            [
-                "--game",
-                "monkey_fun",
-                "--candidate",
-                "greedy",
-                "--baseline",
-                "random",
-                "--opponents",
-                "greedy",
-                "random",
-            ],
-            "--opponents",
-        ),
-        (
-            [
-                "--game",
-                "monkey_fun",
-                "--candidate",
-                "greedy",
-                "--baseline",
-                "random",
-                "--opponents",
-                "greedy",
-                "--games",
-                "0",
-            ],
-            "--games",
-        ),
+        (["--game", "no_such_game", *GOOD[2:]], "--game"),
+        ([*GOOD[:3], "nope", *GOOD[4:]], "--candidate"),
+        ([*GOOD, "random"], "--opponents"),  # two opponents for two seats
+        ([*GOOD, "--games", "0"], "--games"),
     ],
 )
 def test_bad_arguments_exit_2_naming_the_option_and_write_nothing(args, option, tmp_path, capsys):
