@@ -78,6 +78,8 @@ NOT_RUN = {
     "(python -m training.run, minutes); ppo: specs are tested in test_arena.py and test_untrusted_models.py",
     'python -m agents.arena --game monkey_fun --players 2 --agents "s0k=ppo:$(ls': "needs a self-play run "
     "(minutes); ppo: specs are tested in test_arena.py and test_untrusted_models.py",
+    'python -m agents.paired --game funky_monkey --players 4 --candidate "ppo:$(ls': "needs a trained run "
+    "(python -m training.run, minutes); tests/test_paired.py runs agents.paired",
     'python -m monkey_envs.play --game monkey_fun --agents human "ppo:$(ls': "needs a trained run (python -m "
     "training.run, minutes); ppo: specs are tested in test_arena.py and test_untrusted_models.py",
 }

@@ -73,8 +73,34 @@ def main() -> int:
                 "difference": {k: mean(lambda r, k=k: r["difference"][k]) for k in ("mean", "ci_low", "ci_high")},
             }
             print(row(f"pooled {kind.replace('_seed', '')} ({n} seeds, the same deals)", pooled, []))
+    print()
+    print(
+        "| bluff rate of face-down plays (training seed) | overall | "
+        + " | ".join(f"receiver {c}" for c in POSITIONS)
+        + " | "
+        + " | ".join(f"true {c}" for c in CARDS)
+        + " |"
+    )
+    print("|---|" + "---|" * (1 + len(POSITIONS) + len(CARDS)))
+    for folder in sorted(HERE.glob("seed[0-9]*")):
+        f = folder / "bluff_context.json"
+        if not f.is_file():
+            continue
+        b = json.loads(f.read_text())
+        pos = {r["context"]: r for r in b["by_receiver_position"]}
+        card = {r["context"]: r for r in b["by_card"]}
+
+        def cell(r):
+            return f"{r['bluff_rate']:.1%} [{r['ci'][0]:.1%}, {r['ci'][1]:.1%}]"
+
+        cells = [f"{b['bluff_rate']:.1%}", *(cell(pos[c]) for c in POSITIONS), *(cell(card[c]) for c in CARDS)]
+        print(f"| {folder.name} ({b['plays']} plays) | " + " | ".join(cells) + " |")
     return 0
 
+
+#: Contexts of the bluff tables (``agents.decision_report``'s Funky Monkey report).
+POSITIONS = ("ahead", "level", "behind")
+CARDS = ("1", "2", "3", "4", "MiNuss")
 
 if __name__ == "__main__":
     sys.exit(main())
