@@ -1,7 +1,7 @@
 """Per-seed and pooled figures of the Funky Monkey rollout-Q recipe (issue 25), from the evidence.
 
 Reads ``seed<S>/paired.json`` (``python -m agents.paired``: the trained agent and ``track`` in the
-same seats against honest + skeptic + track, 4,032 games on the deals of schedule seed 0 -- the same
+same seats against honest + skeptic + track, 4,008 games on the 1,002 deals of schedule seed 0 -- the same
 deals for every training seed), ``seed<S>/exploit<B>.json`` (``python -m training.exploit``) and
 ``honest_only_seed<S>/...`` for the honest-only ablation, and ``full_vs_honest_seed<S>/paired.json``
 (the trained agent against its honest-only ablation of the same training seed, in the same seats),
