@@ -6,7 +6,7 @@
 
 numba's on-disk cache (``@njit(cache=True)``) is keyed on the kernels file's own timestamp only,
 so a change to a module the kernels compile in (the game's ``data.py`` and ``state.py``, the kit's
-``core/rng.py`` and this module's :func:`stack_array`) would silently keep the old machine code.
+``core/rng.py`` and ``core/schema.py``, and this module's :func:`stack_array`) would silently keep the old machine code.
 This hashes those sources and clears the module's cached kernels when the hash differs from the
 one stored beside them.
 """
@@ -43,7 +43,7 @@ def drop_stale_cache(kernels_file: str | Path, deps: tuple[str, ...] = ("data.py
     """
     here = Path(kernels_file).resolve()
     kit = Path(__file__).resolve()
-    sources = (here, *(here.with_name(d) for d in deps), kit.with_name("rng.py"), kit)
+    sources = (here, *(here.with_name(d) for d in deps), kit.with_name("rng.py"), kit.with_name("schema.py"), kit)
     try:
         stamp = hashlib.sha256(b"".join(p.read_bytes() for p in sources)).hexdigest()
         cache = here.parent / "__pycache__"

@@ -30,6 +30,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import numpy as np
 
+from monkey_envs.core.schema import field, state_schema
+
 if TYPE_CHECKING:
     from monkey_envs.core.game import Game
 
@@ -257,34 +259,42 @@ def _npz_scalar(z: Any, key: str, kind: str) -> Any:
     return z[key].item()
 
 
-@dataclasses.dataclass
+def _last_end_reason(game: Game) -> int:
+    return len(game.spec.end_reasons) - 1
+
+
+@state_schema
 class BatchState:
     """Fields shared by every game (``B`` = batch size, ``P`` = players, ``A`` = actions).
 
-    Attributes:
-        current_player: ``(B,) int8`` seat whose decision is pending (-1 once the game ended).
-        rewards: ``(B, P) float32`` reward of every seat for the last transition.
-        terminated: ``(B,) bool`` the game ended by its rules.
-        truncated: ``(B,) bool`` the game was cut short (a step cap); never set by the rules.
-        legal_action_mask: ``(B, A) bool`` legal actions of ``current_player``; all False
-            for finished games.
-        step_count: ``(B,) int32`` decisions taken so far.
-        rng: ``(B, 2) uint64`` per-env counter-based RNG (see :mod:`monkey_envs.core.rng`).
-        winners_mask: ``(B, P) bool`` seats that won (set when the game ends; all False while
-            running and when nobody won).
-        end_reason: ``(B,) int8`` why the game ended: an index into the game's
-            ``spec.end_reasons`` (0 while running).
+    Each game's state subclasses it under :func:`~monkey_envs.core.schema.state_schema`, declaring
+    its own fields with :func:`~monkey_envs.core.schema.field` (the list below is written from
+    these declarations).
     """
 
-    current_player: np.ndarray
-    rewards: np.ndarray
-    terminated: np.ndarray
-    truncated: np.ndarray
-    legal_action_mask: np.ndarray
-    step_count: np.ndarray
-    rng: np.ndarray
-    winners_mask: np.ndarray
-    end_reason: np.ndarray
+    current_player: np.ndarray = field(
+        "int8", (), "seat whose decision is pending (-1 once the game ended).", low=-1, high="num_players-1"
+    )
+    rewards: np.ndarray = field("float32", ("num_players",), "reward of every seat for the last transition.")
+    terminated: np.ndarray = field("bool", (), "the game ended by its rules.")
+    truncated: np.ndarray = field("bool", (), "the game was cut short (a step cap); never set by the rules.")
+    legal_action_mask: np.ndarray = field(
+        "bool", ("num_actions",), "legal actions of ``current_player``; all False for finished games."
+    )
+    step_count: np.ndarray = field("int32", (), "decisions taken so far.", low=0)
+    rng: np.ndarray = field("uint64", (2,), "per-env counter-based RNG (see :mod:`monkey_envs.core.rng`).")
+    winners_mask: np.ndarray = field(
+        "bool",
+        ("num_players",),
+        "seats that won (set when the game ends; all False while running and when nobody won).",
+    )
+    end_reason: np.ndarray = field(
+        "int8",
+        (),
+        "why the game ended: an index into the game's ``spec.end_reasons`` (0 while running).",
+        low=0,
+        high=_last_end_reason,
+    )
 
     #: Serialisation format version; bump when fields change meaning. Format 2 adds the game's
     #: name and config (``"game"`` in :meth:`get_state`, ``__game__`` in :meth:`save`).

@@ -2,9 +2,9 @@
 
 Laws, each reported as ``(field, row, why)``:
 
-* **ranges**: card counts non-negative, deck entries kinds ``0..9`` below ``deck_size`` and -1
-  above, ``tile_state`` in ``0..3``, owners seats or -1, ``tick`` / ``round`` / ``replays`` in
-  range, commits in ``[-1, A)``, ``stats >= 0``; the laws below are read in sane rows only;
+* **ranges**: declared with each field in :class:`~monkey_envs.four_monkeys.state.FourMonkeysState`
+  (the kit checks them first); the laws below are read only in rows whose values are in range;
+* **decks**: deck entries are card kinds below ``deck_size`` and -1 above;
 * **cards**: every card of every deck is in exactly one place -- for each kind, decks + hands +
   pending sets + discards + cards under tiles = 4 per deck in play (cards are tracked by kind);
   a seat's hand holds at most all cards;
@@ -74,99 +74,81 @@ def state_violations(game: FourMonkeys, s: FourMonkeysState) -> list[Violation]:
     B, P, NT, S = s.batch_size, game.num_players, game.num_tiles, game.num_stacks
     done = s.terminated | s.truncated
     live = ~done
-    bad = np.zeros(B, bool)
-    for name in ("hands", "pending", "discard", "under", "skins"):
-        bad |= rep.rng(name, getattr(s, name), 0, D.DECK_SIZE * P)
-    bad |= rep.rng("deck_size", s.deck_size, 0, D.DECK_SIZE)
-    bad |= rep.rng("decks", s.decks, -1, D.NUM_KINDS - 1)
-    bad |= rep.rng("tile_state", s.tile_state, 0, 3)
-    bad |= rep.rng("tile_owner", s.tile_owner, -1, P - 1)
-    bad |= rep.rng("tile_stack", s.tile_stack, -1, S - 1)
-    bad |= rep.rng("stacks", s.stacks, -1, NT - 1)
-    bad |= rep.rng("stack_size", s.stack_size, 0, game.stack_depth)
-    bad |= rep.rng("tick", s.tick, 0, game.ticks)
-    bad |= rep.rng("round", s.round, 0, game.rounds)
-    bad |= rep.rng("replays", s.replays, 0, game.max_replays)
-    bad |= rep.rng("commits", s.commits, -1, game.num_actions - 1)
-    bad |= rep.rng("stats", s.stats, 0, np.iinfo(np.int32).max)
-    bad |= rep.rng("area", s.area, 0, len(game.area_sizes) - 1)
-    ok = ~bad
 
     # ---- cards: conservation by kind; deck prefixes
     idx = np.arange(D.DECK_SIZE)[None, None, :]
     in_deck = idx < s.deck_size[:, :, None]
-    rep.add("decks", ok & ((in_deck & (s.decks < 0)) | (~in_deck & (s.decks != -1))).reshape(B, -1).any(1),
+    rep.add("decks", ((in_deck & (s.decks < 0)) | (~in_deck & (s.decks != -1))).reshape(B, -1).any(1),
             "deck entries must be card kinds below deck_size and -1 above")  # fmt: skip
     totals = _card_totals(s)
-    rep.add("hands", ok & (totals != D.COPIES * P).any(1),
+    rep.add("hands", (totals != D.COPIES * P).any(1),
             f"cards of some kind over decks, hands, pending, discards and tiles != {D.COPIES} per deck")  # fmt: skip
 
     # ---- tiles: one place each
     ts, owner, tstack = s.tile_state, s.tile_owner, s.tile_stack
     on_table = ts <= TILE_LOOSE
-    rep.add("tile_owner", ok & ((owner >= 0) == on_table).any(1), "owner must be -1 exactly for tiles on the table")
-    rep.add("tile_stack", ok & ((tstack >= 0) != (ts == TILE_STACK)).any(1),
+    rep.add("tile_owner", ((owner >= 0) == on_table).any(1), "owner must be -1 exactly for tiles on the table")
+    rep.add("tile_stack", ((tstack >= 0) != (ts == TILE_STACK)).any(1),
             "tile_stack must name a stack exactly for tiles in a stack")  # fmt: skip
     depth = np.arange(game.stack_depth)[None, None, :]
     filled = depth < s.stack_size[:, :, None]
-    rep.add("stacks", ok & ((filled & (s.stacks < 0)) | (~filled & (s.stacks != -1))).reshape(B, -1).any(1),
+    rep.add("stacks", ((filled & (s.stacks < 0)) | (~filled & (s.stacks != -1))).reshape(B, -1).any(1),
             "stacks must list tiles below their size and -1 above")  # fmt: skip
     listed = np.zeros((B, NT), np.int64)
     at = np.full((B, NT), -1, np.int64)
-    rows_ok = np.flatnonzero(ok)
-    for b in rows_ok.tolist():
+    for b in range(B):
         for k in range(S):
             for d in range(int(s.stack_size[b, k])):
                 t = int(s.stacks[b, k, d])
                 if t >= 0:
                     listed[b, t] += 1
                     at[b, t] = k
-    rep.add("stacks", ok & ((listed != (ts == TILE_STACK)) | ((ts == TILE_STACK) & (at != tstack))).any(1),
+    rep.add("stacks", ((listed != (ts == TILE_STACK)) | ((ts == TILE_STACK) & (at != tstack))).any(1),
             "a tile in a stack must be listed exactly once, in the stack tile_stack names")  # fmt: skip
     ncards = s.under.astype(np.int64).sum(2)
-    rep.add("under", ok & ((on_table & (ncards > 0)) | (~on_table & (ncards < 1))).any(1),
+    rep.add("under", ((on_table & (ncards > 0)) | (~on_table & (ncards < 1))).any(1),
             "cards lie only under owned tiles, at least one under each")  # fmt: skip
-    rep.add("under_count", ok & (s.under_count != ncards).any(1),
+    rep.add("under_count", (s.under_count != ncards).any(1),
             "under_count must be the number of cards under each tile")  # fmt: skip
     correct = np.zeros((B, NT), bool)
-    for b, t in zip(*np.nonzero(ok[:, None] & ~on_table), strict=True):
+    for b, t in zip(*np.nonzero(~on_table), strict=True):
         correct[b, t] = K.correct(int(t) % D.NUM_COMBOS, s.under[b, t])
     rep.add(
         "tile_ok",
-        ok & (s.tile_ok != correct).any(1),
+        (s.tile_ok != correct).any(1),
         "tile_ok must say whether the cards under an owned tile are correct",
     )
 
     # ---- areas (7-8 players): sizes; tiles and stacks of an area
     in0 = (s.area == 0).sum(1)
-    rep.add("area", ok & (in0 != game.area_sizes[0]), f"area 0 must seat {game.area_sizes[0]} players")
+    rep.add("area", (in0 != game.area_sizes[0]), f"area 0 must seat {game.area_sizes[0]} players")
     tile_area = (np.arange(NT) >= game.cfg[-2] * D.NUM_COMBOS).astype(np.int64)
     stack_area = (np.arange(S) >= game.cfg[-1]).astype(np.int64)
     owner_area = np.take_along_axis(
         np.clip(s.area, 0, 1).astype(np.int64), np.clip(owner, 0, P - 1).astype(np.int64), 1
     )
-    rep.add("tile_owner", ok & live & ((owner >= 0) & (owner_area != tile_area[None, :])).any(1),
+    rep.add("tile_owner", live & ((owner >= 0) & (owner_area != tile_area[None, :])).any(1),
             "a seat owns a tile of another playing area")  # fmt: skip
     in_stack_area = stack_area[np.clip(tstack, 0, S - 1).astype(np.int64)]
-    rep.add("tile_stack", ok & ((tstack >= 0) & (in_stack_area != tile_area[None, :])).any(1),
+    rep.add("tile_stack", ((tstack >= 0) & (in_stack_area != tile_area[None, :])).any(1),
             "a tile lies in a stack of another playing area")  # fmt: skip
 
     # ---- tick: commits of the seats before current_player, the mask is the rules' mask
     seats = np.arange(P)[None, :]
     cp = s.current_player.astype(np.int64)
-    rep.add("commits", ok & live & ((s.commits >= 0) != (seats < cp[:, None])).any(1),
+    rep.add("commits", live & ((s.commits >= 0) != (seats < cp[:, None])).any(1),
             "committed seats must be exactly those before current_player")  # fmt: skip
-    rep.add("commits", ok & done & (s.commits >= 0).any(1), "a finished game has commits")
-    rep.add("tick", ok & live & ((s.tick >= game.ticks) | (s.round >= game.rounds)), "a running game past its clock")
-    if ok.any():
+    rep.add("commits", done & (s.commits >= 0).any(1), "a finished game has commits")
+    rep.add("tick", live & ((s.tick >= game.ticks) | (s.round >= game.rounds)), "a running game past its clock")
+    if B:
         ref = s.clone()
         starts = ref.clone()
         K.refresh(_arrays(ref), game.cfg)
-        rep.add("legal_action_mask", ok & live & (ref.legal_action_mask != s.legal_action_mask).any(1),
+        rep.add("legal_action_mask", live & (ref.legal_action_mask != s.legal_action_mask).any(1),
                 "the stored mask is not the rules' mask")  # fmt: skip
         # each commit must have been legal for its seat (the tick-start state is the current one)
         for q in range(P):
-            rows = np.flatnonzero(ok & live & (s.commits[:, q] >= 0))
+            rows = np.flatnonzero(live & (s.commits[:, q] >= 0))
             if rows.size == 0:
                 continue
             sub = starts.take(rows)
@@ -181,19 +163,19 @@ def state_violations(game: FourMonkeys, s: FourMonkeysState) -> list[Violation]:
     # ---- points
     rs = s.round_scores.astype(np.int64)
     played = np.arange(game.rounds)[None, :] < s.round[:, None].astype(np.int64)
-    rep.add("round_scores", ok & ((~played[:, :, None]) & (rs != 0)).any((1, 2)), "an unplayed round has points")
+    rep.add("round_scores", ((~played[:, :, None]) & (rs != 0)).any((1, 2)), "an unplayed round has points")
     expect = rs.sum(1) - D.INVALID_STOP_PENALTY * s.stats[:, :, _INVALID].astype(np.int64)
-    rep.add("totals", ok & (expect != s.totals).any(1), "totals != round points - 10 per invalid Stop")
-    rep.add("skins", ok & (s.skins.astype(np.int64).sum(1) != s.skin_given.sum(1)),
+    rep.add("totals", (expect != s.totals).any(1), "totals != round points - 10 per invalid Stop")
+    rep.add("skins", (s.skins.astype(np.int64).sum(1) != s.skin_given.sum(1)),
             "Banana skins received != skins given")  # fmt: skip
     if not game.banana_skins:
-        rep.add("skin_given", ok & (s.skin_given.any(1) | (s.stats[:, :, _SKINS] > 0).any(1)),
+        rep.add("skin_given", (s.skin_given.any(1) | (s.stats[:, :, _SKINS] > 0).any(1)),
                 "a Banana skin without the Banana-skins rule")  # fmt: skip
-    rep.add("stats", ok & (s.stats[:, :, _BLUFFS] > s.stats[:, :, _GRABS]).any(1), "more bluffs than grabs")
-    rep.add("round", ok & done & (s.round != game.rounds), "a finished game has not played every round")
-    rep.add("end_reason", ok & done & (s.end_reason != END_ROUNDS), "a finished game needs the rounds_played reason")
+    rep.add("stats", (s.stats[:, :, _BLUFFS] > s.stats[:, :, _GRABS]).any(1), "more bluffs than grabs")
+    rep.add("round", done & (s.round != game.rounds), "a finished game has not played every round")
+    rep.add("end_reason", done & (s.end_reason != END_ROUNDS), "a finished game needs the rounds_played reason")
     # winners: highest total, then best last round
-    for b in np.flatnonzero(ok & done).tolist():
+    for b in np.flatnonzero(done).tolist():
         tot = s.totals[b].astype(np.int64)
         last = s.round_scores[b, game.rounds - 1].astype(np.int64)
         top = tot == tot.max()

@@ -14,7 +14,7 @@ sized for :data:`MAX_SEATS` seats and :data:`MAX_TILES` tiles
 implementation compiles; helpers that only kernels call get no Python wrapper and no IR rewrites
 (:data:`_inner`); integer division and remainder use numba's ``numpy`` error model (no division by
 zero check: every divisor is a configuration constant >= 1). The batch kernels keep the rewrites:
-without them each ``st[i]`` of the state tuple compiles a ``getitem`` of its own.
+without them each ``st[F.name]`` of the state tuple compiles a ``getitem`` of its own.
 
 Action layout (``G = 1 + (P - 1)`` with Banana skins, else 1)::
 
@@ -39,6 +39,7 @@ from numba import literally, njit
 
 from monkey_envs.core.kernel_cache import drop_stale_cache, njit_borrowed, stack_array
 from monkey_envs.core.rng import next_uniform, seed_row
+from monkey_envs.core.schema import field_index, field_names
 from monkey_envs.four_monkeys import data as D
 from monkey_envs.four_monkeys.state import (
     END_ROUNDS,
@@ -47,6 +48,7 @@ from monkey_envs.four_monkeys.state import (
     TILE_LOOSE,
     TILE_ORANGE,
     TILE_STACK,
+    FourMonkeysState,
 )
 
 drop_stale_cache(__file__)
@@ -87,42 +89,10 @@ ST_GRABS, ST_BLUFFS, ST_FAILED, ST_BURNS, ST_REPLENISH, ST_REVEALS = 0, 1, 2, 3,
 ST_ASIDE, ST_SMARTEST, ST_WRONG, ST_STOPS, ST_INVALID, ST_SKINS = 6, 7, 8, 9, 10, 11
 assert NUM_STATS == 12
 
-#: Names of the state arrays in ``st``, in order.
-STATE_FIELDS = (
-    "current_player",
-    "rewards",
-    "terminated",
-    "truncated",
-    "legal_action_mask",
-    "step_count",
-    "rng",
-    "winners_mask",
-    "end_reason",
-    "commits",
-    "tick",
-    "round",
-    "replays",
-    "decks",
-    "deck_size",
-    "hands",
-    "pending",
-    "discard",
-    "under",
-    "tile_state",
-    "tile_owner",
-    "tile_stack",
-    "stacks",
-    "stack_size",
-    "replenish_used",
-    "skin_given",
-    "skins",
-    "totals",
-    "round_scores",
-    "stats",
-    "tile_ok",
-    "area",
-    "under_count",
-)
+#: Order of the state arrays in the tuple ``st`` the batch kernels take (the fields of
+#: :class:`~monkey_envs.four_monkeys.state.FourMonkeysState`), and their indices: ``st[F.hands]``.
+STATE_FIELDS = field_names(FourMonkeysState)
+F = field_index(FourMonkeysState)
 #: The configuration vector ``cfg``: players, tiles, stacks, stack depth, grab variants per tile,
 #: ticks per round, rounds, replay cap, Banana skins (0/1), family scoring (0/1), then the action
 #: offsets and the observation offsets.
@@ -448,8 +418,8 @@ def fill_masks(b0: int, b1: int, running_only: bool, st, cfg) -> None:
     The bounds and the flag are cast to plain ``int64`` / ``bool``: a literal argument (``0``,
     ``False``) would compile a second :func:`mask_rows` besides the one :func:`step` calls.
     """
-    mask_rows(np.int64(b0), np.int64(b1), np.bool_(running_only), st[0], st[2], st[3], st[4], cfg, st[15], st[16],
-              st[19], st[20], st[22], st[23], st[24], st[25], st[12], st[31])  # fmt: skip
+    mask_rows(np.int64(b0), np.int64(b1), np.bool_(running_only), st[F.current_player], st[F.terminated], st[F.truncated], st[F.legal_action_mask], cfg, st[F.hands], st[F.pending],
+              st[F.tile_state], st[F.tile_owner], st[F.stacks], st[F.stack_size], st[F.replenish_used], st[F.skin_given], st[F.replays], st[F.area])  # fmt: skip
 
 
 @_inner
@@ -687,27 +657,27 @@ def score_tiles(P: int, tile_owner, tile_state, under, replenish_used, skins, to
 @njit(cache=True, inline="always")
 def start_round(b: int, st, cfg, order) -> None:
     """:func:`setup_round` of row ``b`` on the state tuple ``st`` (``order``: its scratch)."""
-    setup_round(b, cfg, st[6], st[9], st[10], st[13], st[14], st[15], st[16], st[17], st[18], st[19], st[20], st[21],
-                st[22], st[23], st[24], st[25], st[26], st[30], st[31], st[32], order)  # fmt: skip
+    setup_round(b, cfg, st[F.rng], st[F.commits], st[F.tick], st[F.decks], st[F.deck_size], st[F.hands], st[F.pending], st[F.discard], st[F.under], st[F.tile_state], st[F.tile_owner], st[F.tile_stack],
+                st[F.stacks], st[F.stack_size], st[F.replenish_used], st[F.skin_given], st[F.skins], st[F.tile_ok], st[F.area], st[F.under_count], order)  # fmt: skip
 
 
 # ====================================================================== batch kernels
 @njit_borrowed(cache=True, error_model="numpy")
 def init(seeds: np.ndarray, st, cfg) -> None:
     """Seed every row's RNG, set up round 1 and compute seat 0's mask."""
-    rng = st[6]
+    rng = st[F.rng]
     order = stack_array(MAX_TILES, np.int8)
     for b in range(seeds.size):
         seed_row(rng, b, seeds[b])
         start_round(b, st, cfg, order)
-        st[0][b] = 0
+        st[F.current_player][b] = 0
     fill_masks(0, seeds.size, False, st, cfg)
 
 
 @njit_borrowed(cache=True, error_model="numpy")
 def refresh(st, cfg) -> None:
     """Recompute the mask of every row for its current player (empty where there is none)."""
-    fill_masks(0, st[0].size, False, st, cfg)
+    fill_masks(0, st[F.current_player].size, False, st, cfg)
 
 
 @njit_borrowed(cache=True, error_model="numpy")
@@ -719,39 +689,39 @@ def step(actions: np.ndarray, st, cfg) -> bool:
     each re-checked (a grab of a tile taken earlier fails and keeps the pending set; after a Stop
     the rest of the tick does nothing); then the round ends on a Stop or after the last tick.
     """
-    current_player = st[0]
-    rewards = st[1]
-    terminated = st[2]
-    truncated = st[3]
-    mask = st[4]
-    step_count = st[5]
-    rng = st[6]
-    winners_mask = st[7]
-    end_reason = st[8]
-    commits = st[9]
-    tick = st[10]
-    rnd = st[11]
-    replays = st[12]
-    decks = st[13]
-    deck_size = st[14]
-    hands = st[15]
-    pending = st[16]
-    discard = st[17]
-    under = st[18]
-    tile_state = st[19]
-    tile_owner = st[20]
-    tile_stack = st[21]
-    stacks = st[22]
-    stack_size = st[23]
-    replenish_used = st[24]
-    skin_given = st[25]
-    skins = st[26]
-    totals = st[27]
-    round_scores = st[28]
-    stats = st[29]
-    area = st[31]
-    tile_ok = st[30]
-    under_count = st[32]
+    current_player = st[F.current_player]
+    rewards = st[F.rewards]
+    terminated = st[F.terminated]
+    truncated = st[F.truncated]
+    mask = st[F.legal_action_mask]
+    step_count = st[F.step_count]
+    rng = st[F.rng]
+    winners_mask = st[F.winners_mask]
+    end_reason = st[F.end_reason]
+    commits = st[F.commits]
+    tick = st[F.tick]
+    rnd = st[F.round]
+    replays = st[F.replays]
+    decks = st[F.decks]
+    deck_size = st[F.deck_size]
+    hands = st[F.hands]
+    pending = st[F.pending]
+    discard = st[F.discard]
+    under = st[F.under]
+    tile_state = st[F.tile_state]
+    tile_owner = st[F.tile_owner]
+    tile_stack = st[F.tile_stack]
+    stacks = st[F.stacks]
+    stack_size = st[F.stack_size]
+    replenish_used = st[F.replenish_used]
+    skin_given = st[F.skin_given]
+    skins = st[F.skins]
+    totals = st[F.totals]
+    round_scores = st[F.round_scores]
+    stats = st[F.stats]
+    area = st[F.area]
+    tile_ok = st[F.tile_ok]
+    under_count = st[F.under_count]
     B = actions.size
     A = cfg[C_NUM_ACTIONS]
     for b in range(B):
@@ -1049,26 +1019,26 @@ def observe_players(player: np.ndarray, obs: np.ndarray, st, cfg, luts, tile_cod
     reference count).
     """
     P = literally(num_players)
-    tick = st[10]
-    rnd = st[11]
-    replays = st[12]
-    deck_size = st[14]
-    hands = st[15]
-    pending = st[16]
-    discard = st[17]
-    tile_state = st[19]
-    tile_owner = st[20]
-    tile_stack = st[21]
-    stacks = st[22]
-    stack_size = st[23]
-    replenish_used = st[24]
-    skin_given = st[25]
-    skins = st[26]
-    totals = st[27]
-    round_scores = st[28]
-    area = st[31]
-    tile_ok = st[30]
-    under_count = st[32]
+    tick = st[F.tick]
+    rnd = st[F.round]
+    replays = st[F.replays]
+    deck_size = st[F.deck_size]
+    hands = st[F.hands]
+    pending = st[F.pending]
+    discard = st[F.discard]
+    tile_state = st[F.tile_state]
+    tile_owner = st[F.tile_owner]
+    tile_stack = st[F.tile_stack]
+    stacks = st[F.stacks]
+    stack_size = st[F.stack_size]
+    replenish_used = st[F.replenish_used]
+    skin_given = st[F.skin_given]
+    skins = st[F.skins]
+    totals = st[F.totals]
+    round_scores = st[F.round_scores]
+    area = st[F.area]
+    tile_ok = st[F.tile_ok]
+    under_count = st[F.under_count]
     NT = TILES_BY_PLAYERS[P]
     S = STACKS_BY_PLAYERS[P]
     R = cfg[C_ROUNDS]

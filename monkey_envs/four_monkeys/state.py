@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import dataclasses
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
+from monkey_envs.core.schema import field, state_schema
 from monkey_envs.core.state import BatchState
+from monkey_envs.four_monkeys import data as D
 
 #: ``end_reason`` codes.
 END_NONE = 0
@@ -38,43 +39,27 @@ STAT_NAMES = (
 NUM_STATS = len(STAT_NAMES)
 
 
-@dataclasses.dataclass
+def _cards_in_play(game: Any) -> int:
+    """Most cards one count can hold: every seat's deck."""
+    return D.DECK_SIZE * game.num_players
+
+
+def _last_area(game: Any) -> int:
+    return len(game.area_sizes) - 1
+
+
+P = "num_players"
+NT = "num_tiles"
+K = D.NUM_KINDS
+
+
+@state_schema
 class FourMonkeysState(BatchState):
     """4 Monkeys game arrays (plus the shared fields of :class:`BatchState`).
 
     ``current_player`` is the seat that commits next in the current tick (seats commit in order
-    0..P-1; the tick resolves after the last one).
-
-    Attributes:
-        commits: ``(B, P) int16`` this tick's committed actions, -1 = not yet (hidden until resolved).
-        tick: ``(B,) int16`` ticks resolved in this round.
-        round: ``(B,) int8`` rounds scored so far.
-        replays: ``(B,) int8`` replays of the current round after invalid Stops.
-        decks: ``(B, P, 40) int8`` each seat's deck, card kinds bottom -> top (entries past
-            ``deck_size`` are -1).
-        deck_size: ``(B, P) int8`` cards left in each deck.
-        hands: ``(B, P, 10) int8`` cards of each kind in each hand.
-        pending: ``(B, P, 10) int8`` cards of each kind in each seat's pending set.
-        discard: ``(B, P, 10) int8`` cards of each kind each seat discarded this round.
-        under: ``(B, NT, 10) int8`` cards of each kind face down under each tile.
-        tile_state: ``(B, NT) int8`` ``TILE_STACK`` / ``TILE_LOOSE`` / ``TILE_GREEN`` / ``TILE_ORANGE``.
-        tile_owner: ``(B, NT) int8`` owning seat, -1 on the table.
-        tile_stack: ``(B, NT) int8`` stack holding the tile, -1 if none.
-        stacks: ``(B, S, depth) int8`` tile ids bottom -> top (-1 past ``stack_size``).
-        stack_size: ``(B, S) int8`` tiles in each stack.
-        replenish_used: ``(B, P) bool`` Hand replenish turned to -1 this round.
-        skin_given: ``(B, P) bool`` the seat handed over its Banana skin this round.
-        skins: ``(B, P) int8`` Banana skins the seat received this round.
-        totals: ``(B, P) int16`` game totals (round scores and invalid-Stop penalties).
-        round_scores: ``(B, R, P) int16`` each scored round's points (no penalties).
-        stats: ``(B, P, len(STAT_NAMES)) int32`` counters of :data:`STAT_NAMES`.
-        tile_ok: ``(B, NT) bool`` the cards under the tile are a correct combo (set at the grab;
-            seen only by the tile's owner).
-        area: ``(B, P) int8`` each seat's playing area (0, or 1 with 7-8 players; regrouped by
-            totals after each round).
-        under_count: ``(B, NT) int16`` cards under each tile (``under`` summed over the kinds;
-            public, kept with ``under`` so that the observation reads one count per tile). A
-            derived field: state files leave it out and loading recomputes it.
+    0..P-1; the tick resolves after the last one). ``NT`` is the game's ``num_tiles``, ``S`` its
+    ``num_stacks``, ``depth`` its ``stack_depth``, ``R`` its ``rounds``.
     """
 
     #: ``under_count`` is ``under`` summed (not written to state files, recomputed on load).
@@ -85,27 +70,68 @@ class FourMonkeysState(BatchState):
         """``under_count``: the cards under each tile, from ``under``."""
         return {"under_count": arrays["under"].sum(axis=2, dtype=np.int16)}
 
-    commits: np.ndarray
-    tick: np.ndarray
-    round: np.ndarray
-    replays: np.ndarray
-    decks: np.ndarray
-    deck_size: np.ndarray
-    hands: np.ndarray
-    pending: np.ndarray
-    discard: np.ndarray
-    under: np.ndarray
-    tile_state: np.ndarray
-    tile_owner: np.ndarray
-    tile_stack: np.ndarray
-    stacks: np.ndarray
-    stack_size: np.ndarray
-    replenish_used: np.ndarray
-    skin_given: np.ndarray
-    skins: np.ndarray
-    totals: np.ndarray
-    round_scores: np.ndarray
-    stats: np.ndarray
-    tile_ok: np.ndarray
-    area: np.ndarray
-    under_count: np.ndarray
+    commits: np.ndarray = field(
+        "int16",
+        (P,),
+        "this tick's committed actions, -1 = not yet (hidden until resolved).",
+        low=-1,
+        high="num_actions-1",
+    )
+    tick: np.ndarray = field("int16", (), "ticks resolved in this round.", low=0, high="ticks")
+    round: np.ndarray = field("int8", (), "rounds scored so far.", low=0, high="rounds")
+    replays: np.ndarray = field(
+        "int8", (), "replays of the current round after invalid Stops.", low=0, high="max_replays"
+    )
+    decks: np.ndarray = field(
+        "int8",
+        (P, D.DECK_SIZE),
+        "each seat's deck, card kinds bottom -> top (entries past ``deck_size`` are -1).",
+        low=-1,
+        high=K - 1,
+    )
+    deck_size: np.ndarray = field("int8", (P,), "cards left in each deck.", low=0, high=D.DECK_SIZE)
+    hands: np.ndarray = field("int8", (P, K), "cards of each kind in each hand.", low=0, high=_cards_in_play)
+    pending: np.ndarray = field(
+        "int8", (P, K), "cards of each kind in each seat's pending set.", low=0, high=_cards_in_play
+    )
+    discard: np.ndarray = field(
+        "int8", (P, K), "cards of each kind each seat discarded this round.", low=0, high=_cards_in_play
+    )
+    under: np.ndarray = field(
+        "int8", (NT, K), "cards of each kind face down under each tile.", low=0, high=_cards_in_play
+    )
+    tile_state: np.ndarray = field(
+        "int8", (NT,), "``TILE_STACK`` / ``TILE_LOOSE`` / ``TILE_GREEN`` / ``TILE_ORANGE``.", low=0, high=TILE_ORANGE
+    )
+    tile_owner: np.ndarray = field("int8", (NT,), "owning seat, -1 on the table.", low=-1, high="num_players-1")
+    tile_stack: np.ndarray = field("int8", (NT,), "stack holding the tile, -1 if none.", low=-1, high="num_stacks-1")
+    stacks: np.ndarray = field(
+        "int8",
+        ("num_stacks", "stack_depth"),
+        "tile ids bottom -> top (-1 past ``stack_size``).",
+        low=-1,
+        high="num_tiles-1",
+    )
+    stack_size: np.ndarray = field("int8", ("num_stacks",), "tiles in each stack.", low=0, high="stack_depth")
+    replenish_used: np.ndarray = field("bool", (P,), "Hand replenish turned to -1 this round.")
+    skin_given: np.ndarray = field("bool", (P,), "the seat handed over its Banana skin this round.")
+    skins: np.ndarray = field("int8", (P,), "Banana skins the seat received this round.", low=0, high=_cards_in_play)
+    totals: np.ndarray = field("int16", (P,), "game totals (round scores and invalid-Stop penalties).")
+    round_scores: np.ndarray = field("int16", ("rounds", P), "each scored round's points (no penalties).")
+    stats: np.ndarray = field("int32", (P, NUM_STATS), "counters of :data:`STAT_NAMES`.", low=0, high="max")
+    tile_ok: np.ndarray = field(
+        "bool", (NT,), "the cards under the tile are a correct combo (set at the grab; seen only by the tile's owner)."
+    )
+    area: np.ndarray = field(
+        "int8",
+        (P,),
+        "each seat's playing area (0, or 1 with 7-8 players; regrouped by totals after each round).",
+        low=0,
+        high=_last_area,
+    )
+    under_count: np.ndarray = field(
+        "int16",
+        (NT,),
+        "cards under each tile (``under`` summed over the kinds; public, kept with ``under`` so that "
+        "the observation reads one count per tile). A derived field: state files leave it out and loading recomputes it.",
+    )

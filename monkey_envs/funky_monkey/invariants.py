@@ -6,18 +6,9 @@ when a whole array is wrong; a law over several fields names them joined by ``+`
 
 * **layout**: every field is a numpy array of this game's dtype and per-row shape, all with the
   same batch size (a broken layout is reported alone: no law is read from such arrays);
-* **ranges**: positions in ``[0, 38]`` (a monkey out beyond the tiger keeps its space, which
-  may lie past the track); coconuts and the well in ``[0, 40]``; ``golden`` a seat or -1;
-  bowls 0 / 1 / 2; the tiger on ``[0, 18]``; tile faces 1..7 on tile slots and 0 elsewhere,
-  removed tiles 1..7; card counts of a kind in ``[0, cards of that kind]``; ``draw_size`` in
-  ``[0, cards in play]`` and pile entries in ``[-1, 4]``; ``treasure_size`` in ``[0, 12]``,
-  treasure-pile entries in ``[-1, 2]``, treasure counts in ``[0, 4]``; chips in ``[-1, P)``,
-  ``chip_next`` in ``[1, P]``; ``round`` in ``[1, 5]``; ``active`` a seat; ``phase`` in
-  ``[-1, 8)``; ``stage`` ``ST_DECIDE``; card kinds of the turn in ``[-1, 4]`` (pyramid
-  numbers ``[-1, 3]``); holder / accepter / mover a seat or -1; ``passes`` in ``[0, P)``;
-  ``debt`` in ``[0, 2]``, ``debt_to`` in ``[-1, 1]``; stats and ``step_count`` >= 0. The laws
-  below are read only in rows whose ranges (these and the shared ``current_player`` /
-  ``end_reason`` ranges) are sane, so garbage never indexes out of bounds;
+* **ranges**: declared with each field in :class:`~monkey_envs.funky_monkey.state.FunkyMonkeyState`
+  (the kit checks them first). The laws below are read only in rows whose values are in range,
+  so garbage never indexes out of bounds;
 * **coconuts**: well + every seat's (eliminated seats keep theirs) + bowls == 40 normal ones;
   the golden coconut in at most one place (a seat or a bowl; else the well); every monkey in
   the game holds a coconut;
@@ -61,7 +52,7 @@ draw pile and of the treasure pile, and the RNG.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -74,7 +65,6 @@ from monkey_envs.funky_monkey.state import (
     END_NO_WINNER,
     END_QUITTING_TIME,
     END_TIGER,
-    NUM_PHASES,
     PH_ACTIVE,
     PH_BONUS,
     PH_BOWL,
@@ -84,7 +74,7 @@ from monkey_envs.funky_monkey.state import (
     PH_RESPOND,
     PH_RESPOND_SEEN,
     PH_SCALES,
-    ST_DECIDE,
+    TREASURE_COUNTS,
     FunkyMonkeyState,
 )
 
@@ -97,7 +87,6 @@ __all__ = ["redeal_hidden", "state_violations"]
 _K = D.NUM_CARD_KINDS
 _L = D.TRACK_LENGTH
 _T = len(D.TREASURE_NAMES)
-_TREASURE_COUNTS = np.bincount(np.array(D.TREASURE_DECK_RECONSTRUCTED), minlength=_T).astype(np.int64)  # (3,)
 _BACK_SLOTS = [np.array(D.TILE_SLOTS_RECONSTRUCTED[b], dtype=np.intp) for b in D.TILE_BACKS]
 _CARDS_FIELD = "hands+draw_pile+discard+out_of_play+offer_card"
 _COCONUT_FIELD = "supply+coconuts+bowls"
@@ -123,54 +112,8 @@ def state_violations(game: FunkyMonkey, state: FunkyMonkeyState) -> list[Violati
     running = ~(term | state.truncated.astype(bool))
     alive = state.alive.astype(bool)
     counts = game.card_counts.astype(np.int64)  # (5,) cards of each kind in play
-    N = int(counts.sum())
     tc = D.TOTAL_COCONUTS
 
-    # ---- ranges (every row)
-    slot_hi = np.where(D.IS_SLOT, D.NUM_TILE_KINDS, 0)
-    slot_lo = np.where(D.IS_SLOT, 1, 0)
-    ranges: list[tuple[str, Any, Any]] = [
-        ("pos", 0, 2 * _L),
-        ("coconuts", 0, tc),
-        ("supply", 0, tc),
-        ("golden", -1, P - 1),
-        ("bowls", 0, BOWL_GOLDEN),
-        ("tiger", 0, _L - 1),
-        ("tiles", slot_lo, slot_hi),
-        ("removed_tiles", 1, D.NUM_TILE_KINDS),
-        ("hands", 0, counts),
-        ("draw_pile", -1, _K - 1),
-        ("draw_size", 0, N),
-        ("discard", 0, counts),
-        ("out_of_play", 0, counts),
-        ("treasure_pile", -1, _T - 1),
-        ("treasure_size", 0, D.NUM_TREASURES),
-        ("treasures", 0, _TREASURE_COUNTS),
-        ("treasure_used", 0, _TREASURE_COUNTS),
-        ("chip_order", -1, P - 1),
-        ("chip_next", 1, P),
-        ("round", 1, D.NUM_ROUNDS),
-        ("active", 0, P - 1),
-        ("phase", PH_OVER, NUM_PHASES - 1),
-        ("stage", ST_DECIDE, ST_DECIDE),
-        ("offer_card", -1, _K - 1),
-        ("announce", -1, _K - 1),
-        ("holder", -1, P - 1),
-        ("passes", 0, P - 1),
-        ("accepter", -1, P - 1),
-        ("revealed", -1, _K - 1),
-        ("mover", -1, P - 1),
-        ("debt", 0, 2),
-        ("debt_to", -1, 1),
-        ("pyramid_card", -1, D.CARD_FOUR),
-        ("stats", 0, np.iinfo(np.int16).max),
-        ("step_count", 0, np.iinfo(np.int32).max),
-    ]
-    insane = np.zeros(B, bool)
-    for name, lo, hi in ranges:
-        insane |= rep.rng(name, s[name], lo, hi)
-    insane |= (cp < -1) | (cp >= P) | (er < 0) | (er >= len(game.spec.end_reasons))  # reported by the base
-    ok = ~insane
     ar = np.arange(B)
     seats = np.arange(P)
 
@@ -182,49 +125,49 @@ def state_violations(game: FunkyMonkey, state: FunkyMonkeyState) -> list[Violati
     coco = s["coconuts"]
     bowls = s["bowls"]
     total = s["supply"] + coco.sum(1) + (bowls == BOWL_COCONUT).sum(1)
-    rep.add(_COCONUT_FIELD, ok & (total != tc), f"well + seats + bowls is not {tc} normal coconuts")
+    rep.add(_COCONUT_FIELD, (total != tc), f"well + seats + bowls is not {tc} normal coconuts")
     golden = s["golden"]
-    rep.add("golden+bowls", ok & ((golden >= 0) + (bowls == BOWL_GOLDEN).sum(1) > 1), "two golden coconuts")
+    rep.add("golden+bowls", ((golden >= 0) + (bowls == BOWL_GOLDEN).sum(1) > 1), "two golden coconuts")
     own = coco + (golden[:, None] == seats[None, :])
-    rep.add("coconuts", ok & (alive & (own == 0)).any(1), "a monkey in the game holds no coconut")
+    rep.add("coconuts", (alive & (own == 0)).any(1), "a monkey in the game holds no coconut")
 
     # ---- movement cards
     hands = s["hands"]  # (B, P, 5)
     size = s["draw_size"]
     pile = s["draw_pile"]
     below = np.arange(pile.shape[1])[None, :] < size[:, None]
-    rep.add("draw_pile", ok & (below & (pile < 0)).any(1), "no card below draw_size")
-    rep.add("draw_pile", ok & (~below & (pile != -1)).any(1), "a card above draw_size (slots past the top are -1)")
+    rep.add("draw_pile", (below & (pile < 0)).any(1), "no card below draw_size")
+    rep.add("draw_pile", (~below & (pile != -1)).any(1), "a card above draw_size (slots past the top are -1)")
     kinds = np.arange(_K)
     in_pile = tally(pile, below, _K)
     offer, revealed = s["offer_card"], s["revealed"]
     flight = (offer >= 0) & (revealed < 0)
     cards = hands.sum(1) + in_pile + s["discard"] + s["out_of_play"] + (flight[:, None] & (offer[:, None] == kinds))
-    rep.add(_CARDS_FIELD, ok & (cards != counts[None, :]).any(1), "the movement cards of a kind are not all there")
+    rep.add(_CARDS_FIELD, (cards != counts[None, :]).any(1), "the movement cards of a kind are not all there")
     hand_size = hands.sum(2)  # (B, P)
-    rep.add("hands", ok & (hand_size > D.HAND_SIZE).any(1), f"a hand holds more than {D.HAND_SIZE} cards")
-    rep.add("hands", ok & (~alive & (hand_size > 0)).any(1), "an eliminated seat holds cards")
+    rep.add("hands", (hand_size > D.HAND_SIZE).any(1), f"a hand holds more than {D.HAND_SIZE} cards")
+    rep.add("hands", (~alive & (hand_size > 0)).any(1), "an eliminated seat holds cards")
 
     # ---- treasure cards
     tsize = s["treasure_size"]
     tpile = s["treasure_pile"]
     tbelow = np.arange(tpile.shape[1])[None, :] < tsize[:, None]
-    rep.add("treasure_pile", ok & (tbelow & (tpile < 0)).any(1), "no card below treasure_size")
-    rep.add("treasure_pile", ok & (~tbelow & (tpile != -1)).any(1), "a card above treasure_size")
+    rep.add("treasure_pile", (tbelow & (tpile < 0)).any(1), "no card below treasure_size")
+    rep.add("treasure_pile", (~tbelow & (tpile != -1)).any(1), "a card above treasure_size")
     tin = tally(tpile, tbelow, _T)
     tall = s["treasures"].sum(1) + tin + s["treasure_used"]
-    rep.add(_TREASURE_FIELD, ok & (tall != _TREASURE_COUNTS[None, :]).any(1), "the treasure cards are not all there")
+    rep.add(_TREASURE_FIELD, (tall != TREASURE_COUNTS[None, :]).any(1), "the treasure cards are not all there")
 
     # ---- tiles
     tiles = s["tiles"]
     for i, slots in enumerate(_BACK_SLOTS):  # loop over the three backs, not rows
         faces = np.concatenate([tiles[:, slots], s["removed_tiles"][:, i : i + 1]], axis=1)
         have = tally(faces - 1, np.ones(faces.shape, bool), D.NUM_TILE_KINDS)
-        wrong = ok & (have != D.BACK_COMPOSITION[i][None, :]).any(1)
+        wrong = (have != D.BACK_COMPOSITION[i][None, :]).any(1)
         rep.add(_TILE_FIELD, wrong, f"the {D.TILE_BACKS[i]} tiles and its removed tile are not its stack")
 
     # ---- monkeys
-    live = ok & running
+    live = running
     pos, tiger = s["pos"], s["tiger"]
     rep.add("alive", live & (alive.sum(1) < 2), "a running game has fewer than two monkeys")
     rep.add("pos", live & (alive & (pos >= tiger[:, None])).any(1), "a monkey in the game is not in front of the tiger")
@@ -233,13 +176,13 @@ def state_violations(game: FunkyMonkey, state: FunkyMonkeyState) -> list[Violati
     # ---- turn order
     chips = s["chip_order"]
     n_chips = (chips >= 0).sum(1)
-    rep.add("chip_order", ok & ((chips[:, :-1] < 0) & (chips[:, 1:] >= 0)).any(1), "a chip after the -1 padding")
+    rep.add("chip_order", ((chips[:, :-1] < 0) & (chips[:, 1:] >= 0)).any(1), "a chip after the -1 padding")
     dup = (chips[:, :, None] == chips[:, None, :]) & (chips[:, :, None] >= 0) & ~np.eye(P, dtype=bool)[None]
-    rep.add("chip_order", ok & dup.any((1, 2)), "a seat has two chips this round")
+    rep.add("chip_order", dup.any((1, 2)), "a seat has two chips this round")
     nxt = s["chip_next"]
-    rep.add("chip_next", ok & (nxt > n_chips), "past the round's chips")
+    rep.add("chip_next", (nxt > n_chips), "past the round's chips")
     last_chip = chips[ar, np.clip(nxt - 1, 0, P - 1)]
-    rep.add("active", ok & (nxt <= n_chips) & (last_chip != s["active"]), "not the seat of the chip turned last")
+    rep.add("active", (nxt <= n_chips) & (last_chip != s["active"]), "not the seat of the chip turned last")
 
     # ---- the turn
     active = s["active"]
@@ -251,7 +194,7 @@ def state_violations(game: FunkyMonkey, state: FunkyMonkeyState) -> list[Violati
     def at_seen(seat: np.ndarray) -> np.ndarray:
         return seen[ar, np.clip(seat, 0, P - 1)]
 
-    none = ok & (offer < 0)
+    none = offer < 0
     rep.add("announce", none & (ann >= 0), "an announcement before a card is played")
     rep.add("holder", none & (holder >= 0), "a holder before a card is played")
     rep.add("passes", none & (s["passes"] != 0), "passes before a card is played")
@@ -259,20 +202,20 @@ def state_violations(game: FunkyMonkey, state: FunkyMonkeyState) -> list[Violati
     rep.add("crown_play", none & crown, "a Crown play before a card is played")
     rep.add("accepter", none & (accepter >= 0), "an accepter before a card is played")
     rep.add("revealed", none & (revealed >= 0), "a revealed card before one is played")
-    played = ok & (offer >= 0)
+    played = offer >= 0
     rep.add("seen", played & ~at_seen(active), "the active player has not seen the card it played")
     rep.add("announce", played & ~crown & (ann < 0), "a face-down play without an announcement")
     rep.add("announce", played & crown & (ann >= 0), "a Crown play with an announcement")
     rep.add("accepter", played & crown & (accepter != active), "a Crown play is taken by the active player")
-    rep.add("revealed", ok & (revealed >= 0) & (revealed != offer), "the revealed card is not the card played")
-    rep.add("accepter", ok & (revealed >= 0) & (accepter < 0), "a revealed card without an accepter")
-    rep.add("accepter", ok & (revealed < 0) & (accepter >= 0), "an accepter of a card not revealed")
-    rep.add("holder", ok & (holder >= 0) & ~flight, "a holder of a card not in flight")
+    rep.add("revealed", (revealed >= 0) & (revealed != offer), "the revealed card is not the card played")
+    rep.add("accepter", (revealed >= 0) & (accepter < 0), "a revealed card without an accepter")
+    rep.add("accepter", (revealed < 0) & (accepter >= 0), "an accepter of a card not revealed")
+    rep.add("holder", (holder >= 0) & ~flight, "a holder of a card not in flight")
 
     # ---- the pending decision (running games)
     ph = np.where(live, phase, -2)
     rep.add("phase", live & (phase < 0), "a running game has no pending decision")
-    rep.add("phase", ok & term & (phase != PH_OVER), "a finished game has a pending decision")
+    rep.add("phase", term & (phase != PH_OVER), "a finished game has a pending decision")
     x = pos[ar, np.clip(mover, 0, P - 1)]
     xs = np.clip(x, 0, _L - 1)
     on_slot = D.IS_SLOT[xs] & (x < _L)
@@ -335,11 +278,11 @@ def state_violations(game: FunkyMonkey, state: FunkyMonkeyState) -> list[Violati
         rep.add("legal_action_mask", wrong, "differs from the rules' mask of the pending decision")
 
     # ---- endings
-    rep.add("end_reason", ok & term & (er == 0), "a terminated game has no end reason")
-    rep.add("end_reason", ok & ~term & (er != 0), "a game that is not terminated has an end reason")
+    rep.add("end_reason", term & (er == 0), "a terminated game has no end reason")
+    rep.add("end_reason", ~term & (er != 0), "a game that is not terminated has an end reason")
     win = state.winners_mask.astype(bool)
     n_win = win.sum(1)
-    fin = ok & term
+    fin = term
     tw = fin & (er == END_TIGER)
     on_tiger = (pos == tiger[:, None]) & win
     rep.add("winners_mask", tw & ((n_win != 1) | ~on_tiger.any(1)), "a tiger win has one winner, on the tiger")

@@ -53,6 +53,7 @@ from numba.np.arrayobj import populate_array
 
 from monkey_envs.core.kernel_cache import drop_stale_cache, njit_borrowed, stack_array
 from monkey_envs.core.rng import next_uint64, seed_row
+from monkey_envs.core.schema import field_index, field_names, schema
 from monkey_envs.funky_monkey import data as D
 from monkey_envs.funky_monkey import state as S
 
@@ -65,108 +66,10 @@ drop_stale_cache(__file__)
 #: docstring).
 _inner = njit_borrowed(cache=True, no_cpython_wrapper=True, no_rewrites=True)
 
-#: Names of the state arrays in the tuple ``st`` the kernels take, in order (the fields of
-#: :class:`~monkey_envs.funky_monkey.state.FunkyMonkeyState`); the constants below index it.
-STATE_FIELDS = (
-    "current_player",
-    "rewards",
-    "terminated",
-    "truncated",
-    "legal_action_mask",
-    "step_count",
-    "rng",
-    "winners_mask",
-    "end_reason",
-    "pos",
-    "alive",
-    "coconuts",
-    "golden",
-    "bowls",
-    "supply",
-    "tiger",
-    "tiles",
-    "face_up",
-    "removed_tiles",
-    "hands",
-    "draw_pile",
-    "draw_size",
-    "discard",
-    "out_of_play",
-    "treasure_pile",
-    "treasure_size",
-    "treasures",
-    "treasure_used",
-    "chip_order",
-    "chip_next",
-    "round",
-    "active",
-    "phase",
-    "stage",
-    "offer_card",
-    "announce",
-    "holder",
-    "passes",
-    "seen",
-    "crown_play",
-    "accepter",
-    "revealed",
-    "mover",
-    "in_bonus",
-    "debt",
-    "debt_to",
-    "pyramid_card",
-    "stats",
-)
-(
-    CURRENT_PLAYER,
-    REWARDS,
-    TERMINATED,
-    TRUNCATED,
-    MASK,
-    STEP_COUNT,
-    RNG,
-    WINNERS_MASK,
-    END_REASON,
-    POS,
-    ALIVE,
-    COCONUTS,
-    GOLDEN,
-    BOWLS,
-    SUPPLY,
-    TIGER,
-    TILES,
-    FACE_UP,
-    REMOVED_TILES,
-    HANDS,
-    DRAW_PILE,
-    DRAW_SIZE,
-    DISCARD,
-    OUT_OF_PLAY,
-    TREASURE_PILE,
-    TREASURE_SIZE,
-    TREASURES,
-    TREASURE_USED,
-    CHIP_ORDER,
-    CHIP_NEXT,
-    ROUND,
-    ACTIVE,
-    PHASE,
-    STAGE,
-    OFFER_CARD,
-    ANNOUNCE,
-    HOLDER,
-    PASSES,
-    SEEN,
-    CROWN_PLAY,
-    ACCEPTER,
-    REVEALED,
-    MOVER,
-    IN_BONUS,
-    DEBT,
-    DEBT_TO,
-    PYRAMID_CARD,
-    STATS,
-) = range(len(STATE_FIELDS))
+#: Order of the state arrays in the tuple ``st`` the batch kernels take (the fields of
+#: :class:`~monkey_envs.funky_monkey.state.FunkyMonkeyState`), and their indices: ``st[F.pos]``.
+STATE_FIELDS = field_names(S.FunkyMonkeyState)
+F = field_index(S.FunkyMonkeyState)
 #: Type of ``st`` (the arrays of :data:`STATE_FIELDS`).
 StateArrays = tuple[np.ndarray, ...]
 
@@ -305,14 +208,14 @@ def _finish_row(ptrs: np.ndarray, dims: np.ndarray, b: int, winners: int, reason
     share the win, everyone gets ``REWARD_DRAW``. Callers pass ``winners`` and ``reason`` as
     ``np.int64`` so one compiled version serves every call (a literal ``0`` would compile another).
     """
-    rewards = _field(ptrs, dims, REWARDS)
-    winners_mask = _field(ptrs, dims, WINNERS_MASK)
-    terminated = _field(ptrs, dims, TERMINATED)
-    end_reason = _field(ptrs, dims, END_REASON)
-    mask = _field(ptrs, dims, MASK)
-    current_player = _field(ptrs, dims, CURRENT_PLAYER)
-    phase = _field(ptrs, dims, PHASE)
-    stage = _field(ptrs, dims, STAGE)
+    rewards = _field(ptrs, dims, "rewards")
+    winners_mask = _field(ptrs, dims, "winners_mask")
+    terminated = _field(ptrs, dims, "terminated")
+    end_reason = _field(ptrs, dims, "end_reason")
+    mask = _field(ptrs, dims, "legal_action_mask")
+    current_player = _field(ptrs, dims, "current_player")
+    phase = _field(ptrs, dims, "phase")
+    stage = _field(ptrs, dims, "stage")
     _, P = rewards.shape  # unpacked: an indexed shape is one more helper to compile without rewrites
     everyone = P > 1 and winners == (1 << P) - 1
     for p in range(P):
@@ -498,21 +401,25 @@ def reset_rows_at(
     draw of the row's stream, split into stable sorts of its keys in the order tiles (per back),
     movement cards, treasure cards, placing order, start bits, chips.
     """
-    rng = _field(ptrs, dims, RNG)
+    rng = _field(ptrs, dims, "rng")
     pos, tiles, removed, hands, draw_pile = (
-        _field(ptrs, dims, POS),
-        _field(ptrs, dims, TILES),
-        _field(ptrs, dims, REMOVED_TILES),
-        _field(ptrs, dims, HANDS),
-        _field(ptrs, dims, DRAW_PILE),
+        _field(ptrs, dims, "pos"),
+        _field(ptrs, dims, "tiles"),
+        _field(ptrs, dims, "removed_tiles"),
+        _field(ptrs, dims, "hands"),
+        _field(ptrs, dims, "draw_pile"),
     )
     treasure_pile, chip_order, current_player, active = (
-        _field(ptrs, dims, TREASURE_PILE),
-        _field(ptrs, dims, CHIP_ORDER),
-        _field(ptrs, dims, CURRENT_PLAYER),
-        _field(ptrs, dims, ACTIVE),
+        _field(ptrs, dims, "treasure_pile"),
+        _field(ptrs, dims, "chip_order"),
+        _field(ptrs, dims, "current_player"),
+        _field(ptrs, dims, "active"),
     )
-    face_up, draw_size, tiger = _field(ptrs, dims, FACE_UP), _field(ptrs, dims, DRAW_SIZE), _field(ptrs, dims, TIGER)
+    face_up, draw_size, tiger = (
+        _field(ptrs, dims, "face_up"),
+        _field(ptrs, dims, "draw_size"),
+        _field(ptrs, dims, "tiger"),
+    )
     _, P = pos.shape
     N = deck.size
     nd = N - P * HAND_SIZE
@@ -576,11 +483,11 @@ def reset_rows_at(
         active[b] = order[0]
         tiger[b] = tiger_start
     phase, hands, treasures, alive, mask = (
-        _field(ptrs, dims, PHASE),
-        _field(ptrs, dims, HANDS),
-        _field(ptrs, dims, TREASURES),
-        _field(ptrs, dims, ALIVE),
-        _field(ptrs, dims, MASK),
+        _field(ptrs, dims, "phase"),
+        _field(ptrs, dims, "hands"),
+        _field(ptrs, dims, "treasures"),
+        _field(ptrs, dims, "alive"),
+        _field(ptrs, dims, "legal_action_mask"),
     )
     for i in range(rows.size):
         refresh_row(rows[i], P, phase, current_player, hands, treasures, alive, mask, table, key0)
@@ -591,49 +498,49 @@ def _blank_row(
     ptrs: np.ndarray, dims: np.ndarray, b: int, face_up0: np.ndarray, tiger_start: int, num_cards: int
 ) -> None:
     """The values every new game holds, into row ``b`` (``Setup.blank`` and ``position._turn_start``)."""
-    _, P = _field(ptrs, dims, POS).shape
-    _field(ptrs, dims, REWARDS)[b, :] = 0
-    _field(ptrs, dims, TERMINATED)[b] = False
-    _field(ptrs, dims, TRUNCATED)[b] = False
-    _field(ptrs, dims, MASK)[b, :] = False
-    _field(ptrs, dims, STEP_COUNT)[b] = 0
-    _field(ptrs, dims, WINNERS_MASK)[b, :] = False
-    _field(ptrs, dims, END_REASON)[b] = S_END_NONE
-    _field(ptrs, dims, ALIVE)[b, :] = True
-    _field(ptrs, dims, COCONUTS)[b, :] = D_START_COCONUTS
-    _field(ptrs, dims, GOLDEN)[b] = -1
-    _field(ptrs, dims, BOWLS)[b, 0] = BOWL_START_0
-    _field(ptrs, dims, BOWLS)[b, 1] = BOWL_START_1
-    _field(ptrs, dims, SUPPLY)[b] = D_TOTAL_COCONUTS - P * D_START_COCONUTS - BOWL_START_SUM
-    _field(ptrs, dims, TIGER)[b] = tiger_start
-    face_up = _field(ptrs, dims, FACE_UP)
+    _, P = _field(ptrs, dims, "pos").shape
+    _field(ptrs, dims, "rewards")[b, :] = 0
+    _field(ptrs, dims, "terminated")[b] = False
+    _field(ptrs, dims, "truncated")[b] = False
+    _field(ptrs, dims, "legal_action_mask")[b, :] = False
+    _field(ptrs, dims, "step_count")[b] = 0
+    _field(ptrs, dims, "winners_mask")[b, :] = False
+    _field(ptrs, dims, "end_reason")[b] = S_END_NONE
+    _field(ptrs, dims, "alive")[b, :] = True
+    _field(ptrs, dims, "coconuts")[b, :] = D_START_COCONUTS
+    _field(ptrs, dims, "golden")[b] = -1
+    _field(ptrs, dims, "bowls")[b, 0] = BOWL_START_0
+    _field(ptrs, dims, "bowls")[b, 1] = BOWL_START_1
+    _field(ptrs, dims, "supply")[b] = D_TOTAL_COCONUTS - P * D_START_COCONUTS - BOWL_START_SUM
+    _field(ptrs, dims, "tiger")[b] = tiger_start
+    face_up = _field(ptrs, dims, "face_up")
     _, nx = face_up.shape
     for x in range(nx):  # a loop: an array assignment compiles its shape-mismatch error message
         face_up[b, x] = face_up0[x]
-    _field(ptrs, dims, DRAW_SIZE)[b] = num_cards - P * HAND_SIZE
-    _field(ptrs, dims, DISCARD)[b, :] = 0
-    _field(ptrs, dims, OUT_OF_PLAY)[b, :] = 0
-    _field(ptrs, dims, TREASURE_SIZE)[b] = NUM_TREASURES
-    _field(ptrs, dims, TREASURES)[b] = 0
-    _field(ptrs, dims, TREASURE_USED)[b, :] = 0
-    _field(ptrs, dims, CHIP_NEXT)[b] = 1
-    _field(ptrs, dims, ROUND)[b] = 1
-    _field(ptrs, dims, PHASE)[b] = PH_ACTIVE
-    _field(ptrs, dims, STAGE)[b] = ST_DECIDE
-    _field(ptrs, dims, OFFER_CARD)[b] = -1
-    _field(ptrs, dims, ANNOUNCE)[b] = -1
-    _field(ptrs, dims, HOLDER)[b] = -1
-    _field(ptrs, dims, PASSES)[b] = 0
-    _field(ptrs, dims, SEEN)[b, :] = False
-    _field(ptrs, dims, CROWN_PLAY)[b] = False
-    _field(ptrs, dims, ACCEPTER)[b] = -1
-    _field(ptrs, dims, REVEALED)[b] = -1
-    _field(ptrs, dims, MOVER)[b] = -1
-    _field(ptrs, dims, IN_BONUS)[b] = False
-    _field(ptrs, dims, DEBT)[b] = 0
-    _field(ptrs, dims, DEBT_TO)[b] = -1
-    _field(ptrs, dims, PYRAMID_CARD)[b] = -1
-    _field(ptrs, dims, STATS)[b] = 0
+    _field(ptrs, dims, "draw_size")[b] = num_cards - P * HAND_SIZE
+    _field(ptrs, dims, "discard")[b, :] = 0
+    _field(ptrs, dims, "out_of_play")[b, :] = 0
+    _field(ptrs, dims, "treasure_size")[b] = NUM_TREASURES
+    _field(ptrs, dims, "treasures")[b] = 0
+    _field(ptrs, dims, "treasure_used")[b, :] = 0
+    _field(ptrs, dims, "chip_next")[b] = 1
+    _field(ptrs, dims, "round")[b] = 1
+    _field(ptrs, dims, "phase")[b] = PH_ACTIVE
+    _field(ptrs, dims, "stage")[b] = ST_DECIDE
+    _field(ptrs, dims, "offer_card")[b] = -1
+    _field(ptrs, dims, "announce")[b] = -1
+    _field(ptrs, dims, "holder")[b] = -1
+    _field(ptrs, dims, "passes")[b] = 0
+    _field(ptrs, dims, "seen")[b, :] = False
+    _field(ptrs, dims, "crown_play")[b] = False
+    _field(ptrs, dims, "accepter")[b] = -1
+    _field(ptrs, dims, "revealed")[b] = -1
+    _field(ptrs, dims, "mover")[b] = -1
+    _field(ptrs, dims, "in_bonus")[b] = False
+    _field(ptrs, dims, "debt")[b] = 0
+    _field(ptrs, dims, "debt_to")[b] = -1
+    _field(ptrs, dims, "pyramid_card")[b] = -1
+    _field(ptrs, dims, "stats")[b] = 0
 
 
 @_inner
@@ -667,11 +574,11 @@ def step_at(
     decision or ends (the numpy ``FunkyMonkey._step``), then gets its new legal mask.
     """
     current_player, rewards, terminated, truncated, mask = (
-        _field(ptrs, dims, CURRENT_PLAYER),
-        _field(ptrs, dims, REWARDS),
-        _field(ptrs, dims, TERMINATED),
-        _field(ptrs, dims, TRUNCATED),
-        _field(ptrs, dims, MASK),
+        _field(ptrs, dims, "current_player"),
+        _field(ptrs, dims, "rewards"),
+        _field(ptrs, dims, "terminated"),
+        _field(ptrs, dims, "truncated"),
+        _field(ptrs, dims, "legal_action_mask"),
     )
     B, P = rewards.shape
     for b in range(B):
@@ -681,56 +588,56 @@ def step_at(
         if a < 0 or a >= num_actions or not mask[b, a]:
             return False
     rewards[:] = 0
-    step_count, rng = _field(ptrs, dims, STEP_COUNT), _field(ptrs, dims, RNG)
+    step_count, rng = _field(ptrs, dims, "step_count"), _field(ptrs, dims, "rng")
     pos, alive, coconuts, golden, bowls, supply, tiger = (
-        _field(ptrs, dims, POS),
-        _field(ptrs, dims, ALIVE),
-        _field(ptrs, dims, COCONUTS),
-        _field(ptrs, dims, GOLDEN),
-        _field(ptrs, dims, BOWLS),
-        _field(ptrs, dims, SUPPLY),
-        _field(ptrs, dims, TIGER),
+        _field(ptrs, dims, "pos"),
+        _field(ptrs, dims, "alive"),
+        _field(ptrs, dims, "coconuts"),
+        _field(ptrs, dims, "golden"),
+        _field(ptrs, dims, "bowls"),
+        _field(ptrs, dims, "supply"),
+        _field(ptrs, dims, "tiger"),
     )
     tiles, face_up, hands, draw_pile, draw_size, discard, out_of_play = (
-        _field(ptrs, dims, TILES),
-        _field(ptrs, dims, FACE_UP),
-        _field(ptrs, dims, HANDS),
-        _field(ptrs, dims, DRAW_PILE),
-        _field(ptrs, dims, DRAW_SIZE),
-        _field(ptrs, dims, DISCARD),
-        _field(ptrs, dims, OUT_OF_PLAY),
+        _field(ptrs, dims, "tiles"),
+        _field(ptrs, dims, "face_up"),
+        _field(ptrs, dims, "hands"),
+        _field(ptrs, dims, "draw_pile"),
+        _field(ptrs, dims, "draw_size"),
+        _field(ptrs, dims, "discard"),
+        _field(ptrs, dims, "out_of_play"),
     )
     treasure_pile, treasure_size, treasures, treasure_used = (
-        _field(ptrs, dims, TREASURE_PILE),
-        _field(ptrs, dims, TREASURE_SIZE),
-        _field(ptrs, dims, TREASURES),
-        _field(ptrs, dims, TREASURE_USED),
+        _field(ptrs, dims, "treasure_pile"),
+        _field(ptrs, dims, "treasure_size"),
+        _field(ptrs, dims, "treasures"),
+        _field(ptrs, dims, "treasure_used"),
     )
     chip_order, chip_next, round_, active, phase, stage = (
-        _field(ptrs, dims, CHIP_ORDER),
-        _field(ptrs, dims, CHIP_NEXT),
-        _field(ptrs, dims, ROUND),
-        _field(ptrs, dims, ACTIVE),
-        _field(ptrs, dims, PHASE),
-        _field(ptrs, dims, STAGE),
+        _field(ptrs, dims, "chip_order"),
+        _field(ptrs, dims, "chip_next"),
+        _field(ptrs, dims, "round"),
+        _field(ptrs, dims, "active"),
+        _field(ptrs, dims, "phase"),
+        _field(ptrs, dims, "stage"),
     )
     offer_card, announce, holder, passes, seen, crown_play = (
-        _field(ptrs, dims, OFFER_CARD),
-        _field(ptrs, dims, ANNOUNCE),
-        _field(ptrs, dims, HOLDER),
-        _field(ptrs, dims, PASSES),
-        _field(ptrs, dims, SEEN),
-        _field(ptrs, dims, CROWN_PLAY),
+        _field(ptrs, dims, "offer_card"),
+        _field(ptrs, dims, "announce"),
+        _field(ptrs, dims, "holder"),
+        _field(ptrs, dims, "passes"),
+        _field(ptrs, dims, "seen"),
+        _field(ptrs, dims, "crown_play"),
     )
     accepter, revealed, mover, in_bonus, debt, debt_to, pyramid_card, stats = (
-        _field(ptrs, dims, ACCEPTER),
-        _field(ptrs, dims, REVEALED),
-        _field(ptrs, dims, MOVER),
-        _field(ptrs, dims, IN_BONUS),
-        _field(ptrs, dims, DEBT),
-        _field(ptrs, dims, DEBT_TO),
-        _field(ptrs, dims, PYRAMID_CARD),
-        _field(ptrs, dims, STATS),
+        _field(ptrs, dims, "accepter"),
+        _field(ptrs, dims, "revealed"),
+        _field(ptrs, dims, "mover"),
+        _field(ptrs, dims, "in_bonus"),
+        _field(ptrs, dims, "debt"),
+        _field(ptrs, dims, "debt_to"),
+        _field(ptrs, dims, "pyramid_card"),
+        _field(ptrs, dims, "stats"),
     )
     keys = stack_array(MAX_PLAYERS, np.uint64)
     all_seats = (1 << P) - 1
@@ -1112,39 +1019,39 @@ def observe_at(
     ``Observer``'s table) and the dense counts (times ``dense_scale float32``); ``card_counts (5,)
     int64`` are the movement cards of each kind in play.
     """
-    current_player = _field(ptrs, dims, CURRENT_PLAYER)
-    phase = _field(ptrs, dims, PHASE)
-    active = _field(ptrs, dims, ACTIVE)
-    holder = _field(ptrs, dims, HOLDER)
-    accepter = _field(ptrs, dims, ACCEPTER)
-    announce = _field(ptrs, dims, ANNOUNCE)
-    offer_card = _field(ptrs, dims, OFFER_CARD)
-    revealed = _field(ptrs, dims, REVEALED)
-    seen = _field(ptrs, dims, SEEN)
-    pyramid_card = _field(ptrs, dims, PYRAMID_CARD)
-    golden = _field(ptrs, dims, GOLDEN)
-    bowls = _field(ptrs, dims, BOWLS)
-    tiger = _field(ptrs, dims, TIGER)
-    pos = _field(ptrs, dims, POS)
-    alive = _field(ptrs, dims, ALIVE)
-    tiles = _field(ptrs, dims, TILES)
-    face_up = _field(ptrs, dims, FACE_UP)
-    chip_order = _field(ptrs, dims, CHIP_ORDER)
-    chip_next = _field(ptrs, dims, CHIP_NEXT)
-    hands = _field(ptrs, dims, HANDS)
-    treasures = _field(ptrs, dims, TREASURES)
-    coconuts = _field(ptrs, dims, COCONUTS)
-    stats = _field(ptrs, dims, STATS)
-    passes = _field(ptrs, dims, PASSES)
-    debt = _field(ptrs, dims, DEBT)
-    treasure_used = _field(ptrs, dims, TREASURE_USED)
-    treasure_size = _field(ptrs, dims, TREASURE_SIZE)
-    supply = _field(ptrs, dims, SUPPLY)
-    discard = _field(ptrs, dims, DISCARD)
-    draw_size = _field(ptrs, dims, DRAW_SIZE)
-    round_ = _field(ptrs, dims, ROUND)
-    crown_play = _field(ptrs, dims, CROWN_PLAY)
-    in_bonus = _field(ptrs, dims, IN_BONUS)
+    current_player = _field(ptrs, dims, "current_player")
+    phase = _field(ptrs, dims, "phase")
+    active = _field(ptrs, dims, "active")
+    holder = _field(ptrs, dims, "holder")
+    accepter = _field(ptrs, dims, "accepter")
+    announce = _field(ptrs, dims, "announce")
+    offer_card = _field(ptrs, dims, "offer_card")
+    revealed = _field(ptrs, dims, "revealed")
+    seen = _field(ptrs, dims, "seen")
+    pyramid_card = _field(ptrs, dims, "pyramid_card")
+    golden = _field(ptrs, dims, "golden")
+    bowls = _field(ptrs, dims, "bowls")
+    tiger = _field(ptrs, dims, "tiger")
+    pos = _field(ptrs, dims, "pos")
+    alive = _field(ptrs, dims, "alive")
+    tiles = _field(ptrs, dims, "tiles")
+    face_up = _field(ptrs, dims, "face_up")
+    chip_order = _field(ptrs, dims, "chip_order")
+    chip_next = _field(ptrs, dims, "chip_next")
+    hands = _field(ptrs, dims, "hands")
+    treasures = _field(ptrs, dims, "treasures")
+    coconuts = _field(ptrs, dims, "coconuts")
+    stats = _field(ptrs, dims, "stats")
+    passes = _field(ptrs, dims, "passes")
+    debt = _field(ptrs, dims, "debt")
+    treasure_used = _field(ptrs, dims, "treasure_used")
+    treasure_size = _field(ptrs, dims, "treasure_size")
+    supply = _field(ptrs, dims, "supply")
+    discard = _field(ptrs, dims, "discard")
+    draw_size = _field(ptrs, dims, "draw_size")
+    round_ = _field(ptrs, dims, "round")
+    crown_play = _field(ptrs, dims, "crown_play")
+    in_bonus = _field(ptrs, dims, "in_bonus")
     B, _ = obs.shape
     _, P = pos.shape
     # the tables in locals: the compiler cannot tell the observation's stores from their loads
@@ -1264,56 +1171,7 @@ def observe_at(
 
 #: dtype and number of dimensions of each array of :data:`STATE_FIELDS` (the state's layout; the
 #: addresses are taken only of a tuple of C-contiguous writeable arrays of exactly these).
-FIELD_LAYOUT = (
-    (np.int8, 1),  # current_player
-    (np.float32, 2),  # rewards
-    (np.bool_, 1),  # terminated
-    (np.bool_, 1),  # truncated
-    (np.bool_, 2),  # legal_action_mask
-    (np.int32, 1),  # step_count
-    (np.uint64, 2),  # rng
-    (np.bool_, 2),  # winners_mask
-    (np.int8, 1),  # end_reason
-    (np.int8, 2),  # pos
-    (np.bool_, 2),  # alive
-    (np.int8, 2),  # coconuts
-    (np.int8, 1),  # golden
-    (np.int8, 2),  # bowls
-    (np.int8, 1),  # supply
-    (np.int8, 1),  # tiger
-    (np.int8, 2),  # tiles
-    (np.bool_, 2),  # face_up
-    (np.int8, 2),  # removed_tiles
-    (np.int8, 3),  # hands
-    (np.int8, 2),  # draw_pile
-    (np.int8, 1),  # draw_size
-    (np.int8, 2),  # discard
-    (np.int8, 2),  # out_of_play
-    (np.int8, 2),  # treasure_pile
-    (np.int8, 1),  # treasure_size
-    (np.int8, 3),  # treasures
-    (np.int8, 2),  # treasure_used
-    (np.int8, 2),  # chip_order
-    (np.int8, 1),  # chip_next
-    (np.int8, 1),  # round
-    (np.int8, 1),  # active
-    (np.int8, 1),  # phase
-    (np.int8, 1),  # stage
-    (np.int8, 1),  # offer_card
-    (np.int8, 1),  # announce
-    (np.int8, 1),  # holder
-    (np.int8, 1),  # passes
-    (np.bool_, 2),  # seen
-    (np.bool_, 1),  # crown_play
-    (np.int8, 1),  # accepter
-    (np.int8, 1),  # revealed
-    (np.int8, 1),  # mover
-    (np.bool_, 1),  # in_bonus
-    (np.int8, 1),  # debt
-    (np.int8, 1),  # debt_to
-    (np.int8, 1),  # pyramid_card
-    (np.int16, 3),  # stats
-)
+FIELD_LAYOUT = tuple((f.dtype.type, 1 + len(f.shape)) for f in schema(S.FunkyMonkeyState))
 #: Most dimensions of a state array (the columns of the ``dims`` table).
 MAX_DIMS = 3
 
@@ -1381,15 +1239,16 @@ def _address_into(typingctx: object, st: types.Type, ptrs: types.Type, dims: typ
 
 
 @intrinsic
-def _field(typingctx: object, ptrs: types.Type, dims: types.Type, i: types.Type) -> tuple | None:
-    """State array ``i`` (a constant, e.g. ``POS``) at address ``ptrs[i]`` with shape ``dims[i]`` (C order, not owned).
+def _field(typingctx: object, ptrs: types.Type, dims: types.Type, name: types.Type) -> tuple | None:
+    """State array ``name`` (a string constant, e.g. ``"pos"``): a view of the array at address
+    ``ptrs[F.<name>]`` with shape ``dims[F.<name>]`` (C order, not owned).
 
     One array per call: a kernel takes the arrays it uses one by one, never as one tuple of all 48
     (an aggregate that numba keeps in memory and LLVM's SROA pass then splits, superlinearly).
     """
-    if not (isinstance(ptrs, types.Array) and isinstance(dims, types.Array) and isinstance(i, types.IntegerLiteral)):
+    if not (isinstance(ptrs, types.Array) and isinstance(dims, types.Array) and isinstance(name, types.StringLiteral)):
         return None
-    field = i.literal_value
+    field = getattr(F, name.literal_value)
     aty = _FIELD_TYPES[field]
 
     def codegen(context: Any, builder: Any, sig: Any, args: list) -> Any:
@@ -1408,7 +1267,7 @@ def _field(typingctx: object, ptrs: types.Type, dims: types.Type, i: types.Type)
         populate_array(out, data=data, shape=shape, strides=strides, itemsize=itemsize, meminfo=None)
         return out._getvalue()
 
-    return aty(ptrs, dims, i), codegen
+    return aty(ptrs, dims, name), codegen
 
 
 @njit_borrowed(cache=True, no_rewrites=True)
@@ -1423,4 +1282,4 @@ def address(st: StateArrays, ptrs: np.ndarray, dims: np.ndarray) -> bool:
     """
     if not _address_into(st, ptrs, dims):
         return False
-    return dims[REWARDS, 1] <= MAX_PLAYERS and dims[POS, 1] <= MAX_PLAYERS and dims[DRAW_PILE, 1] == MAX_CARDS
+    return dims[F.rewards, 1] <= MAX_PLAYERS and dims[F.pos, 1] <= MAX_PLAYERS and dims[F.draw_pile, 1] == MAX_CARDS

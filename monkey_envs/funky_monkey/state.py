@@ -6,11 +6,13 @@ treasure codes as in :mod:`monkey_envs.funky_monkey.data`.
 
 from __future__ import annotations
 
-import dataclasses
+from typing import Any
 
 import numpy as np
 
+from monkey_envs.core.schema import field, state_schema
 from monkey_envs.core.state import BatchState
+from monkey_envs.funky_monkey import data as D
 
 # ---------------------------------------------------------------- decision phases
 PH_ACTIVE = 0  # the active player plays a hand card face down + announcement (or face up with a Crown)
@@ -68,101 +70,138 @@ BOWL_EMPTY, BOWL_COCONUT, BOWL_GOLDEN = 0, 1, 2
 FIELD_REPLACEMENTS = [0]
 
 
-@dataclasses.dataclass
+_L = D.TRACK_LENGTH
+_K = D.NUM_CARD_KINDS
+_T = len(D.TREASURE_NAMES)
+#: ``(3,) int64`` treasure cards of each type in the game.
+TREASURE_COUNTS = np.bincount(np.array(D.TREASURE_DECK_RECONSTRUCTED), minlength=_T).astype(np.int64)
+P = "num_players"
+
+
+def _card_counts(game: Any) -> np.ndarray:
+    """``(5,)`` cards of each kind in the game's deck."""
+    return game.card_counts
+
+
+@state_schema
 class FunkyMonkeyState(BatchState):
     """Funky Monkey game arrays (plus the shared fields of :class:`BatchState`).
 
-    Attributes:
-        pos: ``(B, P) int8`` space of each seat's monkey. While the game runs, a monkey in the
-            game is in front of the tiger: ``0 <= pos < tiger`` (so 0..17 of the 19-space track);
-            a courage-test winner ends on the tiger's space. An eliminated monkey keeps its last
-            space: the tiger's when caught by it, one in front of the tiger (out of coconuts) or
-            one beyond it, possibly past the track's end (space 18): up to 21 in play (a 4 played
-            from space 17 with the tiger on 18). ``FunkyMonkey.position`` may put an eliminated
-            monkey on any space 0..38 (``2 * L``), the range the invariants accept.
-        alive: ``(B, P) bool`` the monkey is still in the game.
-        coconuts: ``(B, P) int8`` normal coconuts on each seat's monkey card.
-        golden: ``(B,) int8`` seat holding the golden coconut; -1 when no player holds it (then it
-            is in the well, or on a bowl where ``bowls == 2``).
-        bowls: ``(B, 2) int8`` offering bowls 1 and 2: 0 empty, 1 a coconut, 2 the golden coconut.
-        supply: ``(B,) int8`` normal coconuts in the well.
-        tiger: ``(B,) int8`` the tiger's space.
-        tiles: ``(B, 19) int8`` tile face (effect code 1..7) on each tile slot, 0 elsewhere.
-        face_up: ``(B, 19) bool`` tile slot turned face up (meaningless on non-slots).
-        removed_tiles: ``(B, 3) int8`` the tile removed unseen from each back (hidden from all).
-        hands: ``(B, P, 5) int8`` movement cards of each kind in each hand.
-        draw_pile: ``(B, 40) int8`` undealt movement cards, bottom -> top; -1 past ``draw_size``.
-        draw_size: ``(B,) int8`` cards in the draw pile (used only by the monkey pyramid).
-        discard: ``(B, 5) int8`` revealed movement cards of each kind (face up, public).
-        out_of_play: ``(B, 5) int8`` hand cards of eliminated players (left play unseen).
-        treasure_pile: ``(B, 12) int8`` treasure cards bottom -> top; -1 past ``treasure_size``.
-        treasure_size: ``(B,) int8`` treasure cards left (never reshuffled).
-        treasures: ``(B, P, 3) int8`` treasure cards held (Scales, Telescope, Crown).
-        treasure_used: ``(B, 3) int8`` treasure cards played so far, by type (public).
-        chip_order: ``(B, P) int8`` this round's monkey chips in turn order; -1 padding.
-        chip_next: ``(B,) int8`` index in ``chip_order`` of the next chip to turn over.
-        round: ``(B,) int8`` round number, 1..5.
-        active: ``(B,) int8`` the active player of the current turn.
-        phase: ``(B,) int8`` pending decision ``PH_*`` (``PH_OVER`` = -1 once the game ended).
-        stage: ``(B,) int8`` internal continuation ``ST_*`` (``ST_DECIDE`` between steps).
-        offer_card: ``(B,) int8`` kind of this turn's played card, -1 before the play.
-        announce: ``(B,) int8`` announced kind (-1 for a Crown play or before the play).
-        holder: ``(B,) int8`` seat holding the face-down card (respond phases), else -1.
-        passes: ``(B,) int8`` times this turn's card was passed on.
-        seen: ``(B, P) bool`` seats that know this turn's card (its player, Telescope users).
-        crown_play: ``(B,) bool`` this turn's card was played face up with a Crown.
-        accepter: ``(B,) int8`` seat that accepted (revealed) this turn's card, -1 before.
-        revealed: ``(B,) int8`` this turn's card once revealed (public), else -1.
-        mover: ``(B,) int8`` seat whose monkey the chain reaction acts on, -1 outside chains.
-        in_bonus: ``(B,) bool`` the chain in progress is the bonus move.
-        debt: ``(B,) int8`` coconuts the mover still has to give up.
-        debt_to: ``(B,) int8`` where they go: -1 the well, 0/1 offering bowl 1/2.
-        pyramid_card: ``(B,) int8`` kind revealed by the monkey pyramid awaiting a direction, else -1.
-        stats: ``(B, P, 12) int16`` bluff analytics, columns :data:`STAT_NAMES`.
+    ``pos`` in detail: while the game runs, a monkey in the game is in front of the tiger
+    (``0 <= pos < tiger``, so 0..17 of the 19-space track); a courage-test winner ends on the
+    tiger's space. An eliminated monkey keeps its last space: the tiger's when caught by it, one
+    in front of the tiger (out of coconuts) or one beyond it, possibly past the track's end (space
+    18): up to 21 in play (a 4 played from space 17 with the tiger on 18). ``FunkyMonkey.position``
+    may put an eliminated monkey on any space 0..38 (``2 * L``), the range the laws accept.
 
     Replacing a field (``state.pos = new_array``) is counted (:data:`FIELD_REPLACEMENTS`), so the
     game stops using the addresses it kept of the old array; writes into the arrays are not.
     """
 
-    pos: np.ndarray
-    alive: np.ndarray
-    coconuts: np.ndarray
-    golden: np.ndarray
-    bowls: np.ndarray
-    supply: np.ndarray
-    tiger: np.ndarray
-    tiles: np.ndarray
-    face_up: np.ndarray
-    removed_tiles: np.ndarray
-    hands: np.ndarray
-    draw_pile: np.ndarray
-    draw_size: np.ndarray
-    discard: np.ndarray
-    out_of_play: np.ndarray
-    treasure_pile: np.ndarray
-    treasure_size: np.ndarray
-    treasures: np.ndarray
-    treasure_used: np.ndarray
-    chip_order: np.ndarray
-    chip_next: np.ndarray
-    round: np.ndarray
-    active: np.ndarray
-    phase: np.ndarray
-    stage: np.ndarray
-    offer_card: np.ndarray
-    announce: np.ndarray
-    holder: np.ndarray
-    passes: np.ndarray
-    seen: np.ndarray
-    crown_play: np.ndarray
-    accepter: np.ndarray
-    revealed: np.ndarray
-    mover: np.ndarray
-    in_bonus: np.ndarray
-    debt: np.ndarray
-    debt_to: np.ndarray
-    pyramid_card: np.ndarray
-    stats: np.ndarray
+    pos: np.ndarray = field("int8", (P,), "space of each seat's monkey (see above).", low=0, high=2 * _L)
+    alive: np.ndarray = field("bool", (P,), "the monkey is still in the game.")
+    coconuts: np.ndarray = field(
+        "int8", (P,), "normal coconuts on each seat's monkey card.", low=0, high=D.TOTAL_COCONUTS
+    )
+    golden: np.ndarray = field(
+        "int8",
+        (),
+        "seat holding the golden coconut; -1 when no player holds it (then it is in the well, or on a "
+        "bowl where ``bowls == 2``).",
+        low=-1,
+        high="num_players-1",
+    )
+    bowls: np.ndarray = field(
+        "int8", (2,), "offering bowls 1 and 2: 0 empty, 1 a coconut, 2 the golden coconut.", low=0, high=BOWL_GOLDEN
+    )
+    supply: np.ndarray = field("int8", (), "normal coconuts in the well.", low=0, high=D.TOTAL_COCONUTS)
+    tiger: np.ndarray = field("int8", (), "the tiger's space.", low=0, high=_L - 1)
+    tiles: np.ndarray = field(
+        "int8",
+        (_L,),
+        "tile face (effect code 1..7) on each tile slot, 0 elsewhere.",
+        low=np.where(D.IS_SLOT, 1, 0),
+        high=np.where(D.IS_SLOT, D.NUM_TILE_KINDS, 0),
+    )
+    face_up: np.ndarray = field("bool", (_L,), "tile slot turned face up (meaningless on non-slots).")
+    removed_tiles: np.ndarray = field(
+        "int8",
+        (len(D.TILE_BACKS),),
+        "the tile removed unseen from each back (hidden from all).",
+        low=1,
+        high=D.NUM_TILE_KINDS,
+    )
+    hands: np.ndarray = field("int8", (P, _K), "movement cards of each kind in each hand.", low=0, high=_card_counts)
+    draw_pile: np.ndarray = field(
+        "int8", (D.MAX_CARDS,), "undealt movement cards, bottom -> top; -1 past ``draw_size``.", low=-1, high=_K - 1
+    )
+    draw_size: np.ndarray = field(
+        "int8", (), "cards in the draw pile (used only by the monkey pyramid).", low=0, high="num_cards"
+    )
+    discard: np.ndarray = field(
+        "int8", (_K,), "revealed movement cards of each kind (face up, public).", low=0, high=_card_counts
+    )
+    out_of_play: np.ndarray = field(
+        "int8", (_K,), "hand cards of eliminated players (left play unseen).", low=0, high=_card_counts
+    )
+    treasure_pile: np.ndarray = field(
+        "int8", (D.NUM_TREASURES,), "treasure cards bottom -> top; -1 past ``treasure_size``.", low=-1, high=_T - 1
+    )
+    treasure_size: np.ndarray = field(
+        "int8", (), "treasure cards left (never reshuffled).", low=0, high=D.NUM_TREASURES
+    )
+    treasures: np.ndarray = field(
+        "int8", (P, _T), "treasure cards held (Scales, Telescope, Crown).", low=0, high=TREASURE_COUNTS
+    )
+    treasure_used: np.ndarray = field(
+        "int8", (_T,), "treasure cards played so far, by type (public).", low=0, high=TREASURE_COUNTS
+    )
+    chip_order: np.ndarray = field(
+        "int8", (P,), "this round's monkey chips in turn order; -1 padding.", low=-1, high="num_players-1"
+    )
+    chip_next: np.ndarray = field(
+        "int8", (), "index in ``chip_order`` of the next chip to turn over.", low=1, high="num_players"
+    )
+    round: np.ndarray = field("int8", (), "round number, 1..5.", low=1, high=D.NUM_ROUNDS)
+    active: np.ndarray = field("int8", (), "the active player of the current turn.", low=0, high="num_players-1")
+    phase: np.ndarray = field(
+        "int8",
+        (),
+        "pending decision ``PH_*`` (``PH_OVER`` = -1 once the game ended).",
+        low=PH_OVER,
+        high=NUM_PHASES - 1,
+    )
+    stage: np.ndarray = field(
+        "int8", (), "internal continuation ``ST_*`` (``ST_DECIDE`` between steps).", low=ST_DECIDE, high=ST_DECIDE
+    )
+    offer_card: np.ndarray = field(
+        "int8", (), "kind of this turn's played card, -1 before the play.", low=-1, high=_K - 1
+    )
+    announce: np.ndarray = field(
+        "int8", (), "announced kind (-1 for a Crown play or before the play).", low=-1, high=_K - 1
+    )
+    holder: np.ndarray = field(
+        "int8", (), "seat holding the face-down card (respond phases), else -1.", low=-1, high="num_players-1"
+    )
+    passes: np.ndarray = field("int8", (), "times this turn's card was passed on.", low=0, high="num_players-1")
+    seen: np.ndarray = field("bool", (P,), "seats that know this turn's card (its player, Telescope users).")
+    crown_play: np.ndarray = field("bool", (), "this turn's card was played face up with a Crown.")
+    accepter: np.ndarray = field(
+        "int8", (), "seat that accepted (revealed) this turn's card, -1 before.", low=-1, high="num_players-1"
+    )
+    revealed: np.ndarray = field("int8", (), "this turn's card once revealed (public), else -1.", low=-1, high=_K - 1)
+    mover: np.ndarray = field(
+        "int8", (), "seat whose monkey the chain reaction acts on, -1 outside chains.", low=-1, high="num_players-1"
+    )
+    in_bonus: np.ndarray = field("bool", (), "the chain in progress is the bonus move.")
+    debt: np.ndarray = field("int8", (), "coconuts the mover still has to give up.", low=0, high=2)
+    debt_to: np.ndarray = field("int8", (), "where they go: -1 the well, 0/1 offering bowl 1/2.", low=-1, high=1)
+    pyramid_card: np.ndarray = field(
+        "int8", (), "kind revealed by the monkey pyramid awaiting a direction, else -1.", low=-1, high=D.CARD_FOUR
+    )
+    stats: np.ndarray = field(
+        "int16", (P, NUM_STATS), "bluff analytics, columns :data:`STAT_NAMES`.", low=0, high="max"
+    )
 
     def __setattr__(self, name: str, value: object) -> None:
         # a replacement by another object; not the constructor's first assignments, nor the same

@@ -6,11 +6,9 @@ when a whole array is wrong):
 
 * **layout**: every field is a numpy array of this game's dtype and per-row shape, all with the
   same batch size (a broken layout is reported alone: no law is read from such arrays);
-* **ranges**: ``counts``, ``supply``, ``box`` in ``[0, 20]``; ``owner`` in ``[-1, P)``; hand and
-  draw-pile cards in ``[0, 19]``; ``draw_size`` in ``[0, 55]``; ``discard`` of each value in
-  ``[0, copies in the deck]`` (index 0 unused: 0); ``last_field`` in ``[-1, 36)``;
-  ``step_count >= 0``. The laws below are read only in rows whose ranges (these and the shared
-  ``current_player`` / ``end_reason`` ranges) are sane, so garbage never indexes out of bounds;
+* **ranges**: declared with each field in :class:`~monkey_envs.monkey_fun.state.MonkeyFunState`
+  (the kit checks them first). The laws below are read only in rows whose values are in range,
+  so garbage never indexes out of bounds;
 * **monkeys**: per seat, supply + board + box == 20;
 * **cards**: hands + draw pile (below ``draw_size``) + discard == the 55-card deck as a multiset;
   draw-pile slots below ``draw_size`` hold a card, the slots above are 0; hand slots are sorted
@@ -106,58 +104,41 @@ def state_violations(game: MonkeyFun, state: MonkeyFunState) -> list[Violation]:
     running = ~(term | state.truncated.astype(bool))
     M = D.MONKEYS_PER_PLAYER
 
-    # ---- ranges (every row)
-    insane = rep.rng("counts", counts, 0, M)
-    insane |= rep.rng("owner", owner, -1, P - 1)
-    insane |= rep.rng("supply", supply, 0, M)
-    insane |= rep.rng("box", box, 0, M)
-    insane |= rep.rng("hands", hands, 0, D.MAX_CARD)
-    insane |= rep.rng("draw_pile", pile, 0, D.MAX_CARD)
-    insane |= rep.rng("draw_size", size, 0, D.NUM_CARDS)
-    bad_disc = ((discard < 0) | (discard > _DECK_COUNTS[None, :])).any(1)
-    rep.add("discard", bad_disc, f"a value's count outside [0, its copies in the deck {_DECK_COUNTS.tolist()}]")
-    insane |= bad_disc
-    insane |= rep.rng("last_field", last, -1, D.NUM_FIELDS - 1)
-    insane |= rep.rng("step_count", state.step_count.astype(i64), 0, np.iinfo(np.int32).max)
-    insane |= (cp < -1) | (cp >= P) | (er < 0) | (er >= len(game.spec.end_reasons))  # reported by the base
-    ok = ~insane
     cps = np.clip(cp, 0, P - 1)
     ar = np.arange(B)
 
     # ---- monkeys
     total = supply + counts.sum(1) + box  # (B, P)
-    rep.add(_MONKEYS_FIELD, ok & (total != M).any(1), f"a seat's supply + board + box is not {M}")
+    rep.add(_MONKEYS_FIELD, (total != M).any(1), f"a seat's supply + board + box is not {M}")
 
     # ---- cards
     in_pile = np.arange(D.NUM_CARDS)[None, :] < size[:, None]  # (B, 55)
-    rep.add("draw_pile", ok & (in_pile & (pile == 0)).any(1), "an empty slot below draw_size")
-    rep.add("draw_pile", ok & (~in_pile & (pile != 0)).any(1), "a card above draw_size (slots past the top must be 0)")
+    rep.add("draw_pile", (in_pile & (pile == 0)).any(1), "an empty slot below draw_size")
+    rep.add("draw_pile", (~in_pile & (pile != 0)).any(1), "a card above draw_size (slots past the top must be 0)")
     hv = hands.reshape(B, -1)
     cards = tally(hv, hv > 0, D.MAX_CARD + 1) + tally(pile, in_pile, D.MAX_CARD + 1)
     cards += discard
     cards[:, 0] = 0  # empty hand slots
-    rep.add(_CARDS_FIELD, ok & (cards != _DECK_COUNTS[None, :]).any(1), "hands + draw pile + discard is not the deck")
-    rep.add(
-        "hands", ok & (np.diff(hands, axis=2) < 0).any((1, 2)), "a hand is not sorted ascending (empty slots first)"
-    )
+    rep.add(_CARDS_FIELD, (cards != _DECK_COUNTS[None, :]).any(1), "hands + draw pile + discard is not the deck")
+    rep.add("hands", (np.diff(hands, axis=2) < 0).any((1, 2)), "a hand is not sorted ascending (empty slots first)")
 
     # ---- securing
     owned = owner >= 0
     oc = np.clip(owner, 0, P - 1)
     own_count = np.take_along_axis(counts, oc[:, :, None], axis=2)[:, :, 0]  # (B, 36)
     foreign = counts.sum(2) - own_count
-    rep.add("owner", ok & (owned & (foreign > 0)).any(1), "a secured field holds another seat's monkeys")
-    rep.add("owner", ok & (owned & (own_count < D.SECURE_MARGIN)).any(1), "a secured field holds < 2 of its owner's")
+    rep.add("owner", (owned & (foreign > 0)).any(1), "a secured field holds another seat's monkeys")
+    rep.add("owner", (owned & (own_count < D.SECURE_MARGIN)).any(1), "a secured field holds < 2 of its owner's")
     if game.solo:
-        rep.add("owner", ok & owned.any(1), "the solo game secures no field")
+        rep.add("owner", owned.any(1), "the solo game secures no field")
         c0 = counts[:, :, 0]
-        rep.add("counts", ok & (c0[:, ~_INNER] > 0).any(1), "solo: a monkey outside the inner 4x4 square")
-        rep.add("counts", ok & (c0 > D.SOLO_MAX_PER_FIELD).any(1), f"solo: > {D.SOLO_MAX_PER_FIELD} on a field")
+        rep.add("counts", (c0[:, ~_INNER] > 0).any(1), "solo: a monkey outside the inner 4x4 square")
+        rep.add("counts", (c0 > D.SOLO_MAX_PER_FIELD).any(1), f"solo: > {D.SOLO_MAX_PER_FIELD} on a field")
         towers = (c0[:, _INNER] >= 2).sum(1)
-        rep.add("counts", ok & (towers > D.SOLO_MAX_TOWERS), f"solo: more than {D.SOLO_MAX_TOWERS} minus towers")
+        rep.add("counts", (towers > D.SOLO_MAX_TOWERS), f"solo: more than {D.SOLO_MAX_TOWERS} minus towers")
 
     # ---- turn
-    live = ok & running & (cp >= 0)
+    live = running & (cp >= 0)
     rep.add("supply", live & (supply[ar, cps] <= 0), "the seat to move has no monkey in its supply")
     holders = _line_holders(game, counts, owner) if not game.solo else np.zeros((B, P), bool)
     if not game.solo:
@@ -173,13 +154,13 @@ def state_violations(game: MonkeyFun, state: MonkeyFunState) -> list[Violation]:
         rep.add("legal_action_mask", np.isin(ar, rows[wrong]), "differs from the rules' mask of the seat to move")
 
     # ---- endings
-    rep.add("end_reason", ok & term & (er == 0), "a terminated game has no end reason")
-    rep.add("end_reason", ok & ~term & (er != 0), "a game that is not terminated has an end reason")
+    rep.add("end_reason", term & (er == 0), "a terminated game has no end reason")
+    rep.add("end_reason", ~term & (er != 0), "a game that is not terminated has an end reason")
     codes = _SOLO_ENDS if game.solo else _NORMAL_ENDS
-    rep.add("end_reason", ok & term & (er != 0) & ~np.isin(er, codes), f"not an ending of the {game.variant} game")
+    rep.add("end_reason", term & (er != 0) & ~np.isin(er, codes), f"not an ending of the {game.variant} game")
     win = state.winners_mask.astype(bool)
     n_win = win.sum(1)
-    fin = ok & term
+    fin = term
     line = fin & (er == END_LINE)
     rep.add("winners_mask", line & (n_win != 1), "a line win has exactly one winner")
     rep.add("winners_mask", line & (n_win == 1) & ~(holders & win).any(1), "the line winner holds no line")
@@ -210,7 +191,7 @@ def state_violations(game: MonkeyFun, state: MonkeyFunState) -> list[Violation]:
         "winners_mask", fin & np.isin(er, (END_SOLO_ROUNDS, END_SOLO_STUCK)) & win.any(1), "a solo loss has a winner"
     )
     scored = fin & np.isin(er, (END_SUPPLIES, END_SOLO_COMPLETE))
-    rep.add("scores", ok & ~scored & (scores != 0).any(1), "scores before (or without) a scored ending")
+    rep.add("scores", ~scored & (scores != 0).any(1), "scores before (or without) a scored ending")
     return rep.out
 
 

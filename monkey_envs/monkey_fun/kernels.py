@@ -32,7 +32,7 @@ reads the owners once into a 36-bit mask of the fields the seat may place on (a 
 instead of gathering one owner per subset: ``step`` 0.92x.
 
 Grouping: a kernel takes its arrays out of ``st`` and ``rules`` once, before its loop over the rows
-(``st[COUNTS]``: numba resolves a constant index into a tuple when it compiles). A per-row helper
+(``st[F.counts]``: numba resolves a constant index into a tuple when it compiles). A per-row helper
 that runs in that loop gets its arrays from tuples built there too (``board``, ``legal``, ``ends``);
 it never indexes ``st`` itself. (With reference counting, each array taken out of a tuple was an
 increment and a decrement, which inside the row loop cost ``step`` up to 65% at ``B = 4096``.)
@@ -78,6 +78,7 @@ from numba import njit
 
 from monkey_envs.core.kernel_cache import drop_stale_cache, njit_borrowed
 from monkey_envs.core.rng import next_uniform, seed_row, shuffle_order
+from monkey_envs.core.schema import field_index, field_names
 from monkey_envs.monkey_fun import data as D
 from monkey_envs.monkey_fun.state import (
     END_LINE,
@@ -86,6 +87,7 @@ from monkey_envs.monkey_fun.state import (
     END_SOLO_ROUNDS,
     END_SOLO_STUCK,
     END_SUPPLIES,
+    MonkeyFunState,
 )
 
 drop_stale_cache(__file__)
@@ -126,50 +128,10 @@ OBS_PIECES = (
     "to_move",
     "solo",
 )
-#: Names of the state arrays in the tuple ``st`` the batch kernels take, in order (the fields of
-#: :class:`~monkey_envs.monkey_fun.state.MonkeyFunState`); the constants below index it.
-STATE_FIELDS = (
-    "current_player",
-    "rewards",
-    "terminated",
-    "truncated",
-    "legal_action_mask",
-    "step_count",
-    "rng",
-    "counts",
-    "owner",
-    "supply",
-    "box",
-    "hands",
-    "draw_pile",
-    "draw_size",
-    "discard",
-    "scores",
-    "winners_mask",
-    "end_reason",
-    "last_field",
-)
-(
-    CURRENT_PLAYER,
-    REWARDS,
-    TERMINATED,
-    TRUNCATED,
-    MASK,
-    STEP_COUNT,
-    RNG,
-    COUNTS,
-    OWNER,
-    SUPPLY,
-    BOX,
-    HANDS,
-    DRAW_PILE,
-    DRAW_SIZE,
-    DISCARD,
-    SCORES,
-    WINNERS_MASK,
-    END_REASON,
-    LAST_FIELD,
-) = range(len(STATE_FIELDS))
+#: Order of the state arrays in the tuple ``st`` the batch kernels take (the fields of
+#: :class:`~monkey_envs.monkey_fun.state.MonkeyFunState`), and their indices: ``st[F.pos]``.
+STATE_FIELDS = field_names(MonkeyFunState)
+F = field_index(MonkeyFunState)
 #: The state arrays :func:`observe_rows` reads besides ``counts``, in the order of its tuple ``seen``
 #: (only these: each array in a tuple is unboxed on every call, about 0.15 us at ``B = 1``).
 OBSERVED_FIELDS = ("current_player", "owner", "supply", "box", "hands", "draw_size", "discard")
@@ -505,9 +467,16 @@ def row_tuples(st: StateArrays, rules: RulesTables) -> tuple[Board, LegalRules, 
 
     Built once per kernel call, before the loop over the rows.
     """
-    board = (st[HANDS], st[OWNER], st[COUNTS], st[MASK])
+    board = (st[F.hands], st[F.owner], st[F.counts], st[F.legal_action_mask])
     legal = (rules[FIELD_OF_SUM], rules[SOLO], rules[OWN_OK])
-    ends = (st[REWARDS], st[WINNERS_MASK], st[TERMINATED], st[END_REASON], st[MASK], st[CURRENT_PLAYER])
+    ends = (
+        st[F.rewards],
+        st[F.winners_mask],
+        st[F.terminated],
+        st[F.end_reason],
+        st[F.legal_action_mask],
+        st[F.current_player],
+    )
     return board, legal, ends
 
 
@@ -515,9 +484,9 @@ def row_tuples(st: StateArrays, rules: RulesTables) -> tuple[Board, LegalRules, 
 @njit(cache=True)
 def refresh(st: StateArrays, rules: RulesTables) -> None:
     """Recompute every row's legal mask for its current player; a stuck solo player loses."""
-    current_player, mask = st[CURRENT_PLAYER], st[MASK]
+    current_player, mask = st[F.current_player], st[F.legal_action_mask]
     board, legal, ends = row_tuples(st, rules)
-    P = st[REWARDS].shape[1]
+    P = st[F.rewards].shape[1]
     scratch = np.empty(NUM_SUBSETS, np.intp)
     nobody = np.zeros(P, np.bool_)
     for b in range(mask.shape[0]):
@@ -558,11 +527,11 @@ def deal_rows(
     drawn and its legal mask computed (a solo game that cannot place at all is lost at once).
     Compiled without reference counting; ``work`` is :func:`deal_work`'s scratch.
     """
-    rng, current_player, hands = st[RNG], st[CURRENT_PLAYER], st[HANDS]
-    draw_pile, draw_size = st[DRAW_PILE], st[DRAW_SIZE]
-    rewards, terminated, truncated, step_count = st[REWARDS], st[TERMINATED], st[TRUNCATED], st[STEP_COUNT]
-    counts, owner, supply, box, discard = st[COUNTS], st[OWNER], st[SUPPLY], st[BOX], st[DISCARD]
-    scores, winners_mask, end_reason, last_field = st[SCORES], st[WINNERS_MASK], st[END_REASON], st[LAST_FIELD]
+    rng, current_player, hands = st[F.rng], st[F.current_player], st[F.hands]
+    draw_pile, draw_size = st[F.draw_pile], st[F.draw_size]
+    rewards, terminated, truncated, step_count = st[F.rewards], st[F.terminated], st[F.truncated], st[F.step_count]
+    counts, owner, supply, box, discard = st[F.counts], st[F.owner], st[F.supply], st[F.box], st[F.discard]
+    scores, winners_mask, end_reason, last_field = st[F.scores], st[F.winners_mask], st[F.end_reason], st[F.last_field]
     board, legal, ends = row_tuples(st, rules)
     P = hands.shape[1]
     pile, keys, order, scratch, nobody = work
@@ -642,11 +611,11 @@ def step_rows(actions: np.ndarray, st: StateArrays, rules: RulesTables, work: tu
     action and stay as they are. Compiled without reference counting; ``work`` is
     :func:`step_work`'s scratch.
     """
-    current_player, rewards, mask = st[CURRENT_PLAYER], st[REWARDS], st[MASK]
-    terminated, truncated, step_count = st[TERMINATED], st[TRUNCATED], st[STEP_COUNT]
-    rng, counts, owner, supply, box = st[RNG], st[COUNTS], st[OWNER], st[SUPPLY], st[BOX]
-    hands, draw_pile, draw_size, discard = st[HANDS], st[DRAW_PILE], st[DRAW_SIZE], st[DISCARD]
-    scores, last_field = st[SCORES], st[LAST_FIELD]
+    current_player, rewards, mask = st[F.current_player], st[F.rewards], st[F.legal_action_mask]
+    terminated, truncated, step_count = st[F.terminated], st[F.truncated], st[F.step_count]
+    rng, counts, owner, supply, box = st[F.rng], st[F.counts], st[F.owner], st[F.supply], st[F.box]
+    hands, draw_pile, draw_size, discard = st[F.hands], st[F.draw_pile], st[F.draw_size], st[F.discard]
+    scores, last_field = st[F.scores], st[F.last_field]
     field_of_sum, field_number, window_bits = rules[FIELD_OF_SUM], rules[FIELD_NUMBER], rules[WINDOW_BITS]
     next_seat, solo = rules[NEXT_SEAT], rules[SOLO]
     board, legal, ends = row_tuples(st, rules)

@@ -31,6 +31,7 @@ from numba import njit
 
 from monkey_envs.core.kernel_cache import drop_stale_cache
 from monkey_envs.core.rng import next_uniform, seed_row, shuffle_order
+from monkey_envs.core.schema import field_index, field_names
 from monkey_envs.monki import data as D
 from monkey_envs.monki.state import (
     END_FRUITS,
@@ -42,6 +43,7 @@ from monkey_envs.monki.state import (
     PHASE_START,
     PHASES,
     STAT_NAMES,
+    MonkiState,
 )
 
 drop_stale_cache(__file__)
@@ -106,50 +108,10 @@ for _n in range(1, DEPTH + 1):
 #: Observation pieces in layout order (:func:`observe` writes them back to back, every cell).
 OBS_PIECES = ("boards", "rubies", "monki", "stacks", "statues", "flipped", "phase", "to_move", "turn", "cells")
 
-#: Names of the state arrays in the tuple ``st`` the batch kernels take, in order (the fields of
-#: :class:`~monkey_envs.monki.state.MonkiState`); the constants below index it.
-STATE_FIELDS = (
-    "current_player",
-    "rewards",
-    "terminated",
-    "truncated",
-    "legal_action_mask",
-    "step_count",
-    "rng",
-    "winners_mask",
-    "end_reason",
-    "stacks",
-    "face_up",
-    "statue",
-    "owner",
-    "rubies",
-    "pos",
-    "phase",
-    "start_player",
-    "turns",
-    "stats",
-)
-(
-    CURRENT_PLAYER,
-    REWARDS,
-    TERMINATED,
-    TRUNCATED,
-    MASK,
-    STEP_COUNT,
-    RNG,
-    WINNERS_MASK,
-    END_REASON,
-    STACKS_F,
-    FACE_UP,
-    STATUE,
-    OWNER,
-    RUBIES,
-    POS,
-    PHASE,
-    START_PLAYER,
-    TURNS,
-    STATS,
-) = range(len(STATE_FIELDS))
+#: Order of the state arrays in the tuple ``st`` the batch kernels take (the fields of
+#: :class:`~monkey_envs.monki.state.MonkiState`), and their indices: ``st[F.pos]``.
+STATE_FIELDS = field_names(MonkiState)
+F = field_index(MonkiState)
 #: The state arrays :func:`observe` reads, in the order of its tuple ``seen``.
 OBSERVED_FIELDS = ("current_player", "stacks", "face_up", "statue", "owner", "rubies", "pos", "phase", "turns")
 #: Names of the layout tables in the tuple ``rules`` (built once per configuration by
@@ -434,18 +396,18 @@ def end_row(
 # ====================================================================== batch kernels
 @njit(cache=True)
 def refresh_rows(rows: np.ndarray, st: StateArrays, rules: RulesTables) -> None:
-    """Recompute the legal mask (:func:`mask_rows`) of rows ``rows (n,) intp`` into ``st[MASK]``."""
+    """Recompute the legal mask (:func:`mask_rows`) of rows ``rows (n,) intp`` into ``st[F.legal_action_mask]``."""
     mask_rows(
-        rows, st[MASK], st[CURRENT_PLAYER], st[TERMINATED], st[TRUNCATED], st[PHASE], st[POS], st[STACKS_F],
-        st[FACE_UP], st[STATUE], st[OWNER], st[RUBIES], rules[IS_BOARD], rules[PLACE_OK], rules[CELL_BOARD],
+        rows, st[F.legal_action_mask], st[F.current_player], st[F.terminated], st[F.truncated], st[F.phase], st[F.pos], st[F.stacks],
+        st[F.face_up], st[F.statue], st[F.owner], st[F.rubies], rules[IS_BOARD], rules[PLACE_OK], rules[CELL_BOARD],
         rules[CELL_STACK], rules[STACK_CELL], rules[RAYS],
     )  # fmt: skip
 
 
 @njit(cache=True)
 def refresh(st: StateArrays, rules: RulesTables) -> None:
-    """Recompute every row's legal mask (:func:`mask_rows`) into ``st[MASK]``."""
-    refresh_rows(np.arange(st[MASK].shape[0]), st, rules)
+    """Recompute every row's legal mask (:func:`mask_rows`) into ``st[F.legal_action_mask]``."""
+    refresh_rows(np.arange(st[F.legal_action_mask].shape[0]), st, rules)
 
 
 @njit(cache=True)
@@ -462,16 +424,16 @@ def deal(rows: np.ndarray, seeds: np.ndarray, st: StateArrays, rules: RulesTable
     each statue in board order, the start player is drawn (the kit's ``draw_below(2)``) and the
     legal mask is computed. The other rows are not touched.
     """
-    rewards, terminated, truncated, step_count = st[REWARDS], st[TERMINATED], st[TRUNCATED], st[STEP_COUNT]
+    rewards, terminated, truncated, step_count = st[F.rewards], st[F.terminated], st[F.truncated], st[F.step_count]
     rng, winners_mask, end_reason, stacks, face_up = (
-        st[RNG],
-        st[WINNERS_MASK],
-        st[END_REASON],
-        st[STACKS_F],
-        st[FACE_UP],
+        st[F.rng],
+        st[F.winners_mask],
+        st[F.end_reason],
+        st[F.stacks],
+        st[F.face_up],
     )
-    statue, owner, rubies, pos, phase = st[STATUE], st[OWNER], st[RUBIES], st[POS], st[PHASE]
-    current_player, start_player, turns, stats = st[CURRENT_PLAYER], st[START_PLAYER], st[TURNS], st[STATS]
+    statue, owner, rubies, pos, phase = st[F.statue], st[F.owner], st[F.rubies], st[F.pos], st[F.phase]
+    current_player, start_player, turns, stats = st[F.current_player], st[F.start_player], st[F.turns], st[F.stats]
     keys = np.empty(TOKENS, np.float64)
     order = np.empty(2 * TOKENS + 1, np.intp)
     for i in range(rows.size):
@@ -532,11 +494,11 @@ def step(actions: np.ndarray, st: StateArrays, rules: RulesTables) -> bool:
     so the step relies on the stored mask being the rules' mask, as in every state the game makes
     (a law of :mod:`monkey_envs.monki.invariants`).
     """
-    current_player, rewards, mask = st[CURRENT_PLAYER], st[REWARDS], st[MASK]
-    terminated, truncated, step_count = st[TERMINATED], st[TRUNCATED], st[STEP_COUNT]
-    winners_mask, end_reason = st[WINNERS_MASK], st[END_REASON]
-    stacks, face_up, statue, owner, rubies = st[STACKS_F], st[FACE_UP], st[STATUE], st[OWNER], st[RUBIES]
-    pos, phase, turns, stats = st[POS], st[PHASE], st[TURNS], st[STATS]
+    current_player, rewards, mask = st[F.current_player], st[F.rewards], st[F.legal_action_mask]
+    terminated, truncated, step_count = st[F.terminated], st[F.truncated], st[F.step_count]
+    winners_mask, end_reason = st[F.winners_mask], st[F.end_reason]
+    stacks, face_up, statue, owner, rubies = st[F.stacks], st[F.face_up], st[F.statue], st[F.owner], st[F.rubies]
+    pos, phase, turns, stats = st[F.pos], st[F.phase], st[F.turns], st[F.stats]
     is_board, place_ok, cell_board, cell_stack = rules[IS_BOARD], rules[PLACE_OK], rules[CELL_BOARD], rules[CELL_STACK]
     stack_cell, stack_board, rays, turn_cap = rules[STACK_CELL], rules[STACK_BOARD], rules[RAYS], rules[TURN_CAP]
     B, A = mask.shape

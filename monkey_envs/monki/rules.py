@@ -240,7 +240,7 @@ class Monki(Game[MonkiState]):
     def rules_mask(self, s: MonkiState) -> np.ndarray:
         """``(B, A) bool`` legal actions of the seat to move by the rules (finished rows: none); ``s`` is not changed."""
         arrays = list(_state_arrays(s))
-        arrays[K.MASK] = mask = np.empty((s.batch_size, self.num_actions), bool)
+        arrays[K.F.legal_action_mask] = mask = np.empty((s.batch_size, self.num_actions), bool)
         K.refresh(tuple(arrays), self._rules)
         return mask
 

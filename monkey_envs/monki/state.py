@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 
+from monkey_envs.core.schema import field, state_schema
 from monkey_envs.core.state import BatchState
+from monkey_envs.monki import data as D
 
 #: ``end_reason`` codes.
 END_NONE = 0
@@ -26,31 +26,39 @@ PHASES = ("place", "start", "collect", "flipping")
 STAT_NAMES = ("temple_visits", "flips", "golden_flips", "busts", "passes", "ruby_uses", "skips", "kept")
 
 
-@dataclasses.dataclass
+@state_schema
 class MonkiState(BatchState):
-    """Monki game arrays (plus the shared fields of :class:`BatchState`).
+    """Monki game arrays (plus the shared fields of :class:`BatchState`)."""
 
-    Attributes:
-        stacks: ``(B, 12, 3) int8`` token id in each stack slot, bottom first; -1 = empty (the
-            filled slots are a prefix).
-        face_up: ``(B, 12) bool`` the top token of the stack was flipped this turn (non-golden).
-        statue: ``(B, 40) int8`` board whose statue holds the token, -1 if on no statue.
-        owner: ``(B, 40) int8`` seat whose player board holds the token, -1 if none.
-        rubies: ``(B, 2, 4) bool`` per seat and fruit: the ruby is red side up (usable).
-        pos: ``(B, 2) int8`` cell of each seat's Monki, -1 before it is placed.
-        phase: ``(B,) int8`` one of the ``PHASE_*`` codes.
-        start_player: ``(B,) int8`` seat that placed first and took the first turn.
-        turns: ``(B,) int16`` turns played by both seats together (placements excluded).
-        stats: ``(B, 2, 8) int32`` per-seat counters, columns :data:`STAT_NAMES`.
-    """
-
-    stacks: np.ndarray
-    face_up: np.ndarray
-    statue: np.ndarray
-    owner: np.ndarray
-    rubies: np.ndarray
-    pos: np.ndarray
-    phase: np.ndarray
-    start_player: np.ndarray
-    turns: np.ndarray
-    stats: np.ndarray
+    stacks: np.ndarray = field(
+        "int8",
+        (D.NUM_STACKS, D.STACK_DEPTH),
+        "token id in each stack slot, bottom first; -1 = empty (the filled slots are a prefix).",
+        low=-1,
+        high=D.NUM_TOKENS - 1,
+    )
+    face_up: np.ndarray = field(
+        "bool", (D.NUM_STACKS,), "the top token of the stack was flipped this turn (non-golden)."
+    )
+    statue: np.ndarray = field(
+        "int8",
+        (D.NUM_TOKENS,),
+        "board whose statue holds the token, -1 if on no statue.",
+        low=-1,
+        high=D.NUM_BOARDS - 1,
+    )
+    owner: np.ndarray = field(
+        "int8", (D.NUM_TOKENS,), "seat whose player board holds the token, -1 if none.", low=-1, high=1
+    )
+    rubies: np.ndarray = field("bool", (2, 4), "per seat and fruit: the ruby is red side up (usable).")
+    pos: np.ndarray = field(
+        "int8", (2,), "cell of each seat's Monki, -1 before it is placed.", low=-1, high="num_cells-1"
+    )
+    phase: np.ndarray = field("int8", (), "one of the ``PHASE_*`` codes.", low=0, high=len(PHASES) - 1)
+    start_player: np.ndarray = field("int8", (), "seat that placed first and took the first turn.", low=0, high=1)
+    turns: np.ndarray = field(
+        "int16", (), "turns played by both seats together (placements excluded).", low=0, high="turn_cap"
+    )
+    stats: np.ndarray = field(
+        "int32", (2, len(STAT_NAMES)), "per-seat counters, columns :data:`STAT_NAMES`.", low=0, high="max"
+    )

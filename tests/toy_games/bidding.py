@@ -12,7 +12,6 @@ resolves after the last one. Action ``a`` = bid ``a`` (``A = coins + 1``).
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any, ClassVar
 
 import numpy as np
@@ -22,6 +21,7 @@ from agents.registry import register_agent
 from monkey_envs.core.game import Game, end_games
 from monkey_envs.core.pictures import Picture, text_picture
 from monkey_envs.core.rng import draw_below, seed_rng
+from monkey_envs.core.schema import field, state_schema
 from monkey_envs.core.spec import GameSpec, ObsLayout, ObsPiece
 from monkey_envs.core.state import BatchState
 from monkey_envs.games import register_game
@@ -29,28 +29,23 @@ from monkey_envs.games import register_game
 END_REASONS = ("running", "rounds_played")
 
 
-@dataclasses.dataclass
+@state_schema
 class ToyBiddingState(BatchState):
-    """Toy Bidding arrays (``B`` envs, ``P`` seats) besides the shared fields.
+    """Toy Bidding arrays (``B`` envs, ``P`` seats) besides the shared fields."""
 
-    Attributes:
-        coins: ``(B, P) int16`` coins left.  points: ``(B, P) int16`` prize points won.
-        bids: ``(B, P) int8`` this round's committed bids, -1 = not yet (hidden until resolved).
-        last_bids: ``(B, P) int8`` the last resolved round's bids (public), -1 before round 1.
-        prize: ``(B,) int8`` this round's prize (1-3).  round: ``(B,) int8`` rounds resolved.
-        pot: ``(B,) int16`` coins paid so far.  prize_total: ``(B,) int16`` prizes of resolved
-            rounds.  unclaimed: ``(B,) int16`` prize points of rounds nobody won.
-    """
-
-    coins: np.ndarray
-    points: np.ndarray
-    bids: np.ndarray
-    last_bids: np.ndarray
-    prize: np.ndarray
-    round: np.ndarray
-    pot: np.ndarray
-    prize_total: np.ndarray
-    unclaimed: np.ndarray
+    coins: np.ndarray = field("int16", ("num_players",), "coins left.", low=0)
+    points: np.ndarray = field("int16", ("num_players",), "prize points won.")
+    bids: np.ndarray = field(
+        "int8", ("num_players",), "this round's committed bids, -1 = not yet (hidden until resolved)."
+    )
+    last_bids: np.ndarray = field(
+        "int8", ("num_players",), "the last resolved round's bids (public), -1 before round 1."
+    )
+    prize: np.ndarray = field("int8", (), "this round's prize (1-3).")
+    round: np.ndarray = field("int8", (), "rounds resolved.")
+    pot: np.ndarray = field("int16", (), "coins paid so far.")
+    prize_total: np.ndarray = field("int16", (), "prizes of resolved rounds.")
+    unclaimed: np.ndarray = field("int16", (), "prize points of rounds nobody won.")
 
 
 class ToyBidding(Game[ToyBiddingState]):
@@ -211,7 +206,6 @@ def state_violations(game: ToyBidding, s: ToyBiddingState) -> list[tuple[str, in
     P = game.num_players
     checks = [
         ("coins", s.coins.sum(1) + s.pot != P * game.coins, "coins + pot != starting coins"),
-        ("coins", (s.coins < 0).any(1), "negative coins"),
         ("points", s.points.sum(1) + s.unclaimed != s.prize_total, "points + unclaimed != prizes drawn"),
         ("bids", (s.bids > s.coins).any(1), "a bid above the bidder's coins"),
         ("bids", live & ((s.bids >= 0) != (np.arange(P) < s.current_player[:, None])).any(1),

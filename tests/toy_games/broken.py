@@ -51,6 +51,7 @@ import numpy as np
 from monkey_envs.core.game import Game, end_games
 from monkey_envs.core.pictures import Picture, text_picture
 from monkey_envs.core.rng import draw_below, seed_rng
+from monkey_envs.core.schema import field, state_schema
 from monkey_envs.core.spec import GameSpec, ObsLayout, ObsPiece
 from monkey_envs.core.state import BatchState
 from monkey_envs.games import register_game
@@ -61,21 +62,17 @@ ACTION_NAMES = ("take 1", "take 2", "take 3", "take the rest")
 PILE_LOW, PILE_SPAN = 8, 5
 
 
-@dataclasses.dataclass
+@state_schema
 class ToyCoinsState(BatchState):
-    """Toy Coins arrays besides the shared ones.
+    """Toy Coins arrays besides the shared ones."""
 
-    Attributes:
-        pile: ``(B,) int16`` coins in the middle.  purse: ``(B, P) int16`` coins taken.
-        secret: ``(B, P) int8`` each seat's hidden number 0..3.  total: ``(B,) int16`` coins at the start.
-        commit: ``(B, P) int8`` (simultaneous toy) this tick's committed actions, -1 = not yet.
-    """
-
-    pile: np.ndarray
-    purse: np.ndarray
-    secret: np.ndarray
-    total: np.ndarray
-    commit: np.ndarray
+    pile: np.ndarray = field("int16", (), "coins in the middle.")
+    purse: np.ndarray = field("int16", ("num_players",), "coins taken.")
+    secret: np.ndarray = field("int8", ("num_players",), "each seat's hidden number 0..3.")
+    total: np.ndarray = field("int16", (), "coins at the start.")
+    commit: np.ndarray = field(
+        "int8", ("num_players",), "(simultaneous toy) this tick's committed actions, -1 = not yet."
+    )
 
 
 def _spec(name: str, gym_name: str, **kw: Any) -> GameSpec:
@@ -263,8 +260,8 @@ class ToyCoins(Game[ToyCoinsState]):
             ("legal_action_mask", (s.legal_action_mask != self._mask(s)).any(1), "the mask is not the rules' mask"),
             ("commit", (s.commit != -1).any(1), "a sequential game has commits"),
         ]
-        for field, bad, why in checks:
-            out.extend((field, int(r), why) for r in np.flatnonzero(bad))
+        for name, bad, why in checks:
+            out.extend((name, int(r), why) for r in np.flatnonzero(bad))
         return out
 
 

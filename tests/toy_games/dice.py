@@ -16,7 +16,6 @@ Importing this module registers the game (``toy_dice``; ids ``monkey_envs/toy_di
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any, ClassVar
 
 import numpy as np
@@ -26,6 +25,7 @@ from agents.registry import register_agent
 from monkey_envs.core.game import Game, end_games
 from monkey_envs.core.pictures import Picture, text_picture
 from monkey_envs.core.rng import draw_below, seed_rng
+from monkey_envs.core.schema import field, state_schema
 from monkey_envs.core.spec import GameSpec, ObsLayout, ObsPiece
 from monkey_envs.core.state import BatchState
 from monkey_envs.games import register_game
@@ -39,29 +39,22 @@ SIDES = 6
 STAT_NAMES = ("rolls", "busts", "holds", "points_lost", "points_banked")
 
 
-@dataclasses.dataclass
+@state_schema
 class ToyDiceState(BatchState):
-    """Toy Pig arrays (``B`` envs, ``P`` seats) besides the shared fields.
+    """Toy Pig arrays (``B`` envs, ``P`` seats) besides the shared fields."""
 
-    Attributes:
-        score: ``(B, P) int32`` banked points.  turn_total: ``(B,) int32`` points of the turn so far.
-        turn_rolls: ``(B,) int32`` rolls in the turn so far.  last_roll: ``(B,) int8`` the last
-            die (0 before the first roll).  turns: ``(B,) int32`` turns completed.
-        rolls / busts / holds: ``(B, P) int32`` per-seat counts (a winning roll counts as a hold).
-        lost: ``(B, P) int32`` points lost to busts.  pips: ``(B, P) int32`` pips of every 2-6
-            rolled (``pips == score + lost + the mover's turn_total``).
-    """
-
-    score: np.ndarray
-    turn_total: np.ndarray
-    turn_rolls: np.ndarray
-    last_roll: np.ndarray
-    turns: np.ndarray
-    rolls: np.ndarray
-    busts: np.ndarray
-    holds: np.ndarray
-    lost: np.ndarray
-    pips: np.ndarray
+    score: np.ndarray = field("int32", ("num_players",), "banked points.", low=0, high="target+5")
+    turn_total: np.ndarray = field("int32", (), "points of the turn so far.")
+    turn_rolls: np.ndarray = field("int32", (), "rolls in the turn so far.")
+    last_roll: np.ndarray = field("int8", (), "the last die (0 before the first roll).", low=0, high=SIDES)
+    turns: np.ndarray = field("int32", (), "turns completed.")
+    rolls: np.ndarray = field("int32", ("num_players",), "rolls per seat.")
+    busts: np.ndarray = field("int32", ("num_players",), "busts per seat.")
+    holds: np.ndarray = field("int32", ("num_players",), "holds per seat (a winning roll counts as a hold).")
+    lost: np.ndarray = field("int32", ("num_players",), "points lost to busts.")
+    pips: np.ndarray = field(
+        "int32", ("num_players",), "pips of every 2-6 rolled (``pips == score + lost + the mover's turn_total``)."
+    )
 
 
 class ToyDice(Game[ToyDiceState]):
@@ -253,7 +246,6 @@ class ToyDice(Game[ToyDiceState]):
         mover_total = np.where(np.arange(P) == cp[:, None], s.turn_total[:, None], 0)
         rows = np.arange(s.batch_size)
         checks = [
-            ("score", ((s.score < 0) | (s.score >= self.target + SIDES)).any(1), "score outside [0, target + 6)"),
             ("score", live & (s.score[rows, cp] + s.turn_total >= self.target), "a running game at the target"),
             ("turn_total", (s.turn_total < 2 * s.turn_rolls) | (s.turn_total > SIDES * s.turn_rolls),
              "turn total outside [2, 6] x rolls of the turn"),
@@ -261,15 +253,14 @@ class ToyDice(Game[ToyDiceState]):
             ("turns", (s.holds + s.busts).sum(1) != s.turns, "holds + busts != turns completed"),
             ("turns", live & ((s.turns >= self.max_turns) | (cp != s.turns % P)), "past the cap or out of turn"),
             ("rolls", (s.rolls < s.busts).any(1), "more busts than rolls"),
-            ("last_roll", (s.last_roll < 0) | (s.last_roll > SIDES), "die outside 0..6"),
             ("legal_action_mask", live & ~s.legal_action_mask[:, ROLL], "a running game must allow a roll"),
             ("legal_action_mask", live & (s.legal_action_mask[:, HOLD] != (s.turn_total > 0)),
              "hold must be legal exactly after a roll of the turn"),
             ("winners_mask", s.terminated & (s.winners_mask.sum(1) != (s.end_reason == 1)),
              "one winner when the target is reached, none at the turn cap"),
         ]  # fmt: skip
-        for field, bad, why in checks:
-            out.extend((field, int(r), why) for r in np.flatnonzero(bad))
+        for name, bad, why in checks:
+            out.extend((name, int(r), why) for r in np.flatnonzero(bad))
         return out
 
 
