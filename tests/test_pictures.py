@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
 import sys
@@ -64,9 +65,9 @@ def _played(game: Game, seed: int, steps: int) -> object:
 
 
 class NoPicture(MonkeyFun):
-    """A game whose Game.picture hook is left at the default."""
+    """A game whose View has no picture hook."""
 
-    picture = Game.picture
+    view = dataclasses.replace(MonkeyFun.view, picture=None)
 
 
 # ------------------------------------------------------------------ SB3 make_vec_env (the reported crash)

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 import numpy as np
 
 from monkey_envs.core.invariants import Report, reward_laws
+from monkey_envs.core.plugins import NO_ANALYTICS, Analytics, View
 from monkey_envs.core.schema import layout as schema_layout
 from monkey_envs.core.schema import range_violations
 from monkey_envs.core.spec import GameSpec, ObsLayout
@@ -175,13 +176,17 @@ def seat_legend(num_players: int) -> str:
 class Game(abc.ABC, Generic[S]):
     """Base class of a batched game; subclasses declare ``spec`` and implement the rules.
 
-    A subclass declares ``spec`` and ``state_class``, sets ``num_players``, ``num_actions`` and
-    ``obs_layout`` in ``__init__``, and implements the abstract methods :meth:`_init`,
-    :meth:`_observe`, :meth:`_winners`, :meth:`render` and :meth:`action_name`, plus one step:
-    :meth:`_step` (numpy rules over the live rows) or, with ``fused_step = True``,
-    :meth:`_step_fused` (a compiled kernel that validates and steps in one call). Its laws
-    (conservation invariants and the re-deal of hidden information) plug in through
-    :attr:`laws`; every other hook has a generic default (``docs/kit.md`` lists them).
+    The rules contract (``docs/kit.md``): a subclass ``class MyGame(Game[MyState])`` -- its state
+    declared once under :func:`~monkey_envs.core.schema.state_schema` (the ``state_class`` comes
+    from the type argument) -- declares ``spec`` and ``view`` (a
+    :class:`~monkey_envs.core.plugins.View` with at least ``render``), sets ``num_players``,
+    ``num_actions`` and ``obs_layout`` in ``__init__``, and implements :meth:`_init`,
+    :meth:`_observe`, :meth:`_winners` and :meth:`action_name`, plus one step: :meth:`_step`
+    (numpy rules over the live rows) or, with ``fused_step = True``, :meth:`_step_fused` (a
+    compiled kernel that validates and steps in one call). The optional parts are plug-ins set
+    on the class: :attr:`laws` (conservation invariants, the re-deal of hidden information),
+    :attr:`view`'s other hooks and :attr:`analytics`; the methods of the same names here call
+    them or give the generic default, and are not overridden.
     """
 
     spec: ClassVar[GameSpec]
@@ -196,6 +201,21 @@ class Game(abc.ABC, Generic[S]):
     #: Bounds of every observation value (scalars); the faces build their Box spaces from them.
     obs_low: ClassVar[float] = -np.inf
     obs_high: ClassVar[float] = np.inf
+    #: How the game is shown (text, pictures, what a seat sees of a move): a
+    #: :class:`~monkey_envs.core.plugins.View`; its ``render`` is required.
+    view: ClassVar[View | None] = None
+    #: What the game reports (scores, statistics, decision reports, info facts, action filters):
+    #: an :class:`~monkey_envs.core.plugins.Analytics`; none by default.
+    analytics: ClassVar[Analytics] = NO_ANALYTICS
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Take ``state_class`` from ``Game[TheState]`` when the subclass does not set it."""
+        super().__init_subclass__(**kwargs)
+        if "state_class" not in cls.__dict__:
+            for base in getattr(cls, "__orig_bases__", ()):
+                args = getattr(base, "__args__", ())
+                if getattr(base, "__origin__", None) is Game and args and isinstance(args[0], type):
+                    cls.state_class = args[0]
 
     # ------------------------------------------------------------------ facts
     @property
@@ -450,9 +470,12 @@ class Game(abc.ABC, Generic[S]):
     @abc.abstractmethod
     def _winners(self, state: S) -> np.ndarray: ...
 
-    @abc.abstractmethod
     def render(self, state: S, row: int = 0, viewer: int | None = None) -> str:
-        """Text picture of env ``row``; ``viewer`` (a seat) also shows that seat's hidden cards."""
+        """Text picture of env ``row``; ``viewer`` (a seat) also shows that seat's hidden cards (``view.render``)."""
+        fn = self.view.hook("render") if self.view is not None else None
+        if fn is None:
+            raise NotImplementedError(f"{type(self).__name__} declares no view: set view = View(render=...)")
+        return fn(self, state, row, viewer)
 
     def picture(self, state: S, row: int = 0, viewer: int | None = None) -> Picture:
         """Drawing of env ``row`` as seat ``viewer`` sees it (``None``: public only), the same facts as :meth:`render`.
@@ -463,12 +486,15 @@ class Game(abc.ABC, Generic[S]):
         ``viewer`` cannot see must not change it. A game without it offers no ``rgb_array`` mode.
 
         Raises:
-            NotImplementedError: the game draws no picture (this default).
+            NotImplementedError: the game draws no picture (no ``view.picture``).
             ValueError: ``row`` or ``viewer`` out of range (:meth:`check_render_args`).
         """
+        fn = self.view.hook("picture") if self.view is not None else None
+        if fn is not None:
+            return fn(self, state, row, viewer)
         raise NotImplementedError(
-            f"{type(self).__name__} draws no picture: implement the Game.picture hook "
-            "(return a monkey_envs.core.pictures.Picture) to get render_mode='rgb_array' and PNG/SVG export"
+            f"{type(self).__name__} draws no picture: give its View a picture hook "
+            "(returning a monkey_envs.core.pictures.Picture) to get render_mode='rgb_array' and PNG/SVG export"
         )
 
     def action_filters(self) -> dict[str, np.ndarray]:
@@ -476,9 +502,10 @@ class Game(abc.ABC, Generic[S]):
 
         Used for ablations (a learner that may only take some actions, e.g. Funky Monkey's
         ``"honest"``: announcements always true); a filter must leave every decision at least
-        one legal action. The base game has none.
+        one legal action (``analytics.action_filters``; none by default).
         """
-        return {}
+        fn = self.analytics.hook("action_filters")
+        return {} if fn is None else fn(self)
 
     def action_filter(self, name: str) -> np.ndarray:
         """The ``(A,) bool`` allowed actions of filter ``name`` (see :meth:`action_filters`).
@@ -493,9 +520,11 @@ class Game(abc.ABC, Generic[S]):
         out.flags.writeable = False
         return out
 
-    #: Whether every seat sees which action a mover took (a game of open moves). When False, the
-    #: default :meth:`action_seen` tells only the mover what it did.
-    public_actions: ClassVar[bool] = False
+    @property
+    def public_actions(self) -> bool:
+        """Whether every seat sees which action a mover took (``view.public_actions``). When
+        False, the default :meth:`action_seen` tells only the mover what it did."""
+        return self.view is not None and self.view.public_actions
 
     def action_seen(self, state: S, row: int, action: int, viewer: int | None) -> str:
         """What ``viewer`` learns when the mover of ``row`` takes ``action`` in ``state`` (before the step).
@@ -505,8 +534,11 @@ class Game(abc.ABC, Generic[S]):
         or ``None`` for a spectator who sees only public information. The default is safe for
         hidden moves: the mover sees :meth:`action_name`, everybody else only that the seat
         moved -- unless :attr:`public_actions` is set. Games with partly hidden moves (a card
-        played face down with an announced value) override it.
+        played face down with an announced value) give a ``view.action_seen`` hook.
         """
+        fn = self.view.hook("action_seen") if self.view is not None else None
+        if fn is not None:
+            return fn(self, state, row, action, viewer)
         mover = int(state.current_player[row])
         if self.public_actions or (viewer is not None and int(viewer) == mover):
             return self.action_name(state, row, action)
@@ -520,21 +552,23 @@ class Game(abc.ABC, Generic[S]):
         is not plain from the move itself (a card passed face down, once accepted and revealed:
         what it really was, and where it moved whom). The terminal player and the text replay
         print it under the move. It must tell ``viewer`` nothing it may not know (``None``: a
-        spectator). The default: ``""``, nothing more to say.
+        spectator). ``view.action_outcome``; by default ``""``, nothing more to say.
         """
-        return ""
+        fn = self.view.hook("action_outcome") if self.view is not None else None
+        return "" if fn is None else fn(self, before, after, row, action, viewer)
 
     def render_legend(self) -> str:
         """How to read :meth:`render`'s text: every mark it uses and what it means (lines of text).
 
         The terminal player prints it on ``?`` and both the player and the replay with
-        ``--legend``. A game overrides it to explain its own marks; the default says only what
-        is true of every game (the seat letters).
+        ``--legend``. A game's ``view.legend`` explains its own marks; the default says only
+        what is true of every game (the seat letters).
         """
-        return seat_legend(int(self.num_players))
+        fn = self.view.hook("legend") if self.view is not None else None
+        return seat_legend(int(self.num_players)) if fn is None else fn(self)
 
     def episode_info(self, state: S, row: int) -> dict[str, Any]:
-        """Per-episode facts of row ``row`` for the faces' ``info`` dicts; games extend it (``super()`` first).
+        """Per-episode facts of row ``row`` for the faces' ``info`` dicts (the shared ones, then ``analytics.episode_info``'s).
 
         Every value is numeric and of a fixed shape and dtype for the game's configuration (an
         int, a float, a bool or a numpy array), so RL libraries that store infos in arrays
@@ -546,7 +580,11 @@ class Game(abc.ABC, Generic[S]):
 
         ``spec.readable_info(info)`` gives the names and seat lists back (logs, playthroughs).
         """
-        return {"end_reason": int(state.end_reason[row]), "winners": state.winners_mask[row].astype(bool)}
+        out = {"end_reason": int(state.end_reason[row]), "winners": state.winners_mask[row].astype(bool)}
+        fn = self.analytics.hook("episode_info")
+        if fn is not None:
+            out.update(fn(self, state, row))
+        return out
 
     # ------------------------------------------------------------------ hooks (generic defaults)
     # Whatever evaluation, the arena, training, benchmarks and the conformance suite need to know
@@ -563,36 +601,42 @@ class Game(abc.ABC, Generic[S]):
         return [names[c] if 0 <= c < len(names) else f"code_{c}" for c in codes.tolist()]
 
     def scores(self, state: S) -> np.ndarray | None:
-        """``(B, P) float64`` end-of-game scores, or ``None`` for a game that keeps none."""
-        return None
+        """``(B, P) float64`` end-of-game scores, or ``None`` for a game that keeps none (``analytics.scores``)."""
+        fn = self.analytics.hook("scores")
+        return None if fn is None else fn(self, state)
 
     def episode_stats(self, state: S) -> dict[str, np.ndarray]:
         """Per-seat counters of the episode so far, ``name -> (B, P) int64`` (empty by default).
 
         The arena and evaluation sum them over the seats each agent held and hand the sums to
-        :meth:`stats_summary` (Funky Monkey: bluffs, truthful plays, accepted bluffs, ...).
+        :meth:`stats_summary` (``analytics.episode_stats``).
         """
-        return {}
+        fn = self.analytics.hook("episode_stats")
+        return {} if fn is None else fn(self, state)
 
-    #: Title of the table :meth:`stats_summary` fills (arena and run reports).
-    stats_title: ClassVar[str] = "Game statistics"
+    @property
+    def stats_title(self) -> str:
+        """Title of the table :meth:`stats_summary` fills (arena and run reports)."""
+        return self.analytics.stats_title
 
     def stats_summary(self, totals: dict[str, int], seats: int) -> dict[str, Any] | None:
         """Analytics of one agent from its summed :meth:`episode_stats` over ``seats`` seats held.
 
         Returns ``None`` (the default) or a flat dict ``metric -> number | None`` (rates, counts;
         a ``[low, high]`` list for an interval); the arena prints one row per agent, one column
-        per metric, and the run report stores the dict.
+        per metric, and the run report stores the dict (``analytics.stats_summary``).
         """
-        return None
+        fn = self.analytics.hook("stats_summary")
+        return None if fn is None else fn(self, totals, seats)
 
     def report_decisions(self, actions: np.ndarray) -> np.ndarray:
         """``(n,) bool``: which of an agent's decisions ``actions (n,) int64`` :meth:`decision_report` reads.
 
         The evaluation records the observation and action of exactly those decisions of the
-        agent it reports on. Default: none (the game has no decision report).
+        agent it reports on (``analytics.report_decisions``). Default: none.
         """
-        return np.zeros(np.shape(actions), dtype=bool)
+        fn = self.analytics.hook("report_decisions")
+        return np.zeros(np.shape(actions), dtype=bool) if fn is None else fn(self, actions)
 
     def decision_report(
         self, obs: np.ndarray, actions: np.ndarray, about: dict[str, Any] | None = None
@@ -604,10 +648,10 @@ class Game(abc.ABC, Generic[S]):
 
         ``agents.evaluate.decision_report`` plays the games and records the decisions
         :meth:`report_decisions` selects; ``training.run`` stores the result in ``eval.json`` and
-        ``eval.md``. Returns ``(title, data, markdown)`` or ``None`` (the default). Funky Monkey:
-        the bluff rate by context.
+        ``eval.md``. Returns ``(title, data, markdown)`` or ``None`` (no ``analytics.decision_report``).
         """
-        return None
+        fn = self.analytics.hook("decision_report")
+        return None if fn is None else fn(self, obs, actions, about)
 
     def movers(self, state: S) -> np.ndarray:
         """``(B, P) bool``: seats that still have to choose in the current decision.

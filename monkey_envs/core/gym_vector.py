@@ -55,7 +55,7 @@ from monkey_envs.core.game import Game
 from monkey_envs.core.pictures import HumanView, Picture, has_picture, render_modes
 from monkey_envs.core.registry import default_game
 
-#: Every render mode this face may offer; a game without a picture (``Game.picture``) has no ``"rgb_array"``.
+#: Every render mode this face may offer; a game without a picture (no ``View.picture`` hook) has no ``"rgb_array"``.
 RENDER_MODES = ("ansi", "human", "rgb_array")
 
 

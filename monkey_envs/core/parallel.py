@@ -82,7 +82,7 @@ from monkey_envs.core.pictures import HumanView, Picture, check_render_mode, has
 from monkey_envs.core.registry import game_class, resolve_game
 from monkey_envs.core.state import BatchState
 
-#: Every render mode this face may offer; a game without a picture (``Game.picture``) has no ``"rgb_array"``.
+#: Every render mode this face may offer; a game without a picture (no ``View.picture`` hook) has no ``"rgb_array"``.
 RENDER_MODES = ("ansi", "human", "rgb_array")
 _ROW0 = np.array([0])
 

@@ -1,6 +1,6 @@
 """Pictures of positions, written once for every game: a small vector drawing, its raster and its SVG.
 
-A game draws a position through its :meth:`~monkey_envs.core.game.Game.picture` hook, which returns
+A game draws a position through the ``picture`` hook of its :class:`~monkey_envs.core.plugins.View`, which returns
 a :class:`Picture`: a list of primitives (rectangles, circles, polygons, lines, text) on a canvas
 measured in pixels. The same drawing then becomes
 
@@ -510,8 +510,8 @@ def _svg_item(kind: str, p: dict[str, Any]) -> str:
 def text_picture(text: str, title: str = "", size: float = 14.0, columns: int = 0, lines: int = 0) -> Picture:
     """A picture of a text picture (monospace, one line per line): for a game without a drawing of its own.
 
-    A game may return it from its :meth:`~monkey_envs.core.game.Game.picture` hook
-    (``return text_picture(self.render(state, row, viewer), columns=60, lines=8)``). The canvas holds
+    A game's ``View.picture`` hook may return it
+    (``return text_picture(game.render(state, row, viewer), columns=60, lines=8)``). The canvas holds
     ``columns x lines`` characters (0: fit this text -- then the size follows the text, which a
     video of an episode does not allow); longer lines and extra lines are cut. Only as good as the
     text: a real drawing is better.
@@ -548,10 +548,13 @@ def grid_cells(x0: float, y0: float, rows: int, cols: int, cell: float) -> np.nd
 
 # ============================================================================ games and faces
 def has_picture(game: Any) -> bool:
-    """Whether ``game`` draws pictures (overrides :meth:`~monkey_envs.core.game.Game.picture`)."""
+    """Whether ``game`` draws pictures (its :class:`~monkey_envs.core.plugins.View` has a ``picture`` hook)."""
     from monkey_envs.core.game import Game
 
-    return isinstance(game, Game) and type(game).picture is not Game.picture
+    if not isinstance(game, Game):
+        return False
+    view = type(game).view
+    return type(game).picture is not Game.picture or (view is not None and view.picture is not None)
 
 
 def render_modes(game: Any) -> tuple[str, ...]:
@@ -572,7 +575,7 @@ def check_render_mode(game: Any, render_mode: Any) -> str | None:
     if render_mode == PICTURE_RENDER_MODE and render_mode not in modes:
         raise ValueError(
             f"render_mode 'rgb_array' needs a picture of the game, and {type(game).__name__} draws none "
-            f"(it does not implement the Game.picture hook); its render modes: {modes}"
+            f"(its View has no picture hook); its render modes: {modes}"
         )
     if render_mode not in modes:
         raise ValueError(f"render_mode must be None or one of {modes}, got {render_mode!r}")

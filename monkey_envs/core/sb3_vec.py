@@ -43,7 +43,7 @@ from monkey_envs.core.faces import entropy_seed, observation_box, row_seeds
 from monkey_envs.core.game import Game
 from monkey_envs.core.pictures import HumanView, Picture, has_picture
 
-#: Every render mode this face may offer; a game without a picture (``Game.picture``) has no ``"rgb_array"``.
+#: Every render mode this face may offer; a game without a picture (no ``View.picture`` hook) has no ``"rgb_array"``.
 RENDER_MODES = ("ansi", "human", "rgb_array")
 #: Attributes whose value differs per env (``get_attr`` returns one entry per env).
 _PER_ENV_ATTRS = {"learner_seat"}

@@ -66,7 +66,7 @@ simultaneous games). The checks:
 * ``legal_masks``: for random states every masked-legal action steps (to a state without
   violations) and every masked-illegal one raises ``ValueError`` leaving the state as it was;
   a finished row's mask is all False.
-* ``pictures``: the game draws a picture (the ``Game.picture`` hook): the AEC env and the gymnasium
+* ``pictures``: the game draws a picture (its ``View.picture`` hook): the AEC env and the gymnasium
   env with ``render_mode="rgb_array"`` render ``(H, W, 3) uint8`` images of one size through a
   seeded game (not all alike), a seat's picture is pixel-identical after :meth:`Game.resample_hidden`
   for that seat, and the SVG export parses as XML.
@@ -1788,7 +1788,7 @@ def check_pictures(
     g = c.game
     _expect(
         has_picture(g),
-        f"{c.name}: draws no picture -- implement the Game.picture hook (return a monkey_envs.core.pictures.Picture); "
+        f"{c.name}: draws no picture -- give its View a picture hook (returning a monkey_envs.core.pictures.Picture); "
         "every registered game renders rgb_array",
     )
     env = c.aec()[0](**c.config, render_mode="rgb_array")

@@ -28,6 +28,7 @@ from monkey_envs.core.stats import percent as pct
 from monkey_envs.core.stats import rate_rows, wilson_interval
 from monkey_envs.four_monkeys import data as D
 from monkey_envs.four_monkeys import kernels as K
+from monkey_envs.four_monkeys.state import STAT_NAMES
 
 #: Standing groups of :func:`bluff_by_standing`: (label, lowest, highest) of own - best other.
 STANDING_BUCKETS = (
@@ -198,3 +199,52 @@ def standing_markdown(ctx: dict[str, Any]) -> str:
             lines.append(f"| {row['context']} | {row['grabs']} | {row['bluffs']} | {pct(row['bluff_rate'])} | {ci} |")
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
+
+
+# ---------------------------------------------------------------------- the game's Analytics hooks
+def scores(game: Any, state: Any) -> np.ndarray:
+    """``(B, P) float64`` game totals (round points and invalid-Stop penalties)."""
+    return state.totals.astype(np.float64)
+
+
+def episode_info(game: Any, s: Any, row: int) -> dict[str, Any]:
+    """``scores (P,) int64``: the game totals (beside the shared end facts)."""
+    return {"scores": s.totals[row].astype(np.int64)}
+
+
+def episode_stats(game: Any, state: Any) -> dict[str, np.ndarray]:
+    """Per-seat counters (:data:`~monkey_envs.four_monkeys.state.STAT_NAMES`), each ``(B, P) int64``."""
+    return {name: state.stats[:, :, i].astype(np.int64) for i, name in enumerate(STAT_NAMES)}
+
+
+def stats_summary(game: Any, totals: dict[str, int], seats: int) -> dict[str, Any] | None:
+    """Bluff analytics of one agent (:func:`bluff_summary`): bluff rate with its Wilson interval,
+    bluffs caught in Step 3, Smartest Monkey rounds."""
+    return bluff_summary(totals, seats)
+
+
+def report_decisions(game: Any, actions: np.ndarray) -> np.ndarray:
+    """The grabs (``a_grab <= action < a_burn``): what :func:`bluff_by_standing` reads."""
+    a = np.asarray(actions)
+    return (a >= game.a_grab) & (a < game.a_burn)
+
+
+def decision_report(
+    game: Any, obs: np.ndarray, actions: np.ndarray, about: dict[str, Any] | None = None
+) -> tuple[str, dict[str, Any], str]:
+    """The bluff rate of the recorded grabs by the grabber's standing on visible points (:func:`bluff_by_standing`)."""
+    ctx = {**(about or {}), **bluff_by_standing(game, obs, actions)}
+    return "When does the agent bluff?", ctx, standing_markdown(ctx)
+
+
+def no_stop_filter(game: Any) -> dict[str, np.ndarray]:
+    """``{"no_stop": (A,) bool}``: every action except calling Stop (``wait`` stays, so every
+    decision keeps a legal action) -- a learner that cannot throw 10 points away on an invalid
+    Stop. There is no ``honest`` filter: whether a grab is a bluff depends on the pending set
+    (a grab of tile ``t`` is honest exactly when the pending cards are a correct combo for
+    ``t``), so the same grab action is honest in one position and a bluff in another, and no
+    fixed ``(A,) bool`` set can express it (``agents.heuristics.four_monkeys.honest_mask``
+    is the position-dependent version)."""
+    allowed = np.ones(game.num_actions, bool)
+    allowed[game.a_stop] = False
+    return {"no_stop": allowed}

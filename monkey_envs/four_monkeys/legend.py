@@ -1,16 +1,18 @@
-"""How to read the 4 Monkeys text render (:meth:`FourMonkeys.render_legend
-<monkey_envs.four_monkeys.rules.FourMonkeys.render_legend>`): every mark the render uses."""
+"""The 4 Monkeys text render (its ``View.render``) and how to read it (``View.legend``): every mark the render uses."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from monkey_envs.core.game import seat_legend
 from monkey_envs.four_monkeys import data as D
-from monkey_envs.four_monkeys.state import END_REASONS
+from monkey_envs.four_monkeys.state import END_REASONS, TILE_LOOSE, TILE_ORANGE
 
 if TYPE_CHECKING:
     from monkey_envs.four_monkeys.rules import FourMonkeys
+    from monkey_envs.four_monkeys.state import FourMonkeysState
 
 
 def legend_text(game: FourMonkeys) -> str:
@@ -53,3 +55,55 @@ def legend_text(game: FourMonkeys) -> str:
             "who won (seat letters)",
         ]
     )
+
+
+def _cards(counts: np.ndarray) -> str:
+    out = [D.KIND_NAMES[k] for k in range(D.NUM_KINDS) for _ in range(int(counts[k]))]
+    return " ".join(out) if out else "-"
+
+
+def render_text(game: FourMonkeys, state: FourMonkeysState, row: int = 0, viewer: int | None = None) -> str:
+    """The text picture of row ``row``: clock, every seat (``viewer``'s own cards and commit shown), stacks, rounds."""
+    row, viewer = game.check_render_args(state, row, viewer)
+    s, b, P = state, row, game.num_players
+    head = (
+        f"4 Monkeys: round {min(int(s.round[b]) + 1, game.rounds)}/{game.rounds}, "
+        f"tick {int(s.tick[b])}/{game.ticks}, replays {int(s.replays[b])}"
+    )
+    lines = [head]
+    for p in range(P):
+        hand, pend = s.hands[b, p], s.pending[b, p]
+        if p == viewer:
+            h, pe = _cards(hand), _cards(pend)
+        else:
+            h, pe = f"{int(hand.sum())} cards", f"{int(pend.sum())} cards"
+        c = int(s.commits[b, p])
+        commit = "-" if c < 0 else (game._commit_name(s, b, p, c) if p == viewer else "committed")
+        tiles = []
+        for t in np.flatnonzero(s.tile_owner[b] == p).tolist():
+            side = "orange" if s.tile_state[b, t] == TILE_ORANGE else "green"
+            under = _cards(s.under[b, t]) if p == viewer else f"{int(s.under[b, t].sum())} cards"
+            tiles.append(f"{game.tile_name(t)} [{side}] ({under})")
+        lines.append(
+            f"{D.SEAT_LETTERS[p]} (player_{p}): {f'area {int(s.area[b, p])}, ' if len(game.area_sizes) > 1 else ''}"
+            f"total {int(s.totals[b, p])}, deck {int(s.deck_size[b, p])}, hand {h}, pending {pe}, "
+            f"replenish {'used' if s.replenish_used[b, p] else 'ready'}"
+            + (f", skins {int(s.skins[b, p])}{' (given)' if s.skin_given[b, p] else ''}" if game.banana_skins else "")
+            + f", commit {commit}"
+        )
+        lines.append("  tiles: " + ("; ".join(tiles) if tiles else "-"))
+    stacks = []
+    for k in range(game.num_stacks):
+        n = int(s.stack_size[b, k])
+        top = game.tile_name(int(s.stacks[b, k, n - 1])) if n else "empty"
+        stacks.append(f"{top} (x{n})")
+    lines.append("stacks: " + "; ".join(stacks))
+    loose = [game.tile_name(t) for t in np.flatnonzero(s.tile_state[b] == TILE_LOOSE).tolist()]
+    lines.append("revealed: " + (", ".join(loose) if loose else "-"))
+    if int(s.round[b]) > 0:
+        done = s.round_scores[b, : int(s.round[b])]
+        lines.append("rounds: " + " | ".join(" ".join(str(int(v)) for v in r) for r in done))
+    if s.terminated[b]:
+        winners = [D.SEAT_LETTERS[p] for p in np.flatnonzero(s.winners_mask[b])]
+        lines.append(f"game over ({END_REASONS[int(s.end_reason[b])]}): winner(s) {winners or 'none'}")
+    return "\n".join(lines)

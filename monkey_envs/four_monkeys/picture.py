@@ -1,4 +1,4 @@
-"""Picture of a 4 Monkeys position (``render_mode="rgb_array"``, PNG / SVG export; the ``Game.picture`` hook).
+"""Picture of a 4 Monkeys position (``render_mode="rgb_array"``, PNG / SVG export; the game's ``View.picture`` hook).
 
 What the table looks like: at the top the round / tick clock (a timer disc that empties as the
 round's ticks run out) and the game totals; then, per playing area (two with 7-8 players), the

@@ -17,13 +17,13 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from monkey_envs.core.game import Game
+from monkey_envs.core.plugins import Analytics, View
 from monkey_envs.core.spec import GameSpec, ObsLayout, ObsPiece
 from monkey_envs.four_monkeys import data as D
 from monkey_envs.four_monkeys import kernels as K
 from monkey_envs.four_monkeys.state import (
     END_REASONS,
     NUM_STATS,
-    STAT_NAMES,
     TILE_GREEN,
     TILE_LOOSE,
     TILE_ORANGE,
@@ -32,7 +32,7 @@ from monkey_envs.four_monkeys.state import (
 )
 
 if TYPE_CHECKING:
-    from monkey_envs.core.pictures import Picture
+    pass
 
 __all__ = ["SPEC", "FourMonkeys"]
 
@@ -85,7 +85,25 @@ class FourMonkeys(Game[FourMonkeysState]):
     """
 
     spec = SPEC
-    state_class = FourMonkeysState
+    #: Text (:mod:`monkey_envs.four_monkeys.legend`), pictures and legend; commits stay hidden
+    #: until the tick resolves.
+    view = View(
+        render="monkey_envs.four_monkeys.legend:render_text",
+        picture="monkey_envs.four_monkeys.picture:draw",
+        legend="monkey_envs.four_monkeys.legend:legend_text",
+    )
+    #: Scores, statistics, the bluff-by-standing report, info facts, the no-Stop action filter
+    #: (:mod:`monkey_envs.four_monkeys.analytics`).
+    analytics = Analytics(
+        scores="monkey_envs.four_monkeys.analytics:scores",
+        episode_stats="monkey_envs.four_monkeys.analytics:episode_stats",
+        stats_title="4 Monkeys statistics",
+        stats_summary="monkey_envs.four_monkeys.analytics:stats_summary",
+        report_decisions="monkey_envs.four_monkeys.analytics:report_decisions",
+        decision_report="monkey_envs.four_monkeys.analytics:decision_report",
+        episode_info="monkey_envs.four_monkeys.analytics:episode_info",
+        action_filters="monkey_envs.four_monkeys.analytics:no_stop_filter",
+    )
     test_configs: ClassVar[tuple[dict[str, Any], ...]] = (
         {"num_players": 4},
         {"num_players": 2},
@@ -95,7 +113,6 @@ class FourMonkeys(Game[FourMonkeysState]):
     )
     obs_low = -1.0
     obs_high = 1.0
-    stats_title = "4 Monkeys statistics"
     #: ``stats`` only counts up: a loaded state must leave it room to play (``Game.validate_state``).
     counter_fields: ClassVar[tuple[str, ...]] = (*Game.counter_fields, "stats")
     #: The endings' ``(win, loss, draw)`` rewards: the shared laws check finished games' rewards with them.
@@ -462,123 +479,6 @@ class FourMonkeys(Game[FourMonkeysState]):
             skin = f" + Banana skin to {D.SEAT_LETTERS[(seat + j) % self.num_players]}" if j else ""
             return f"grab {self.tile_name(t)}{skin}"
         return self.action_name(s, row, action)
-
-    @staticmethod
-    def _cards(counts: np.ndarray) -> str:
-        out = [D.KIND_NAMES[k] for k in range(D.NUM_KINDS) for _ in range(int(counts[k]))]
-        return " ".join(out) if out else "-"
-
-    def render(self, state: FourMonkeysState, row: int = 0, viewer: int | None = None) -> str:
-        row, viewer = self.check_render_args(state, row, viewer)
-        s, b, P = state, row, self.num_players
-        head = (
-            f"4 Monkeys: round {min(int(s.round[b]) + 1, self.rounds)}/{self.rounds}, "
-            f"tick {int(s.tick[b])}/{self.ticks}, replays {int(s.replays[b])}"
-        )
-        lines = [head]
-        for p in range(P):
-            hand, pend = s.hands[b, p], s.pending[b, p]
-            if p == viewer:
-                h, pe = self._cards(hand), self._cards(pend)
-            else:
-                h, pe = f"{int(hand.sum())} cards", f"{int(pend.sum())} cards"
-            c = int(s.commits[b, p])
-            commit = "-" if c < 0 else (self._commit_name(s, b, p, c) if p == viewer else "committed")
-            tiles = []
-            for t in np.flatnonzero(s.tile_owner[b] == p).tolist():
-                side = "orange" if s.tile_state[b, t] == TILE_ORANGE else "green"
-                under = self._cards(s.under[b, t]) if p == viewer else f"{int(s.under[b, t].sum())} cards"
-                tiles.append(f"{self.tile_name(t)} [{side}] ({under})")
-            lines.append(
-                f"{D.SEAT_LETTERS[p]} (player_{p}): {f'area {int(s.area[b, p])}, ' if len(self.area_sizes) > 1 else ''}"
-                f"total {int(s.totals[b, p])}, deck {int(s.deck_size[b, p])}, hand {h}, pending {pe}, "
-                f"replenish {'used' if s.replenish_used[b, p] else 'ready'}"
-                + (
-                    f", skins {int(s.skins[b, p])}{' (given)' if s.skin_given[b, p] else ''}"
-                    if self.banana_skins
-                    else ""
-                )
-                + f", commit {commit}"
-            )
-            lines.append("  tiles: " + ("; ".join(tiles) if tiles else "-"))
-        stacks = []
-        for k in range(self.num_stacks):
-            n = int(s.stack_size[b, k])
-            top = self.tile_name(int(s.stacks[b, k, n - 1])) if n else "empty"
-            stacks.append(f"{top} (x{n})")
-        lines.append("stacks: " + "; ".join(stacks))
-        loose = [self.tile_name(t) for t in np.flatnonzero(s.tile_state[b] == TILE_LOOSE).tolist()]
-        lines.append("revealed: " + (", ".join(loose) if loose else "-"))
-        if int(s.round[b]) > 0:
-            done = s.round_scores[b, : int(s.round[b])]
-            lines.append("rounds: " + " | ".join(" ".join(str(int(v)) for v in r) for r in done))
-        if s.terminated[b]:
-            winners = [D.SEAT_LETTERS[p] for p in np.flatnonzero(s.winners_mask[b])]
-            lines.append(f"game over ({END_REASONS[int(s.end_reason[b])]}): winner(s) {winners or 'none'}")
-        return "\n".join(lines)
-
-    def picture(self, state: FourMonkeysState, row: int = 0, viewer: int | None = None) -> Picture:
-        """Stacks, every player's area, the clock and ``viewer``'s own cards as a
-        :class:`~monkey_envs.core.pictures.Picture` (:mod:`monkey_envs.four_monkeys.picture`)."""
-        from monkey_envs.four_monkeys.picture import draw
-
-        return draw(self, state, row, viewer)
-
-    # ================================================================== kit hooks
-    def scores(self, state: FourMonkeysState) -> np.ndarray:
-        """``(B, P) float64`` game totals (round points and invalid-Stop penalties)."""
-        return state.totals.astype(np.float64)
-
-    def episode_info(self, s: FourMonkeysState, row: int) -> dict[str, Any]:
-        """The shared end facts (``end_reason`` code, ``winners (P,) bool``) plus ``scores (P,) int64``,
-        the game totals."""
-        return {**super().episode_info(s, row), "scores": s.totals[row].astype(np.int64)}
-
-    def episode_stats(self, state: FourMonkeysState) -> dict[str, np.ndarray]:
-        """Per-seat counters (:data:`~monkey_envs.four_monkeys.state.STAT_NAMES`), each ``(B, P) int64``."""
-        return {name: state.stats[:, :, i].astype(np.int64) for i, name in enumerate(STAT_NAMES)}
-
-    # ------------------------------------------------------------------ analytics hooks
-    # (one block: :mod:`monkey_envs.four_monkeys.analytics` holds the code)
-    def stats_summary(self, totals: dict[str, int], seats: int) -> dict[str, Any] | None:
-        """Bluff analytics of one agent (:func:`~monkey_envs.four_monkeys.analytics.bluff_summary`):
-        bluff rate with its Wilson interval, bluffs caught in Step 3, Smartest Monkey rounds."""
-        from monkey_envs.four_monkeys.analytics import bluff_summary
-
-        return bluff_summary(totals, seats)
-
-    def report_decisions(self, actions: np.ndarray) -> np.ndarray:
-        """The grabs (``a_grab <= action < a_burn``): what the bluff-by-standing report reads."""
-        a = np.asarray(actions)
-        return (a >= self.a_grab) & (a < self.a_burn)
-
-    def decision_report(
-        self, obs: np.ndarray, actions: np.ndarray, about: dict[str, Any] | None = None
-    ) -> tuple[str, dict[str, Any], str]:
-        """The bluff rate of the recorded grabs by the grabber's standing on visible points
-        (:func:`~monkey_envs.four_monkeys.analytics.bluff_by_standing`)."""
-        from monkey_envs.four_monkeys.analytics import bluff_by_standing, standing_markdown
-
-        ctx = {**(about or {}), **bluff_by_standing(self, obs, actions)}
-        return "When does the agent bluff?", ctx, standing_markdown(ctx)
-
-    def action_filters(self) -> dict[str, np.ndarray]:
-        """``{"no_stop": (A,) bool}``: every action except calling Stop (``wait`` stays, so every
-        decision keeps a legal action) -- a learner that cannot throw 10 points away on an invalid
-        Stop. There is no ``honest`` filter: whether a grab is a bluff depends on the pending set
-        (a grab of tile ``t`` is honest exactly when the pending cards are a correct combo for
-        ``t``), so the same grab action is honest in one position and a bluff in another, and no
-        fixed ``(A,) bool`` set can express it (``agents.heuristics.four_monkeys.honest_mask``
-        is the position-dependent version)."""
-        allowed = np.ones(self.num_actions, bool)
-        allowed[self.a_stop] = False
-        return {"no_stop": allowed}
-
-    def render_legend(self) -> str:
-        """How to read :meth:`render` (:func:`monkey_envs.four_monkeys.legend.legend_text`)."""
-        from monkey_envs.four_monkeys.legend import legend_text
-
-        return legend_text(self)
 
     def movers(self, s: FourMonkeysState) -> np.ndarray:
         """``(B, P) bool``: seats that have not committed yet in the current tick (none once over)."""

@@ -25,7 +25,9 @@ import numpy as np
 
 from monkey_envs.core.stats import percent as pct
 from monkey_envs.core.stats import rate_rows, wilson_interval
+from monkey_envs.funky_monkey.actions import NUM_PLAY_ACTIONS, action_filters
 from monkey_envs.funky_monkey.reading import Reading
+from monkey_envs.funky_monkey.state import STAT_NAMES
 
 CARD_LABELS = ("1", "2", "3", "4", "MiNuss")
 DISTANCE_BUCKETS = (("1-4", 1, 4), ("5-8", 5, 8), ("9+", 9, 10_000))
@@ -133,3 +135,57 @@ def context_markdown(ctx: dict[str, Any]) -> str:
     ann = ", ".join(f"{k}: {v}" for k, v in ctx["announced_when_bluffing"].items())
     lines.append(f"Announced value when bluffing: {ann}.")
     return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------- the game's Analytics hooks
+def episode_stats(game: Any, state: Any) -> dict[str, np.ndarray]:
+    """The bluff statistics, ``name -> (B, P) int16`` (``FunkyMonkey.bluff_stats``)."""
+    return game.bluff_stats(state)
+
+
+def stats_summary(game: Any, totals: dict[str, int], seats: int) -> dict[str, Any]:
+    """Bluff analytics of one agent (:func:`bluff_summary`)."""
+    return bluff_summary(totals, seats)
+
+
+def report_decisions(game: Any, actions: np.ndarray) -> np.ndarray:
+    """The face-down plays (``actions < NUM_PLAY_ACTIONS``): what :func:`bluff_context` reads."""
+    return np.asarray(actions) < NUM_PLAY_ACTIONS
+
+
+def decision_report(
+    game: Any, obs: np.ndarray, actions: np.ndarray, about: dict[str, Any] | None = None
+) -> tuple[str, dict[str, Any], str]:
+    """The bluff rate by context of the recorded face-down plays (:func:`bluff_context`)."""
+    ctx = {**(about or {}), **bluff_context(game, obs, actions)}
+    return "When does the agent bluff?", ctx, context_markdown(ctx)
+
+
+def episode_info(game: Any, s: Any, row: int) -> dict[str, Any]:
+    """``round``, final track and coconut facts and the bluff analytics of ``row`` (beside the shared end facts).
+
+    ``positions`` / ``coconuts (P,) int64`` (the golden one counted), ``alive (P,) bool``,
+    ``round`` / ``golden`` / ``tiger`` ints, ``bluff_stats``: ``name -> (P,) int64`` per seat.
+    """
+    # total_coconuts of the row alone (no copy of the whole state)
+    tot = s.coconuts[row].astype(np.int64) + (np.int64(s.golden[row]) == game._rel)
+    return {
+        "round": int(s.round[row]),
+        "positions": s.pos[row].astype(np.int64),
+        "alive": s.alive[row].astype(bool),
+        "coconuts": tot,
+        "golden": int(s.golden[row]),
+        "tiger": int(s.tiger[row]),
+        # one (12, P) int64 array, one row per statistic (a new array per call)
+        "bluff_stats": dict(zip(STAT_NAMES, s.stats[row].T.astype(np.int64, order="C"), strict=True)),
+    }
+
+
+def honest_filter(game: Any) -> dict[str, np.ndarray]:
+    """``{"honest": (A,) bool}``: every action except face-down plays whose announcement
+    differs from the card (plays ``5 * card + announce`` with ``card != announce``).
+
+    The honest-only ablation trains a learner restricted to it (``learner_actions="honest"``);
+    every active turn keeps a legal action (each card in hand can be announced truthfully).
+    """
+    return action_filters(game.num_actions)

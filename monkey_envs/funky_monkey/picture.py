@@ -1,4 +1,4 @@
-"""Picture of a Funky Monkey position (``render_mode="rgb_array"``, PNG / SVG export; the ``Game.picture`` hook).
+"""Picture of a Funky Monkey position (``render_mode="rgb_array"``, PNG / SVG export; the game's ``View.picture`` hook).
 
 The track as the board lays it out -- three rows whose corners are the offering bowls (row 1:
 spaces 0..6 left to right, row 2: 6..12 back across, row 3: 12..18; a snake), the tiger on

@@ -8,6 +8,7 @@ import numpy as np
 
 from monkey_envs.core.game import seat_legend
 from monkey_envs.funky_monkey import data as D
+from monkey_envs.funky_monkey.actions import A_ACCEPT, A_CROWN, A_PASS
 from monkey_envs.funky_monkey.state import (
     BOWL_COCONUT,
     BOWL_GOLDEN,
@@ -113,7 +114,7 @@ TILE_EFFECTS = {
 
 
 def legend_text(game: FunkyMonkey) -> str:
-    """How to read :func:`render_text` (the :meth:`~monkey_envs.core.game.Game.render_legend` hook)."""
+    """How to read :func:`render_text` (the ``legend`` hook of the game's ``View``)."""
     faces = "; ".join(f"{name} = {TILE_EFFECTS[name]}" for name in D.TILE_NAMES)
     return "\n".join(
         [
@@ -171,7 +172,7 @@ def outcome_text(
     viewer: int | None,
 ) -> str:
     """What ``viewer`` learns of what ``action`` did (the
-    :meth:`~monkey_envs.core.game.Game.action_outcome` hook); ``""`` when nothing public changed.
+    ``action_outcome`` hook of the game's ``View``); ``""`` when nothing public changed.
 
     A face-down card that is accepted (or comes back to its player, who must take it) is turned
     up for everybody: the text says who took it, what was announced, what it really was (the
@@ -181,7 +182,6 @@ def outcome_text(
     eliminated, treasure cards drawn (the kind named to its holder only). A pass that does not
     come back, and the face-down play itself, change nothing public: ``""``.
     """
-    from monkey_envs.funky_monkey.actions import A_ACCEPT, A_CROWN, A_PASS
 
     P = game.num_players
     a = int(action)
@@ -245,3 +245,13 @@ def _public_changes(b: FunkyMonkeyState, a: FunkyMonkeyState, r: int, viewer: in
     if int(a.tiger[r]) != int(b.tiger[r]):
         out.append(f"tiger: space {int(b.tiger[r])} -> {int(a.tiger[r])}")
     return out
+
+
+def seen_text(game: FunkyMonkey, state: FunkyMonkeyState, row: int, action: int, viewer: int | None) -> str:
+    """What ``viewer`` learns of a move: a face-down card shows only its announcement to the
+    other seats; every other move is public (``action_name``)."""
+    a = int(action)
+    mover = int(state.current_player[row])
+    if a < A_CROWN and (viewer is None or int(viewer) != mover):
+        return f"play a card face down, announce {D.CARD_NAMES[a % 5]}"
+    return game.action_name(state, row, a)

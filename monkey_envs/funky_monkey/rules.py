@@ -31,6 +31,7 @@ import numpy as np
 
 from monkey_envs.core.game import Game
 from monkey_envs.core.game import batch_arange as batch_arange
+from monkey_envs.core.plugins import Analytics, View
 from monkey_envs.core.rng import seed_rng as seed_rng
 from monkey_envs.core.spec import GameSpec
 from monkey_envs.core.spec import ObsLayout as ObsLayout
@@ -56,7 +57,6 @@ from monkey_envs.funky_monkey.actions import (
     NUM_PLAY_ACTIONS,
     MaskTable,
     _phase_actions,
-    action_filters,
     action_name,
     num_actions_for,
 )
@@ -76,7 +76,7 @@ from monkey_envs.funky_monkey.state import (
 from monkey_envs.funky_monkey.state import PHASE_NAMES as PHASE_NAMES
 
 if TYPE_CHECKING:
-    from monkey_envs.core.pictures import Picture
+    pass
 
 # The rules' public names. The action table lives in actions.py, the observation in observation.py
 # and the starting positions in position.py; every name this module held before that split is still
@@ -229,7 +229,26 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         {"num_players": 7, "tile_visibility": "all", "crown_bonus": True},
     )
     spec = SPEC
-    state_class = FunkyMonkeyState
+    #: Text, pictures and legend; a face-down card shows the others only its announcement, and an
+    #: accepted one what it really was (:mod:`monkey_envs.funky_monkey.render`).
+    view = View(
+        render="monkey_envs.funky_monkey.render:render_text",
+        picture="monkey_envs.funky_monkey.picture:draw",
+        legend="monkey_envs.funky_monkey.render:legend_text",
+        action_seen="monkey_envs.funky_monkey.render:seen_text",
+        action_outcome="monkey_envs.funky_monkey.render:outcome_text",
+    )
+    #: Bluff statistics and the bluff-context report, info facts, the honest-only action filter
+    #: (:mod:`monkey_envs.funky_monkey.analytics`).
+    analytics = Analytics(
+        episode_stats="monkey_envs.funky_monkey.analytics:episode_stats",
+        stats_title="Bluff analytics",
+        stats_summary="monkey_envs.funky_monkey.analytics:stats_summary",
+        report_decisions="monkey_envs.funky_monkey.analytics:report_decisions",
+        decision_report="monkey_envs.funky_monkey.analytics:decision_report",
+        episode_info="monkey_envs.funky_monkey.analytics:episode_info",
+        action_filters="monkey_envs.funky_monkey.analytics:honest_filter",
+    )
     #: bounds of every observation entry (counts are scaled; 40 coconuts / 10 is the largest)
     obs_low = 0.0
     obs_high = 4.0
@@ -296,68 +315,13 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         self._addressed = _Addressed()  # the addresses of the last stepped state's arrays
 
     # ================================================================== helpers
-    def action_filters(self) -> dict[str, np.ndarray]:
-        """``{"honest": (A,) bool}``: every action except face-down plays whose announcement
-        differs from the card (plays ``5 * card + announce`` with ``card != announce``).
-
-        The honest-only ablation trains a learner restricted to it (``learner_actions="honest"``);
-        every active turn keeps a legal action (each card in hand can be announced truthfully).
-        """
-        return action_filters(self.num_actions)
-
     def action_name(self, state: FunkyMonkeyState, row: int, action: int) -> str:
         """Readable meaning of ``action`` (independent of the row's phase)."""
         return action_name(self.num_players, state, row, action)
 
-    def action_seen(self, state: FunkyMonkeyState, row: int, action: int, viewer: int | None) -> str:
-        """What ``viewer`` learns of a move: a face-down card shows only its announcement to the
-        other seats; every other move is public (:meth:`action_name`)."""
-        a = int(action)
-        mover = int(state.current_player[row])
-        if a < A_CROWN and (viewer is None or int(viewer) != mover):
-            return f"play a card face down, announce {D.CARD_NAMES[a % 5]}"
-        return self.action_name(state, row, a)
-
-    def action_outcome(
-        self, before: FunkyMonkeyState, after: FunkyMonkeyState, row: int, action: int, viewer: int | None
-    ) -> str:
-        """What a move did, as ``viewer`` may know it: an accepted face-down card turned up (what
-        was announced, what it really was, what it does), then the public changes -- moves, tiles
-        turned up, coconuts, the golden coconut, bowls, the tiger, eliminations
-        (:func:`monkey_envs.funky_monkey.render.outcome_text`)."""
-        from monkey_envs.funky_monkey.render import outcome_text
-
-        return outcome_text(self, before, after, row, action, viewer)
-
     def bluff_stats(self, state: FunkyMonkeyState) -> dict[str, np.ndarray]:
         """Bluff analytics of every env: ``name -> (B, P) int16`` (columns of ``state.stats``)."""
         return {name: state.stats[:, :, i].copy() for i, name in enumerate(STAT_NAMES)}
-
-    # ------------------------------------------------------------------ analytics hooks
-    stats_title = "Bluff analytics"
-
-    def episode_stats(self, state: FunkyMonkeyState) -> dict[str, np.ndarray]:
-        """The game-kit hook: the bluff statistics (:meth:`bluff_stats`)."""
-        return self.bluff_stats(state)
-
-    def stats_summary(self, totals: dict[str, int], seats: int) -> dict[str, Any] | None:
-        """Bluff analytics of one agent (:func:`monkey_envs.funky_monkey.analytics.bluff_summary`)."""
-        from monkey_envs.funky_monkey.analytics import bluff_summary
-
-        return bluff_summary(totals, seats)
-
-    def report_decisions(self, actions: np.ndarray) -> np.ndarray:
-        """The face-down plays (``actions < NUM_PLAY_ACTIONS``): what the bluff-context report reads."""
-        return np.asarray(actions) < NUM_PLAY_ACTIONS
-
-    def decision_report(
-        self, obs: np.ndarray, actions: np.ndarray, about: dict[str, Any] | None = None
-    ) -> tuple[str, dict[str, Any], str]:
-        """The bluff rate by context of the recorded face-down plays (:mod:`monkey_envs.funky_monkey.analytics`)."""
-        from monkey_envs.funky_monkey.analytics import bluff_context, context_markdown
-
-        ctx = {**(about or {}), **bluff_context(self, obs, actions)}
-        return "When does the agent bluff?", ctx, context_markdown(ctx)
 
     def total_coconuts(self, state: FunkyMonkeyState) -> np.ndarray:
         """``(B, P) int64`` coconuts of each seat, the golden one included."""
@@ -463,26 +427,6 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
     def _winners(self, s: FunkyMonkeyState) -> np.ndarray:
         return s.winners_mask.copy()
 
-    def episode_info(self, s: FunkyMonkeyState, row: int) -> dict[str, Any]:
-        """The shared end facts, ``round``, final track/coconut facts and the bluff analytics of ``row``.
-
-        ``positions`` / ``coconuts (P,) int64``, ``alive (P,) bool``, ``round`` / ``golden`` /
-        ``tiger`` ints, ``bluff_stats``: ``name -> (P,) int64`` per seat.
-        """
-        # total_coconuts of the row alone (no copy of the whole state)
-        tot = s.coconuts[row].astype(np.int64) + (np.int64(s.golden[row]) == self._rel)
-        return {
-            **super().episode_info(s, row),
-            "round": int(s.round[row]),
-            "positions": s.pos[row].astype(np.int64),
-            "alive": s.alive[row].astype(bool),
-            "coconuts": tot,
-            "golden": int(s.golden[row]),
-            "tiger": int(s.tiger[row]),
-            # one (12, P) int64 array, one row per statistic (a new array per call)
-            "bluff_stats": dict(zip(STAT_NAMES, s.stats[row].T.astype(np.int64, order="C"), strict=True)),
-        }
-
     # ================================================================== positions
     def position(
         self,
@@ -564,23 +508,3 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         self._refresh(s, np.array([0]))
         s.mark_game(self)  # saved and reloaded, the state names this configuration
         return s
-
-    # ================================================================== render
-    def render(self, state: FunkyMonkeyState, row: int = 0, viewer: int | None = None) -> str:
-        from monkey_envs.funky_monkey.render import render_text
-
-        return render_text(self, state, row, viewer)
-
-    def render_legend(self) -> str:
-        """How to read :meth:`render`: the track, tile faces, bowls, the tiger, players, the well,
-        the offer and hands (:func:`monkey_envs.funky_monkey.render.legend_text`)."""
-        from monkey_envs.funky_monkey.render import legend_text
-
-        return legend_text(self)
-
-    def picture(self, state: FunkyMonkeyState, row: int = 0, viewer: int | None = None) -> Picture:
-        """The track, tiger, tiles, coconuts, pieces, players, offer and ``viewer``'s hand as a
-        :class:`~monkey_envs.core.pictures.Picture` (:mod:`monkey_envs.funky_monkey.picture`)."""
-        from monkey_envs.funky_monkey.picture import draw
-
-        return draw(self, state, row, viewer)

@@ -1,4 +1,4 @@
-"""Picture of a Monkey Fun position (``render_mode="rgb_array"``, PNG / SVG export; the ``Game.picture`` hook).
+"""Picture of a Monkey Fun position (``render_mode="rgb_array"``, PNG / SVG export; the game's ``View.picture`` hook).
 
 The 6x6 board with its printed numbers, each seat's monkeys per field in the seat's colour with
 their count, secured fields tinted and framed in their owner's colour, the last placement marked;

@@ -60,7 +60,7 @@ def render_text(game: MonkeyFun, s: MonkeyFunState, row: int = 0, viewer: int | 
 
 def legend_text(game: MonkeyFun) -> str:
     """How to read :func:`render_text`, for this configuration's seats (the
-    :meth:`~monkey_envs.core.game.Game.render_legend` hook)."""
+    ``legend`` hook of the game's ``View``)."""
     P = game.num_players
     seats = SEAT_MARKS[:P]
     counts = "".join(str(d) for d in (2, 3, 1, 0)[:P])

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from monkey_envs.core.game import Game, as_seeds
+from monkey_envs.core.plugins import Analytics, View
 from monkey_envs.core.rng import seed_rng, shuffle_prefix
 from monkey_envs.core.spec import GameSpec, ObsLayout, ObsPiece
 from monkey_envs.monkey_fun import data as D
@@ -30,7 +31,7 @@ from monkey_envs.monkey_fun.kernels import DISCARD_ACTION, NUM_ACTIONS, NUM_SUBS
 from monkey_envs.monkey_fun.state import END_NONE, END_REASONS, MonkeyFunState
 
 if TYPE_CHECKING:
-    from monkey_envs.core.pictures import Picture
+    pass
 
 __all__ = ["DISCARD_ACTION", "NUM_ACTIONS", "NUM_SUBSETS", "SPEC", "SUBSET_BITS", "MonkeyFun"]
 
@@ -81,6 +82,16 @@ SPEC = GameSpec(
 )
 
 
+def _scores(game: MonkeyFun, state: MonkeyFunState) -> np.ndarray:
+    """``(B, P) float64`` end-of-game points (normal game) or the solo score; 0 while running."""
+    return state.scores.astype(np.float64)
+
+
+def _episode_info(game: MonkeyFun, s: MonkeyFunState, row: int) -> dict[str, Any]:
+    """``scores (P,) int64``: final points (the solo score), beside the shared end facts."""
+    return {"scores": s.scores[row].astype(np.int64)}
+
+
 class MonkeyFun(Game[MonkeyFunState]):
     """Monkey Fun (KOSMOS 2024): normal, quick and solo variants.
 
@@ -102,9 +113,15 @@ class MonkeyFun(Game[MonkeyFunState]):
         {"num_players": 1},
     )
     spec = SPEC
-    #: Cards are played face up: every seat sees every move.
-    public_actions: ClassVar[bool] = True
-    state_class = MonkeyFunState
+    #: Text, pictures and legend; cards are played face up (every seat sees every move).
+    view = View(
+        render="monkey_envs.monkey_fun.render:render_text",
+        picture="monkey_envs.monkey_fun.picture:draw",
+        legend="monkey_envs.monkey_fun.render:legend_text",
+        public_actions=True,
+    )
+    #: End-of-game points as scores and in ``info``.
+    analytics = Analytics(scores=_scores, episode_info=_episode_info)
     #: Observation bounds (every piece is in [0, 1] except ``counts`` = monkeys / 4 <= 20 / 4).
     obs_low = 0.0
     obs_high = D.MONKEYS_PER_PLAYER / 4
@@ -307,14 +324,6 @@ class MonkeyFun(Game[MonkeyFunState]):
     def _winners(self, s: MonkeyFunState) -> np.ndarray:
         return s.winners_mask.copy()
 
-    def scores(self, state: MonkeyFunState) -> np.ndarray:
-        """``(B, P) float64`` end-of-game points (normal game) or the solo score; 0 while running."""
-        return state.scores.astype(np.float64)
-
-    def episode_info(self, s: MonkeyFunState, row: int) -> dict[str, Any]:
-        """The shared end facts plus ``scores (P,) int64`` (final points; the solo score)."""
-        return {**super().episode_info(s, row), "scores": s.scores[row].astype(np.int64)}
-
     # ================================================================== positions
     def position(
         self,
@@ -453,23 +462,3 @@ class MonkeyFun(Game[MonkeyFunState]):
         self._refresh(s)
         s.mark_game(self)
         return s
-
-    # ================================================================== render
-    def render(self, state: MonkeyFunState, row: int = 0, viewer: int | None = None) -> str:
-        from monkey_envs.monkey_fun.render import render_text
-
-        return render_text(self, state, row, viewer)
-
-    def render_legend(self) -> str:
-        """How to read :meth:`render`: field numbers and monkey counts, secured fields (``*X``),
-        the last move (``<``), supplies, piles and hands (:func:`monkey_envs.monkey_fun.render.legend_text`)."""
-        from monkey_envs.monkey_fun.render import legend_text
-
-        return legend_text(self)
-
-    def picture(self, state: MonkeyFunState, row: int = 0, viewer: int | None = None) -> Picture:
-        """The board, players, ``viewer``'s hand and the piles as a :class:`~monkey_envs.core.pictures.Picture`
-        (:mod:`monkey_envs.monkey_fun.picture`; ``viewer=None`` shows no hand)."""
-        from monkey_envs.monkey_fun.picture import draw
-
-        return draw(self, state, row, viewer)

@@ -38,7 +38,7 @@ import numpy as np
 from monkey_envs.core.stats import percent as pct
 from monkey_envs.core.stats import rate_rows
 from monkey_envs.monki import data as D
-from monkey_envs.monki.state import PHASE_COLLECT, PHASE_FLIPPING, PHASE_START
+from monkey_envs.monki.state import PHASE_COLLECT, PHASE_FLIPPING, PHASE_START, STAT_NAMES
 
 #: Bins of the bust chance: ``(label, low, high)`` with ``low < p <= high`` (the first: ``p == 0``).
 BUST_BINS = (
@@ -319,6 +319,55 @@ def comparison_markdown(reports: dict[str, dict[str, Any]]) -> str:
             overall.append("-" if rate is None else f"{100 * rate:.1f}% ({reports[n][part]['decisions']})")
         lines += ["| all | " + " | ".join(overall) + " |", ""]
     return "\n".join(lines).rstrip() + "\n"
+
+
+# ---------------------------------------------------------------------- the game's Analytics hooks
+def scores(game: Any, state: Any) -> np.ndarray:
+    """``(B, 2) float64`` fruits (golden included) on each player board."""
+    return (state.owner[:, None, :] == np.arange(2)[None, :, None]).sum(2).astype(np.float64)
+
+
+def episode_stats(game: Any, state: Any) -> dict[str, np.ndarray]:
+    """Per-seat counters ``name -> (B, 2) int64`` (:data:`~monkey_envs.monki.state.STAT_NAMES`)."""
+    return {n: state.stats[:, :, i].astype(np.int64) for i, n in enumerate(STAT_NAMES)}
+
+
+def stats_summary(game: Any, totals: dict[str, int], seats: int) -> dict[str, Any]:
+    """Push-your-luck analytics: flips per temple visit, bust rate, ruby uses and skips per game."""
+    visits = totals.get("temple_visits", 0)
+    per = max(seats, 1)
+    return {
+        "flips_per_visit": totals.get("flips", 0) / visits if visits else None,
+        "bust_rate": totals.get("busts", 0) / visits if visits else None,
+        "golden_per_game": totals.get("golden_flips", 0) / per,
+        "ruby_uses_per_game": totals.get("ruby_uses", 0) / per,
+        "skips_per_game": totals.get("skips", 0) / per,
+        "kept_per_game": totals.get("kept", 0) / per,
+    }
+
+
+def report_decisions(game: Any, actions: np.ndarray) -> np.ndarray:
+    """Every turn decision (skip, move, flip, pass, ruby; not the placements): what
+    :func:`push_your_luck` reads, split by the phase in the observation."""
+    return np.asarray(actions) >= game.A_MOVE
+
+
+def decision_report(
+    game: Any, obs: np.ndarray, actions: np.ndarray, about: dict[str, Any] | None = None
+) -> tuple[str, dict[str, Any], str]:
+    """Flip-again rate by the chance of a bust, ruby use and skips by the statues' contents (:func:`push_your_luck`)."""
+    data = {**(about or {}), **push_your_luck(game, obs, actions)}
+    return "Has the agent learned push-your-luck?", data, push_your_luck_markdown(data)
+
+
+def episode_info(game: Any, state: Any, row: int) -> dict[str, Any]:
+    """``fruits`` / ``golden (P,) int64`` filled slots per seat and ``turns`` (beside the shared end facts)."""
+    filled = game.filled_slots(state.owner[row : row + 1])[0]
+    return {
+        "fruits": (filled[:, : D.ROW1_SLOTS] > 0).sum(1).astype(np.int64),
+        "golden": (filled[:, D.ROW1_SLOTS :] > 0).sum(1).astype(np.int64),
+        "turns": int(state.turns[row]),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,4 +1,4 @@
-"""Picture of a Monki position (``render_mode="rgb_array"``, PNG / SVG export; the ``Game.picture`` hook).
+"""Picture of a Monki position (``render_mode="rgb_array"``, PNG / SVG export; the game's ``View.picture`` hook).
 
 The grid of the layout with its four 3x3 temple boards (holes left blank), each pot stack as its
 top token -- face down it shows only its pot colour (green or blue), flipped this turn its fruit --

@@ -72,7 +72,7 @@ def render_text(game: Monki, s: MonkiState, row: int = 0, viewer: int | None = N
 
 
 def legend_text(game: Monki) -> str:
-    """How to read :func:`render_text` (the :meth:`~monkey_envs.core.game.Game.render_legend` hook)."""
+    """How to read :func:`render_text` (the ``legend`` hook of the game's ``View``)."""
     fruits = ", ".join(f"{ch} {name}" for ch, name in zip(_FRUIT_CH, D.FRUITS, strict=True))
     colours = ", ".join(f"{ch} {name}" for ch, name in zip(_COL_CH, D.COLOURS, strict=True))
     return "\n".join(

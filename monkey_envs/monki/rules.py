@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from monkey_envs.core.game import Game, as_seeds
+from monkey_envs.core.plugins import Analytics, View
 from monkey_envs.core.rng import seed_rng, shuffle_prefix
 from monkey_envs.core.spec import GameSpec, ObsLayout, ObsPiece
 from monkey_envs.monki import data as D
@@ -51,7 +52,7 @@ from monkey_envs.monki.state import (
 )
 
 if TYPE_CHECKING:
-    from monkey_envs.core.pictures import Picture
+    pass
 
 __all__ = ["SPEC", "Monki"]
 
@@ -131,9 +132,23 @@ class Monki(Game[MonkiState]):
     """
 
     spec = SPEC
-    #: Moves, flips and ruby uses happen in the open: every seat sees every move.
-    public_actions: ClassVar[bool] = True
-    state_class = MonkiState
+    #: Text, pictures and legend; moves, flips and ruby uses happen in the open (every seat sees every move).
+    view = View(
+        render="monkey_envs.monki.render:render_text",
+        picture="monkey_envs.monki.picture:draw",
+        legend="monkey_envs.monki.render:legend_text",
+        public_actions=True,
+    )
+    #: Scores, push-your-luck statistics and decision report, info facts (:mod:`monkey_envs.monki.analytics`).
+    analytics = Analytics(
+        scores="monkey_envs.monki.analytics:scores",
+        episode_stats="monkey_envs.monki.analytics:episode_stats",
+        stats_title="Monki push-your-luck statistics",
+        stats_summary="monkey_envs.monki.analytics:stats_summary",
+        report_decisions="monkey_envs.monki.analytics:report_decisions",
+        decision_report="monkey_envs.monki.analytics:decision_report",
+        episode_info="monkey_envs.monki.analytics:episode_info",
+    )
     test_configs: ClassVar[tuple[dict[str, Any], ...]] = (
         {},
         {"layout": "stairs"},
@@ -141,7 +156,6 @@ class Monki(Game[MonkiState]):
     )
     obs_low = 0.0
     obs_high = 1.0
-    stats_title = "Monki push-your-luck statistics"
     #: ``stats`` only counts up: a loaded state must leave it room to play (``Game.validate_state``).
     counter_fields: ClassVar[tuple[str, ...]] = (*Game.counter_fields, "stats")
     #: The endings' ``(win, loss, draw)`` rewards: the shared laws check finished games' rewards with them.
@@ -318,72 +332,6 @@ class Monki(Game[MonkiState]):
         if a == self.A_PASS:
             return "pass (collect the flipped fruit)"
         return f"use the {D.FRUITS[a - self.A_RUBY]} ruby"
-
-    def render(self, state: MonkiState, row: int = 0, viewer: int | None = None) -> str:
-        from monkey_envs.monki.render import render_text
-
-        return render_text(self, state, row, viewer)
-
-    def render_legend(self) -> str:
-        """How to read :meth:`render`: holes, free spaces, Monkis, pots (``b?3``, ``bF3``), token
-        codes, statues, rubies and player boards (:func:`monkey_envs.monki.render.legend_text`)."""
-        from monkey_envs.monki.render import legend_text
-
-        return legend_text(self)
-
-    def picture(self, state: MonkiState, row: int = 0, viewer: int | None = None) -> Picture:
-        """The temple boards, pots, statues, both Monkis, the player boards and rubies as a
-        :class:`~monkey_envs.core.pictures.Picture` (:mod:`monkey_envs.monki.picture`)."""
-        from monkey_envs.monki.picture import draw
-
-        return draw(self, state, row, viewer)
-
-    # ================================================================== hooks
-    def scores(self, state: MonkiState) -> np.ndarray:
-        """``(B, 2) float64`` fruits (golden included) on each player board."""
-        return (state.owner[:, None, :] == np.arange(2)[None, :, None]).sum(2).astype(np.float64)
-
-    def episode_stats(self, state: MonkiState) -> dict[str, np.ndarray]:
-        """Per-seat counters ``name -> (B, 2) int64`` (:data:`~monkey_envs.monki.state.STAT_NAMES`)."""
-        return {n: state.stats[:, :, i].astype(np.int64) for i, n in enumerate(STAT_NAMES)}
-
-    def stats_summary(self, totals: dict[str, int], seats: int) -> dict[str, Any] | None:
-        """Push-your-luck analytics: flips per temple visit, bust rate, ruby uses and skips per game."""
-        visits = totals.get("temple_visits", 0)
-        per = max(seats, 1)
-        return {
-            "flips_per_visit": totals.get("flips", 0) / visits if visits else None,
-            "bust_rate": totals.get("busts", 0) / visits if visits else None,
-            "golden_per_game": totals.get("golden_flips", 0) / per,
-            "ruby_uses_per_game": totals.get("ruby_uses", 0) / per,
-            "skips_per_game": totals.get("skips", 0) / per,
-            "kept_per_game": totals.get("kept", 0) / per,
-        }
-
-    def report_decisions(self, actions: np.ndarray) -> np.ndarray:
-        """Every turn decision (skip, move, flip, pass, ruby; not the placements): what the
-        push-your-luck report (:mod:`monkey_envs.monki.analytics`) reads, split by the phase in the observation."""
-        return np.asarray(actions) >= self.A_MOVE
-
-    def decision_report(
-        self, obs: np.ndarray, actions: np.ndarray, about: dict[str, Any] | None = None
-    ) -> tuple[str, dict[str, Any], str]:
-        """Flip-again rate by the chance of a bust, ruby use and skips by the statues' contents
-        (:func:`monkey_envs.monki.analytics.push_your_luck`)."""
-        from monkey_envs.monki.analytics import push_your_luck, push_your_luck_markdown
-
-        data = {**(about or {}), **push_your_luck(self, obs, actions)}
-        return "Has the agent learned push-your-luck?", data, push_your_luck_markdown(data)
-
-    def episode_info(self, state: MonkiState, row: int) -> dict[str, Any]:
-        """The shared end facts plus ``fruits`` / ``golden (P,) int64`` filled slots per seat and ``turns``."""
-        filled = self.filled_slots(state.owner[row : row + 1])[0]
-        return {
-            **super().episode_info(state, row),
-            "fruits": (filled[:, : D.ROW1_SLOTS] > 0).sum(1).astype(np.int64),
-            "golden": (filled[:, D.ROW1_SLOTS :] > 0).sum(1).astype(np.int64),
-            "turns": int(state.turns[row]),
-        }
 
     # ================================================================== positions
     def position(

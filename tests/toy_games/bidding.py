@@ -20,6 +20,7 @@ from agents.base import random_legal
 from agents.registry import register_agent
 from monkey_envs.core.game import Game, end_games
 from monkey_envs.core.pictures import Picture, text_picture
+from monkey_envs.core.plugins import Analytics, View
 from monkey_envs.core.rng import draw_below, seed_rng
 from monkey_envs.core.schema import field, state_schema
 from monkey_envs.core.spec import GameSpec, ObsLayout, ObsPiece
@@ -67,7 +68,9 @@ class ToyBidding(Game[ToyBiddingState]):
         end_reasons=END_REASONS,
         default_players=(2,),
     )
-    state_class = ToyBiddingState
+    #: How it is shown, and what it reports: the functions below the class.
+    view = View(render=f"{__name__}:render", picture=f"{__name__}:picture")
+    analytics = Analytics(scores=f"{__name__}:scores", episode_info=f"{__name__}:episode_info")
     test_configs: ClassVar[tuple[dict[str, Any], ...]] = ({}, {"num_players": 3, "coins": 4, "rounds": 2})
     #: Its laws and its re-deal of what a seat cannot see: the functions at the end of this module.
     laws: ClassVar[str] = __name__
@@ -159,35 +162,11 @@ class ToyBidding(Game[ToyBiddingState]):
             axis=1,
         )
 
-    def picture(self, s: ToyBiddingState, row: int = 0, viewer: int | None = None) -> Picture:
-        """The text picture drawn as an image (the kit's ``text_picture``): enough for ``rgb_array``."""
-        return text_picture(self.render(s, row, viewer), self.spec.title, columns=72, lines=10)
-
-    def render(self, s: ToyBiddingState, row: int = 0, viewer: int | None = None) -> str:
-        rnd = min(int(s.round[row]) + 1, self.rounds)
-        lines = [f"Toy Bidding: round {rnd}/{self.rounds}, prize {int(s.prize[row])}"]
-        for p in range(self.num_players):
-            bid = int(s.bids[row, p])
-            pending = "-" if bid < 0 else (str(bid) if p == viewer else "committed")
-            lines.append(
-                f"player_{p}: coins {int(s.coins[row, p])}, points {int(s.points[row, p])}, "
-                f"last bid {int(s.last_bids[row, p])}, bid {pending}"
-            )
-        if s.terminated[row]:
-            lines.append(f"over: winners {np.flatnonzero(s.winners_mask[row]).tolist()}")
-        return "\n".join(lines)
-
     def action_name(self, state: ToyBiddingState, row: int, action: int) -> str:
         return f"bid {int(action)}"
 
     def _winners(self, s: ToyBiddingState) -> np.ndarray:
         return s.winners_mask.copy()
-
-    def scores(self, s: ToyBiddingState) -> np.ndarray:
-        return s.points.astype(np.float64)
-
-    def episode_info(self, s: ToyBiddingState, row: int) -> dict[str, Any]:
-        return {**super().episode_info(s, row), "scores": s.points[row].astype(np.int64)}
 
     # ------------------------------------------------------------------ kit hooks
     def movers(self, s: ToyBiddingState) -> np.ndarray:
@@ -197,6 +176,35 @@ class ToyBidding(Game[ToyBiddingState]):
     def mover_masks(self, s: ToyBiddingState) -> np.ndarray:
         """``(B, P, A) bool``: each mover's legal bids (0..its coins), all False for other seats."""
         return (np.arange(self.num_actions) <= s.coins[:, :, None]) & self.movers(s)[:, :, None]
+
+
+# ---------------------------------------------------------------------- the view and analytics plug-ins
+def render(game: ToyBidding, s: ToyBiddingState, row: int = 0, viewer: int | None = None) -> str:
+    rnd = min(int(s.round[row]) + 1, game.rounds)
+    lines = [f"Toy Bidding: round {rnd}/{game.rounds}, prize {int(s.prize[row])}"]
+    for p in range(game.num_players):
+        bid = int(s.bids[row, p])
+        pending = "-" if bid < 0 else (str(bid) if p == viewer else "committed")
+        lines.append(
+            f"player_{p}: coins {int(s.coins[row, p])}, points {int(s.points[row, p])}, "
+            f"last bid {int(s.last_bids[row, p])}, bid {pending}"
+        )
+    if s.terminated[row]:
+        lines.append(f"over: winners {np.flatnonzero(s.winners_mask[row]).tolist()}")
+    return "\n".join(lines)
+
+
+def picture(game: ToyBidding, s: ToyBiddingState, row: int = 0, viewer: int | None = None) -> Picture:
+    """The text picture drawn as an image (the kit's ``text_picture``): enough for ``rgb_array``."""
+    return text_picture(render(game, s, row, viewer), game.spec.title, columns=72, lines=10)
+
+
+def scores(game: ToyBidding, s: ToyBiddingState) -> np.ndarray:
+    return s.points.astype(np.float64)
+
+
+def episode_info(game: ToyBidding, s: ToyBiddingState, row: int) -> dict[str, Any]:
+    return {"scores": s.points[row].astype(np.int64)}
 
 
 # ---------------------------------------------------------------------- the laws (``ToyBidding.laws``)

@@ -24,6 +24,7 @@ from agents.base import random_legal
 from agents.registry import register_agent
 from monkey_envs.core.game import Game, end_games
 from monkey_envs.core.pictures import Picture, text_picture
+from monkey_envs.core.plugins import Analytics, View
 from monkey_envs.core.rng import draw_below, seed_rng
 from monkey_envs.core.schema import field, state_schema
 from monkey_envs.core.spec import GameSpec, ObsLayout, ObsPiece
@@ -76,9 +77,16 @@ class ToyDice(Game[ToyDiceState]):
         end_reasons=END_REASONS,
         default_players=(2,),
     )
-    state_class = ToyDiceState
     test_configs: ClassVar[tuple[dict[str, Any], ...]] = ({}, {"num_players": 4, "target": 20, "max_turns": 8})
-    stats_title: ClassVar[str] = "Risk analytics"
+    #: How it is shown, and what it reports: the plug-in functions below the class.
+    view = View(render=f"{__name__}:render", picture=f"{__name__}:picture")
+    analytics = Analytics(
+        scores=f"{__name__}:scores",
+        episode_stats=f"{__name__}:episode_stats",
+        stats_title="Risk analytics",
+        stats_summary=f"{__name__}:stats_summary",
+        episode_info=f"{__name__}:episode_info",
+    )
     obs_low = 0.0
     obs_high = 2.0  # a final score is below target + SIDES, i.e. at most 1.5 * target
 
@@ -181,62 +189,11 @@ class ToyDice(Game[ToyDiceState]):
             axis=1,
         )
 
-    def picture(self, s: ToyDiceState, row: int = 0, viewer: int | None = None) -> Picture:
-        """The text picture drawn as an image (the kit's ``text_picture``): enough for ``rgb_array``."""
-        return text_picture(self.render(s, row, viewer), self.spec.title, columns=72, lines=7)
-
-    def render(self, s: ToyDiceState, row: int = 0, viewer: int | None = None) -> str:
-        cp = int(s.current_player[row])
-        turn = min(int(s.turns[row]) + 1, self.max_turns)
-        head = f"Toy Pig: turn {turn}/{self.max_turns}, target {self.target}, last roll {int(s.last_roll[row]) or '-'}"
-        lines = [head]
-        for p in range(self.num_players):
-            mark = (
-                f"  <- to move, turn total {int(s.turn_total[row])} ({int(s.turn_rolls[row])} rolls)" if p == cp else ""
-            )
-            lines.append(f"player_{p}: {int(s.score[row, p])} points{mark}")
-        if s.terminated[row]:
-            lines.append(f"over: {END_REASONS[int(s.end_reason[row])]}, winners {self._winner_list(s, row)}")
-        return "\n".join(lines)
-
     def action_name(self, state: ToyDiceState, row: int, action: int) -> str:
         return ACTION_NAMES[int(action)] if 0 <= int(action) < len(ACTION_NAMES) else f"action {int(action)}"
 
     def _winners(self, s: ToyDiceState) -> np.ndarray:
         return s.winners_mask.copy()
-
-    def _winner_list(self, s: ToyDiceState, row: int) -> list[int]:
-        return np.flatnonzero(s.winners_mask[row]).tolist()
-
-    def episode_info(self, s: ToyDiceState, row: int) -> dict[str, Any]:
-        return {**super().episode_info(s, row), "scores": s.score[row].astype(np.int64), "turns": int(s.turns[row])}
-
-    # ------------------------------------------------------------------ kit hooks
-    def scores(self, s: ToyDiceState) -> np.ndarray:
-        """``(B, P) float64`` banked points."""
-        return s.score.astype(np.float64)
-
-    def episode_stats(self, s: ToyDiceState) -> dict[str, np.ndarray]:
-        """Per-seat ``rolls``, ``busts``, ``holds``, ``points_lost`` and ``points_banked`` (``(B, P) int64``)."""
-        arrays = (s.rolls, s.busts, s.holds, s.lost, s.score)
-        return {name: a.astype(np.int64) for name, a in zip(STAT_NAMES, arrays, strict=True)}
-
-    def stats_summary(self, totals: dict[str, int], seats: int) -> dict[str, Any] | None:
-        """Risk analytics: rolls per turn, bust rate, points per hold, points lost per game (``None``: no turns)."""
-        if any(k not in totals for k in STAT_NAMES):
-            return None
-        turns = totals["holds"] + totals["busts"]
-
-        def ratio(a: float, b: float) -> float | None:
-            return a / b if b else None
-
-        return {
-            "turns": turns,
-            "rolls_per_turn": ratio(totals["rolls"], turns),
-            "bust_rate": ratio(totals["busts"], turns),
-            "points_per_hold": ratio(totals["points_banked"], totals["holds"]),
-            "points_lost_per_game": ratio(totals["points_lost"], seats),
-        }
 
     def state_violations(self, s: ToyDiceState) -> list[tuple[str, int, str]]:
         out = super().state_violations(s)
@@ -283,3 +240,56 @@ class Hold20Agent:
 
 register_game("toy_dice", "toy_games.dice:ToyDice")
 register_agent("hold20", Hold20Agent, game="toy_dice")
+
+
+# ---------------------------------------------------------------------- the view and analytics plug-ins
+def render(game: ToyDice, s: ToyDiceState, row: int = 0, viewer: int | None = None) -> str:
+    cp = int(s.current_player[row])
+    turn = min(int(s.turns[row]) + 1, game.max_turns)
+    head = f"Toy Pig: turn {turn}/{game.max_turns}, target {game.target}, last roll {int(s.last_roll[row]) or '-'}"
+    lines = [head]
+    for p in range(game.num_players):
+        mark = f"  <- to move, turn total {int(s.turn_total[row])} ({int(s.turn_rolls[row])} rolls)" if p == cp else ""
+        lines.append(f"player_{p}: {int(s.score[row, p])} points{mark}")
+    if s.terminated[row]:
+        winners = np.flatnonzero(s.winners_mask[row]).tolist()
+        lines.append(f"over: {END_REASONS[int(s.end_reason[row])]}, winners {winners}")
+    return "\n".join(lines)
+
+
+def picture(game: ToyDice, s: ToyDiceState, row: int = 0, viewer: int | None = None) -> Picture:
+    """The text picture drawn as an image (the kit's ``text_picture``): enough for ``rgb_array``."""
+    return text_picture(render(game, s, row, viewer), game.spec.title, columns=72, lines=7)
+
+
+def episode_info(game: ToyDice, s: ToyDiceState, row: int) -> dict[str, Any]:
+    return {"scores": s.score[row].astype(np.int64), "turns": int(s.turns[row])}
+
+
+def scores(game: ToyDice, s: ToyDiceState) -> np.ndarray:
+    """``(B, P) float64`` banked points."""
+    return s.score.astype(np.float64)
+
+
+def episode_stats(game: ToyDice, s: ToyDiceState) -> dict[str, np.ndarray]:
+    """Per-seat ``rolls``, ``busts``, ``holds``, ``points_lost`` and ``points_banked`` (``(B, P) int64``)."""
+    arrays = (s.rolls, s.busts, s.holds, s.lost, s.score)
+    return {name: a.astype(np.int64) for name, a in zip(STAT_NAMES, arrays, strict=True)}
+
+
+def stats_summary(game: ToyDice, totals: dict[str, int], seats: int) -> dict[str, Any] | None:
+    """Risk analytics: rolls per turn, bust rate, points per hold, points lost per game (``None``: no turns)."""
+    if any(k not in totals for k in STAT_NAMES):
+        return None
+    turns = totals["holds"] + totals["busts"]
+
+    def ratio(a: float, b: float) -> float | None:
+        return a / b if b else None
+
+    return {
+        "turns": turns,
+        "rolls_per_turn": ratio(totals["rolls"], turns),
+        "bust_rate": ratio(totals["busts"], turns),
+        "points_per_hold": ratio(totals["points_banked"], totals["holds"]),
+        "points_lost_per_game": ratio(totals["points_lost"], seats),
+    }
