@@ -30,6 +30,7 @@ import numpy as np
 
 from monkey_envs.core.invariants import Report, reward_laws
 from monkey_envs.core.plugins import NO_ANALYTICS, Analytics, View
+from monkey_envs.core.schema import counters as schema_counters
 from monkey_envs.core.schema import layout as schema_layout
 from monkey_envs.core.schema import range_violations
 from monkey_envs.core.spec import GameSpec, ObsLayout
@@ -799,11 +800,14 @@ class Game(abc.ABC, Generic[S]):
 
     #: How many violations the message of :meth:`validate_state` lists.
     max_reported_violations: ClassVar[int] = 5
-    #: Integer fields that only count up during play (decisions taken, per-seat statistics, ...),
-    #: declared per game as data: ``counter_fields = (*Game.counter_fields, "stats")``.
-    #: :meth:`validate_state` refuses a state with a counter outside ``[0, counter_cap(dtype))``,
-    #: so that playing a loaded state can never overflow one (see :meth:`counter_cap`).
-    counter_fields: ClassVar[tuple[str, ...]] = ("step_count",)
+
+    @property
+    def counter_fields(self) -> tuple[str, ...]:
+        """Integer fields that only count up during play (decisions taken, per-seat statistics,
+        ...): those the state schema declares ``counter=True``. :meth:`validate_state` refuses a
+        state with a counter outside ``[0, counter_cap(dtype))``, so that playing a loaded state can
+        never overflow one (see :meth:`counter_cap`)."""
+        return schema_counters(self.state_class)
 
     @staticmethod
     def counter_cap(dtype: Any) -> int:

@@ -62,6 +62,8 @@ class Field:
         meaning: one line saying what the array holds (it becomes the class docs).
         low: smallest valid value (inclusive), or ``None`` for no check.
         high: largest valid value (inclusive), or ``None`` for no check.
+        counter: the field only counts up during play (decisions taken, per-seat statistics):
+            ``low`` is 0, and a loaded state must leave it room to play (``Game.counter_fields``).
     """
 
     name: str
@@ -70,6 +72,7 @@ class Field:
     meaning: str
     low: Bound = None
     high: Bound = None
+    counter: bool = False
 
     def describe(self) -> str:
         """``"(B, P, 4) int8 meaning"`` as the docs show it."""
@@ -77,7 +80,15 @@ class Field:
         return f"``({dims}{',' if not self.shape else ''}) {self.dtype}`` {self.meaning}"
 
 
-def field(dtype: Any, shape: tuple[Size, ...] = (), meaning: str = "", *, low: Bound = None, high: Bound = None) -> Any:
+def field(
+    dtype: Any,
+    shape: tuple[Size, ...] = (),
+    meaning: str = "",
+    *,
+    low: Bound = None,
+    high: Bound = None,
+    counter: bool = False,
+) -> Any:
     """Declare a state field (a required dataclass field carrying its :class:`Field` facts).
 
     Args:
@@ -86,10 +97,14 @@ def field(dtype: Any, shape: tuple[Size, ...] = (), meaning: str = "", *, low: B
         meaning: what the array holds, in one line.
         low: smallest valid value (inclusive); see the module docs for the forms.
         high: largest valid value (inclusive).
+        counter: an integer field that only counts up during play (then ``low`` is 0).
     """
+    if counter and (np.dtype(dtype).kind != "i" or low not in (None, 0)):
+        raise TypeError(f"a counter is a signed integer field counting up from 0, got {np.dtype(dtype)} low={low!r}")
     if not isinstance(shape, tuple) or not all(isinstance(d, (int, str)) and not isinstance(d, bool) for d in shape):
         raise TypeError(f"a field's shape must be a tuple of ints and attribute names, got {shape!r}")
-    return dataclasses.field(metadata={_KEY: (np.dtype(dtype), shape, meaning, low, high)})
+    low = 0 if counter else low
+    return dataclasses.field(metadata={_KEY: (np.dtype(dtype), shape, meaning, low, high, counter)})
 
 
 @dataclass_transform(field_specifiers=(field,))
@@ -124,6 +139,11 @@ def schema(cls: type) -> tuple[Field, ...]:
     result = tuple(out)
     type.__setattr__(cls, "_SCHEMA", result)
     return result
+
+
+def counters(cls: type) -> tuple[str, ...]:
+    """Names of ``cls``'s fields declared ``counter=True``, in order."""
+    return tuple(f.name for f in schema(cls) if f.counter)
 
 
 def field_names(cls: type) -> tuple[str, ...]:

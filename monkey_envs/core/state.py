@@ -281,7 +281,7 @@ class BatchState:
     legal_action_mask: np.ndarray = field(
         "bool", ("num_actions",), "legal actions of ``current_player``; all False for finished games."
     )
-    step_count: np.ndarray = field("int32", (), "decisions taken so far.", low=0)
+    step_count: np.ndarray = field("int32", (), "decisions taken so far.", counter=True)
     rng: np.ndarray = field("uint64", (2,), "per-env counter-based RNG (see :mod:`monkey_envs.core.rng`).")
     winners_mask: np.ndarray = field(
         "bool",

@@ -113,8 +113,6 @@ class FourMonkeys(Game[FourMonkeysState]):
     )
     obs_low = -1.0
     obs_high = 1.0
-    #: ``stats`` only counts up: a loaded state must leave it room to play (``Game.validate_state``).
-    counter_fields: ClassVar[tuple[str, ...]] = (*Game.counter_fields, "stats")
     #: The endings' ``(win, loss, draw)`` rewards: the shared laws check finished games' rewards with them.
     end_rewards: ClassVar[tuple[float, float, float] | None] = (D.REWARD_WIN, D.REWARD_LOSS, D.REWARD_DRAW)
     #: The 4 Monkeys laws and the re-deal of what a seat cannot see.

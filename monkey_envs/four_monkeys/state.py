@@ -118,7 +118,7 @@ class FourMonkeysState(BatchState):
     skins: np.ndarray = field("int8", (P,), "Banana skins the seat received this round.", low=0, high=_cards_in_play)
     totals: np.ndarray = field("int16", (P,), "game totals (round scores and invalid-Stop penalties).")
     round_scores: np.ndarray = field("int16", ("rounds", P), "each scored round's points (no penalties).")
-    stats: np.ndarray = field("int32", (P, NUM_STATS), "counters of :data:`STAT_NAMES`.", low=0, high="max")
+    stats: np.ndarray = field("int32", (P, NUM_STATS), "counters of :data:`STAT_NAMES`.", counter=True)
     tile_ok: np.ndarray = field(
         "bool", (NT,), "the cards under the tile are a correct combo (set at the grab; seen only by the tile's owner)."
     )

@@ -252,8 +252,6 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
     #: bounds of every observation entry (counts are scaled; 40 coconuts / 10 is the largest)
     obs_low = 0.0
     obs_high = 4.0
-    #: ``stats`` only counts up: a loaded state must leave it room to play (``Game.validate_state``).
-    counter_fields: ClassVar[tuple[str, ...]] = (*Game.counter_fields, "stats")
     #: The endings' ``(win, loss, draw)`` rewards: the shared laws check finished games' rewards with them.
     end_rewards: ClassVar[tuple[float, float, float] | None] = (D.REWARD_WIN, D.REWARD_LOSS, D.REWARD_DRAW)
     #: The Funky Monkey laws and the re-deal of what a seat cannot see.

@@ -199,9 +199,7 @@ class FunkyMonkeyState(BatchState):
     pyramid_card: np.ndarray = field(
         "int8", (), "kind revealed by the monkey pyramid awaiting a direction, else -1.", low=-1, high=D.CARD_FOUR
     )
-    stats: np.ndarray = field(
-        "int16", (P, NUM_STATS), "bluff analytics, columns :data:`STAT_NAMES`.", low=0, high="max"
-    )
+    stats: np.ndarray = field("int16", (P, NUM_STATS), "bluff analytics, columns :data:`STAT_NAMES`.", counter=True)
 
     def __setattr__(self, name: str, value: object) -> None:
         # a replacement by another object; not the constructor's first assignments, nor the same

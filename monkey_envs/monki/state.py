@@ -60,5 +60,5 @@ class MonkiState(BatchState):
         "int16", (), "turns played by both seats together (placements excluded).", low=0, high="turn_cap"
     )
     stats: np.ndarray = field(
-        "int32", (2, len(STAT_NAMES)), "per-seat counters, columns :data:`STAT_NAMES`.", low=0, high="max"
+        "int32", (2, len(STAT_NAMES)), "per-seat counters, columns :data:`STAT_NAMES`.", counter=True
     )
