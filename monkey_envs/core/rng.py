@@ -94,15 +94,25 @@ def shuffle_order(rng: np.ndarray, row: int, length: int, width: int, keys: np.n
         k = min(int(keys[i] * n), n - 1)
         order[start[k]] = i
         start[k] += 1
-    for i in range(1, n):  # buckets are ordered, so this only sorts within each bucket
+    sort_order(keys, 0, order, n)  # buckets are ordered, so this only sorts within each bucket
+    return n
+
+
+@njit(cache=True, inline="always")
+def sort_order(keys: np.ndarray, at: int, order: np.ndarray, n: int) -> None:
+    """Stable insertion sort of the indices ``order[:n]`` by ``keys[at + order[i]]``, in place.
+
+    Linear on nearly sorted input (:func:`shuffle_order`'s buckets); games use it for short
+    arrays (a stable argsort with no allocation: start from ``order[i] = i``).
+    """
+    for i in range(1, n):
         o = order[i]
-        ko = keys[o]
+        ko = keys[at + o]
         j = i - 1
-        while j >= 0 and keys[order[j]] > ko:
+        while j >= 0 and keys[at + order[j]] > ko:
             order[j + 1] = order[j]
             j -= 1
         order[j + 1] = o
-    return n
 
 
 @njit(cache=True)

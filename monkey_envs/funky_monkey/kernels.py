@@ -52,7 +52,7 @@ from numba.extending import intrinsic
 from numba.np.arrayobj import populate_array
 
 from monkey_envs.core.kernel_cache import drop_stale_cache, njit_borrowed, stack_array
-from monkey_envs.core.rng import next_uint64, seed_row
+from monkey_envs.core.rng import next_uint64, seed_row, sort_order
 from monkey_envs.core.schema import field_index, field_names, schema
 from monkey_envs.funky_monkey import data as D
 from monkey_envs.funky_monkey import state as S
@@ -545,14 +545,10 @@ def _blank_row(
 
 @_inner
 def _stable_order(keys: np.ndarray, at: int, n: int, order: np.ndarray) -> None:
-    """``order[:n]``: the stable argsort of ``keys[at : at + n]`` (insertion sort; ``n <= 40``)."""
+    """``order[:n]``: the stable argsort of ``keys[at : at + n]`` (the kit's insertion sort; ``n <= 40``)."""
     for i in range(n):
-        kv = keys[at + i]
-        j = i - 1
-        while j >= 0 and keys[at + order[j]] > kv:
-            order[j + 1] = order[j]
-            j -= 1
-        order[j + 1] = i
+        order[i] = i
+    sort_order(keys, at, order, n)
 
 
 @njit_borrowed(cache=True, no_rewrites=True)
