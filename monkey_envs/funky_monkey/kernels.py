@@ -551,6 +551,570 @@ def _stable_order(keys: np.ndarray, at: int, n: int, order: np.ndarray) -> None:
     sort_order(keys, at, order, n)
 
 
+@_inner
+def _play_card(ptrs: np.ndarray, dims: np.ndarray, b: int, a: int, alive0: int, P: int) -> bool:
+    """``PH_ACTIVE``: the active player plays card and announcement ``a`` face down (or face up with a Crown); True: reveal it now."""
+    current_player = _field(ptrs, dims, "current_player")
+    hands = _field(ptrs, dims, "hands")
+    treasures = _field(ptrs, dims, "treasures")
+    treasure_used = _field(ptrs, dims, "treasure_used")
+    active = _field(ptrs, dims, "active")
+    phase = _field(ptrs, dims, "phase")
+    offer_card = _field(ptrs, dims, "offer_card")
+    announce = _field(ptrs, dims, "announce")
+    holder = _field(ptrs, dims, "holder")
+    passes = _field(ptrs, dims, "passes")
+    seen = _field(ptrs, dims, "seen")
+    crown_play = _field(ptrs, dims, "crown_play")
+    accepter = _field(ptrs, dims, "accepter")
+    stats = _field(ptrs, dims, "stats")
+    reveal = False
+    act = np.int64(active[b])
+    crown = a >= A_CROWN
+    k = a - A_CROWN if crown else a // 5
+    hands[b, act, k] -= 1
+    offer_card[b] = k
+    announce[b] = -1 if crown else a % 5
+    seen[b, act] = True
+    crown_play[b] = crown
+    stats[b, act, SC_TURNS] += 1
+    if crown:
+        stats[b, act, SC_CROWNS] += 1
+        treasures[b, act, T_CROWN] -= 1
+        treasure_used[b, T_CROWN] += 1
+        accepter[b] = act
+        reveal = True
+    else:
+        h = _next_alive_left(alive0, act, P)  # nobody is out yet in this step
+        holder[b] = h
+        passes[b] = 0
+        phase[b] = PH_RESPOND
+        current_player[b] = h
+    return reveal
+
+
+@_inner
+def _respond(ptrs: np.ndarray, dims: np.ndarray, b: int, a: int, alive0: int, P: int) -> bool:
+    """``PH_RESPOND`` / ``PH_RESPOND_SEEN``: the holder accepts, passes the card on, or looks through a Telescope; True: reveal it now."""
+    current_player = _field(ptrs, dims, "current_player")
+    treasures = _field(ptrs, dims, "treasures")
+    treasure_used = _field(ptrs, dims, "treasure_used")
+    active = _field(ptrs, dims, "active")
+    phase = _field(ptrs, dims, "phase")
+    offer_card = _field(ptrs, dims, "offer_card")
+    announce = _field(ptrs, dims, "announce")
+    holder = _field(ptrs, dims, "holder")
+    passes = _field(ptrs, dims, "passes")
+    seen = _field(ptrs, dims, "seen")
+    accepter = _field(ptrs, dims, "accepter")
+    stats = _field(ptrs, dims, "stats")
+    reveal = False
+    h = np.int64(holder[b])
+    if a == A_ACCEPT:
+        act = np.int64(active[b])
+        stats[b, h, SC_ACCEPTED] += 1
+        if offer_card[b] != announce[b]:
+            stats[b, act, SC_BLUFFS_ACCEPTED] += 1
+        accepter[b] = h
+        reveal = True
+    elif a == A_PASS:
+        stats[b, h, SC_PASSED] += 1
+        passes[b] += 1
+        nxt = _next_alive_left(alive0, h, P)
+        if nxt == active[b]:  # it went all the way round: the active player must accept it
+            accepter[b] = active[b]
+            reveal = True
+        else:
+            holder[b] = nxt
+            current_player[b] = nxt
+            phase[b] = PH_RESPOND
+    else:  # A_TELESCOPE
+        treasures[b, h, T_TELESCOPE] -= 1
+        treasure_used[b, T_TELESCOPE] += 1
+        stats[b, h, SC_TELESCOPES] += 1
+        seen[b, h] = True
+        phase[b] = PH_RESPOND_SEEN
+    return reveal
+
+
+@_inner
+def _pay(ptrs: np.ndarray, dims: np.ndarray, b: int, a: int) -> None:
+    """``PH_PAY``: the mover gives up the golden coconut or a normal one towards its debt."""
+    coconuts = _field(ptrs, dims, "coconuts")
+    golden = _field(ptrs, dims, "golden")
+    bowls = _field(ptrs, dims, "bowls")
+    supply = _field(ptrs, dims, "supply")
+    stage = _field(ptrs, dims, "stage")
+    mover = _field(ptrs, dims, "mover")
+    debt = _field(ptrs, dims, "debt")
+    debt_to = _field(ptrs, dims, "debt_to")
+    m = np.int64(mover[b])
+    gold = a == A_PAY_GOLDEN
+    dt = np.int64(debt_to[b])
+    if gold:
+        golden[b] = -1
+    else:
+        coconuts[b, m] -= 1
+        if dt < 0:
+            supply[b] += 1
+    if dt >= 0:
+        bowls[b, dt] = BOWL_GOLDEN if gold else BOWL_COCONUT
+    debt[b] -= 1
+    stage[b] = ST_DEBT if debt[b] > 0 else ST_AFTER
+
+
+@_inner
+def _pyramid_direction(ptrs: np.ndarray, dims: np.ndarray, b: int, a: int) -> int:
+    """``PH_PYRAMID``: the mover goes backward or forward by the revealed card; the destination."""
+    pos = _field(ptrs, dims, "pos")
+    mover = _field(ptrs, dims, "mover")
+    pyramid_card = _field(ptrs, dims, "pyramid_card")
+    dest = NO_MOVE
+    m = np.int64(mover[b])
+    n = STEPS[pyramid_card[b]]
+    x = np.int64(pos[b, m])
+    pyramid_card[b] = -1
+    dest = x - n if a == A_PYRAMID_BACKWARD else x + n
+    return dest
+
+
+@_inner
+def _bonus(ptrs: np.ndarray, dims: np.ndarray, b: int, a: int, P: int) -> tuple[int, int]:
+    """``PH_BONUS``: the truthful player moves its monkey, moves the tiger or declines; ``(destination, seats to eliminate)``."""
+    pos = _field(ptrs, dims, "pos")
+    alive = _field(ptrs, dims, "alive")
+    tiger = _field(ptrs, dims, "tiger")
+    active = _field(ptrs, dims, "active")
+    stage = _field(ptrs, dims, "stage")
+    mover = _field(ptrs, dims, "mover")
+    in_bonus = _field(ptrs, dims, "in_bonus")
+    stats = _field(ptrs, dims, "stats")
+    dest = NO_MOVE
+    elim = np.int64(0)
+    act = np.int64(active[b])
+    if a == A_BONUS_MONKEY:
+        stats[b, act, SC_BONUS_MONKEY] += 1
+        in_bonus[b] = True
+        mover[b] = act
+        dest = np.int64(pos[b, act]) + 1
+    elif a == A_BONUS_DECLINE:
+        stats[b, act, SC_BONUS_DECLINED] += 1
+        stage[b] = ST_SCALES_ACTIVE
+    else:  # A_BONUS_TIGER
+        stats[b, act, SC_BONUS_TIGER] += 1
+        tiger[b] -= 1
+        stage[b] = ST_SCALES_ACTIVE
+        for p in range(P):
+            if alive[b, p] and pos[b, p] == tiger[b]:
+                elim |= 1 << p
+        elim |= 1 << 30  # run the elimination (and its end-of-game check) even if nobody is caught
+    return dest, elim
+
+
+@_inner
+def _scales(ptrs: np.ndarray, dims: np.ndarray, b: int, a: int, P: int) -> None:
+    """``PH_SCALES``: the holder of Scales shares coconuts with another surviving player, or keeps them."""
+    current_player = _field(ptrs, dims, "current_player")
+    coconuts = _field(ptrs, dims, "coconuts")
+    golden = _field(ptrs, dims, "golden")
+    treasures = _field(ptrs, dims, "treasures")
+    treasure_used = _field(ptrs, dims, "treasure_used")
+    active = _field(ptrs, dims, "active")
+    stage = _field(ptrs, dims, "stage")
+    stats = _field(ptrs, dims, "stats")
+    u = np.int64(current_player[b])
+    if a != A_SCALES_SKIP:
+        t = (u + a - A_SCALES_TARGET + 1) % P
+        g = np.int64(golden[b])
+        gin = 1 if (g == u or g == t) else 0
+        total = np.int64(coconuts[b, u]) + np.int64(coconuts[b, t]) + gin
+        coconuts[b, u] = (total + 1) // 2 - gin
+        coconuts[b, t] = total // 2
+        if gin:
+            golden[b] = u
+        treasures[b, u, T_SCALES] -= 1
+        treasure_used[b, T_SCALES] += 1
+        stats[b, u, SC_SCALES] += 1
+    stage[b] = ST_SCALES_ACCEPTER if u == active[b] else ST_END_TURN
+
+
+@_inner
+def _reveal(ptrs: np.ndarray, dims: np.ndarray, b: int) -> int:
+    """The accepted card turns up: discard, truth statistics, the accepter becomes the mover; its destination (or a MiNuss debt)."""
+    pos = _field(ptrs, dims, "pos")
+    discard = _field(ptrs, dims, "discard")
+    active = _field(ptrs, dims, "active")
+    stage = _field(ptrs, dims, "stage")
+    offer_card = _field(ptrs, dims, "offer_card")
+    announce = _field(ptrs, dims, "announce")
+    holder = _field(ptrs, dims, "holder")
+    crown_play = _field(ptrs, dims, "crown_play")
+    accepter = _field(ptrs, dims, "accepter")
+    revealed = _field(ptrs, dims, "revealed")
+    mover = _field(ptrs, dims, "mover")
+    in_bonus = _field(ptrs, dims, "in_bonus")
+    debt = _field(ptrs, dims, "debt")
+    debt_to = _field(ptrs, dims, "debt_to")
+    stats = _field(ptrs, dims, "stats")
+    dest = NO_MOVE
+    card = np.int64(offer_card[b])
+    m = np.int64(accepter[b])
+    act = np.int64(active[b])
+    discard[b, card] += 1
+    revealed[b] = card
+    if not crown_play[b]:
+        stats[b, act, SC_TRUTHFUL if card == announce[b] else SC_BLUFFS] += 1
+    holder[b] = -1
+    mover[b] = m
+    in_bonus[b] = False
+    if card == MINUSS:
+        debt[b] = 1
+        debt_to[b] = -1
+        stage[b] = ST_DEBT
+    else:
+        dest = np.int64(pos[b, m]) + STEPS[card]
+    return dest
+
+
+@_inner
+def _move_ends(ptrs: np.ndarray, dims: np.ndarray, b: int, dest: int) -> int:
+    """The mover's monkey ends a move on ``dest``: a win on the tiger, out beyond it, else it lands; the seats to eliminate."""
+    pos = _field(ptrs, dims, "pos")
+    tiger = _field(ptrs, dims, "tiger")
+    face_up = _field(ptrs, dims, "face_up")
+    stage = _field(ptrs, dims, "stage")
+    mover = _field(ptrs, dims, "mover")
+    elim = np.int64(0)
+    m = np.int64(mover[b])
+    pos[b, m] = dest
+    tg = np.int64(tiger[b])
+    if dest < tg:
+        if IS_SLOT[dest]:
+            face_up[b, dest] = True
+        stage[b] = ST_LAND
+    elif dest > tg:
+        stage[b] = ST_AFTER
+        elim |= 1 << m
+    else:
+        _finish_row(ptrs, dims, b, 1 << m, np.int64(END_TIGER))
+    return elim
+
+
+@_inner
+def _eliminate(ptrs: np.ndarray, dims: np.ndarray, b: int, elim: int, P: int) -> None:
+    """Eliminate the seats of ``elim`` (bit 30: check only); the game ends with at most one monkey left."""
+    alive = _field(ptrs, dims, "alive")
+    left = np.int64(0)
+    for p in range(P):
+        if (elim >> p) & 1:
+            alive[b, p] = False
+        if alive[b, p]:
+            left |= 1 << p
+    if left != 0 and (left & (left - 1)) == 0:
+        _finish_row(ptrs, dims, b, left, np.int64(END_LAST_MONKEY))
+    elif left == 0:
+        _finish_row(ptrs, dims, b, np.int64(0), np.int64(END_NO_WINNER))
+
+
+@_inner
+def _land(ptrs: np.ndarray, dims: np.ndarray, b: int) -> tuple[int, int]:
+    """``ST_LAND``: the effect of the space the mover landed on; ``(a further destination, seats to eliminate)``."""
+    current_player = _field(ptrs, dims, "current_player")
+    rng = _field(ptrs, dims, "rng")
+    pos = _field(ptrs, dims, "pos")
+    alive = _field(ptrs, dims, "alive")
+    coconuts = _field(ptrs, dims, "coconuts")
+    golden = _field(ptrs, dims, "golden")
+    bowls = _field(ptrs, dims, "bowls")
+    supply = _field(ptrs, dims, "supply")
+    tiles = _field(ptrs, dims, "tiles")
+    draw_pile = _field(ptrs, dims, "draw_pile")
+    draw_size = _field(ptrs, dims, "draw_size")
+    discard = _field(ptrs, dims, "discard")
+    treasure_pile = _field(ptrs, dims, "treasure_pile")
+    treasure_size = _field(ptrs, dims, "treasure_size")
+    treasures = _field(ptrs, dims, "treasures")
+    phase = _field(ptrs, dims, "phase")
+    stage = _field(ptrs, dims, "stage")
+    mover = _field(ptrs, dims, "mover")
+    debt = _field(ptrs, dims, "debt")
+    debt_to = _field(ptrs, dims, "debt_to")
+    pyramid_card = _field(ptrs, dims, "pyramid_card")
+    dest = NO_MOVE
+    elim = np.int64(0)
+    m = np.int64(mover[b])
+    x = np.int64(pos[b, m])
+    eff = np.int64(tiles[b, x]) if IS_SLOT[x] else FIXED_EFFECT[x]
+    stage[b] = ST_AFTER
+    if eff == E_COCONUT:
+        if supply[b] > 0:
+            coconuts[b, m] += 1
+            supply[b] -= 1
+    elif eff == E_GOLDEN:  # take the golden coconut; a robbed player left with none is out
+        g = np.int64(golden[b])
+        for i in range(2):
+            if bowls[b, i] == BOWL_GOLDEN:
+                bowls[b, i] = BOWL_EMPTY
+        golden[b] = m
+        if g >= 0 and g != m and alive[b, g] and coconuts[b, g] == 0:
+            elim |= (1 << g) | (1 << 30)
+    elif eff == E_CHEST:
+        if treasure_size[b] > 0:
+            top = np.int64(treasure_size[b]) - 1
+            treasures[b, m, treasure_pile[b, top]] += 1
+            treasure_pile[b, top] = -1
+            treasure_size[b] -= 1
+    elif eff == E_MINUS1 or eff == E_MINUS2:
+        debt[b] = 2 if eff == E_MINUS2 else 1
+        debt_to[b] = -1
+        stage[b] = ST_DEBT
+    elif eff == E_BOWL:  # take what lies there, or sacrifice a coconut onto it
+        bi = 1 if x == BOWL2_SPACE else 0
+        c = bowls[b, bi]
+        if c == BOWL_COCONUT:
+            coconuts[b, m] += 1
+        elif c == BOWL_GOLDEN:
+            golden[b] = m
+        bowls[b, bi] = BOWL_EMPTY
+        if c == BOWL_EMPTY:
+            debt[b] = 1
+            debt_to[b] = bi
+            stage[b] = ST_DEBT
+    elif eff == E_NEAREST_BOWL:
+        row = SLOT_ROW[x]
+        if row == 2:
+            phase[b] = PH_BOWL
+            current_player[b] = m
+            stage[b] = ST_DECIDE
+        else:
+            dest = BOWL1_SPACE if row == 1 else BOWL2_SPACE
+    elif eff == E_PYRAMID:  # reveal the top movement card of the draw pile and act on it
+        if draw_size[b] == 0:
+            _reshuffle_row(rng, b, discard, draw_pile, draw_size)
+        size = np.int64(draw_size[b])
+        if size > 0:
+            card = np.int64(draw_pile[b, size - 1])
+            draw_pile[b, size - 1] = -1
+            draw_size[b] -= 1
+            discard[b, card] += 1
+            if card == MINUSS:
+                debt[b] = 1
+                debt_to[b] = -1
+                stage[b] = ST_DEBT
+            else:
+                n = STEPS[card]
+                if x - n >= 0:  # backward must not pass the rear start
+                    pyramid_card[b] = card
+                    phase[b] = PH_PYRAMID
+                    current_player[b] = m
+                    stage[b] = ST_DECIDE
+                else:
+                    dest = x + n
+    return dest, elim
+
+
+@_inner
+def _settle_debt(ptrs: np.ndarray, dims: np.ndarray, b: int) -> int:
+    """``ST_DEBT``: the mover pays its debt (or is asked which coconut, when that matters); the seats to eliminate."""
+    current_player = _field(ptrs, dims, "current_player")
+    coconuts = _field(ptrs, dims, "coconuts")
+    golden = _field(ptrs, dims, "golden")
+    bowls = _field(ptrs, dims, "bowls")
+    supply = _field(ptrs, dims, "supply")
+    phase = _field(ptrs, dims, "phase")
+    stage = _field(ptrs, dims, "stage")
+    mover = _field(ptrs, dims, "mover")
+    debt = _field(ptrs, dims, "debt")
+    debt_to = _field(ptrs, dims, "debt_to")
+    elim = np.int64(0)
+    m = np.int64(mover[b])
+    d = np.int64(debt[b])
+    g = golden[b] == m
+    n = np.int64(coconuts[b, m])
+    tot = n + (1 if g else 0)
+    if g and n > 0 and tot > d:
+        phase[b] = PH_PAY
+        current_player[b] = m
+        stage[b] = ST_DECIDE
+    else:
+        dt = np.int64(debt_to[b])
+        broke = tot <= d  # pays everything: normal ones and the golden one
+        paid = n if broke else d
+        coconuts[b, m] -= paid
+        if dt < 0:
+            supply[b] += paid
+        gold_out = broke and g
+        if gold_out:
+            golden[b] = -1
+        if dt >= 0:  # a bowl debt is 1 coconut: the normal one if any was paid, else the golden one
+            bowls[b, dt] = BOWL_COCONUT if paid > 0 else (BOWL_GOLDEN if gold_out else BOWL_EMPTY)
+        debt[b] = 0
+        stage[b] = ST_AFTER
+        if broke:
+            elim |= (1 << m) | (1 << 30)
+    return elim
+
+
+@_inner
+def _truth_check(ptrs: np.ndarray, dims: np.ndarray, b: int, crown_bonus: bool) -> None:
+    """``ST_AFTER``: a truthful announcement (or a Crown play with the bonus option) earns the bonus move, unless this was it."""
+    current_player = _field(ptrs, dims, "current_player")
+    alive = _field(ptrs, dims, "alive")
+    active = _field(ptrs, dims, "active")
+    phase = _field(ptrs, dims, "phase")
+    stage = _field(ptrs, dims, "stage")
+    announce = _field(ptrs, dims, "announce")
+    crown_play = _field(ptrs, dims, "crown_play")
+    revealed = _field(ptrs, dims, "revealed")
+    in_bonus = _field(ptrs, dims, "in_bonus")
+    act = np.int64(active[b])
+    truthful = revealed[b] == announce[b] or (crown_play[b] and crown_bonus)
+    stage[b] = ST_SCALES_ACTIVE
+    if truthful and not in_bonus[b] and alive[b, act]:
+        phase[b] = PH_BONUS
+        current_player[b] = act
+        stage[b] = ST_DECIDE
+
+
+@_inner
+def _offer_scales_active(ptrs: np.ndarray, dims: np.ndarray, b: int) -> None:
+    """``ST_SCALES_ACTIVE``: offer Scales to the active player."""
+    current_player = _field(ptrs, dims, "current_player")
+    alive = _field(ptrs, dims, "alive")
+    treasures = _field(ptrs, dims, "treasures")
+    active = _field(ptrs, dims, "active")
+    phase = _field(ptrs, dims, "phase")
+    stage = _field(ptrs, dims, "stage")
+    act = np.int64(active[b])
+    stage[b] = ST_SCALES_ACCEPTER
+    if alive[b, act] and (treasures[b, act, 0] | treasures[b, act, 1] | treasures[b, act, 2]) != 0:
+        phase[b] = PH_SCALES
+        current_player[b] = act
+        stage[b] = ST_DECIDE
+
+
+@_inner
+def _offer_scales_accepter(ptrs: np.ndarray, dims: np.ndarray, b: int) -> None:
+    """``ST_SCALES_ACCEPTER``: offer Scales to the accepter."""
+    current_player = _field(ptrs, dims, "current_player")
+    alive = _field(ptrs, dims, "alive")
+    treasures = _field(ptrs, dims, "treasures")
+    active = _field(ptrs, dims, "active")
+    phase = _field(ptrs, dims, "phase")
+    stage = _field(ptrs, dims, "stage")
+    accepter = _field(ptrs, dims, "accepter")
+    c = np.int64(accepter[b])
+    cc = c if c > 0 else 0  # (no builtin max: one helper less to compile)
+    stage[b] = ST_END_TURN
+    if (
+        c >= 0
+        and c != active[b]
+        and alive[b, cc]
+        and (treasures[b, cc, 0] | treasures[b, cc, 1] | treasures[b, cc, 2]) != 0
+    ):
+        phase[b] = PH_SCALES
+        current_player[b] = c
+        stage[b] = ST_DECIDE
+
+
+@_inner
+def _end_turn(ptrs: np.ndarray, dims: np.ndarray, b: int, P: int, keys: np.ndarray) -> None:
+    """``ST_END_TURN``: clear the turn, turn over the next monkey chip; a new round, or quitting time."""
+    current_player = _field(ptrs, dims, "current_player")
+    rng = _field(ptrs, dims, "rng")
+    pos = _field(ptrs, dims, "pos")
+    alive = _field(ptrs, dims, "alive")
+    coconuts = _field(ptrs, dims, "coconuts")
+    golden = _field(ptrs, dims, "golden")
+    hands = _field(ptrs, dims, "hands")
+    chip_order = _field(ptrs, dims, "chip_order")
+    chip_next = _field(ptrs, dims, "chip_next")
+    round_ = _field(ptrs, dims, "round")
+    active = _field(ptrs, dims, "active")
+    phase = _field(ptrs, dims, "phase")
+    stage = _field(ptrs, dims, "stage")
+    offer_card = _field(ptrs, dims, "offer_card")
+    announce = _field(ptrs, dims, "announce")
+    holder = _field(ptrs, dims, "holder")
+    passes = _field(ptrs, dims, "passes")
+    seen = _field(ptrs, dims, "seen")
+    crown_play = _field(ptrs, dims, "crown_play")
+    accepter = _field(ptrs, dims, "accepter")
+    revealed = _field(ptrs, dims, "revealed")
+    mover = _field(ptrs, dims, "mover")
+    in_bonus = _field(ptrs, dims, "in_bonus")
+    debt = _field(ptrs, dims, "debt")
+    debt_to = _field(ptrs, dims, "debt_to")
+    pyramid_card = _field(ptrs, dims, "pyramid_card")
+    offer_card[b] = -1
+    announce[b] = -1
+    holder[b] = -1
+    passes[b] = 0
+    for p in range(P):
+        seen[b, p] = False
+    crown_play[b] = False
+    accepter[b] = -1
+    revealed[b] = -1
+    mover[b] = -1
+    in_bonus[b] = False
+    debt[b] = 0
+    debt_to[b] = -1
+    pyramid_card[b] = -1
+    can = np.int64(0)  # int64 from the start: a literal 0 compiles _new_round_row twice
+    for p in range(P):
+        held = hands[b, p, 0] + hands[b, p, 1] + hands[b, p, 2] + hands[b, p, 3] + hands[b, p, 4]
+        if alive[b, p] and held > 0:
+            can |= 1 << p
+    seat = -1
+    for j in range(np.int64(chip_next[b]), P):
+        o = np.int64(chip_order[b, j])
+        if o >= 0 and (can >> o) & 1:
+            chip_next[b] = j + 1
+            seat = o
+            break
+    if seat < 0 and can != 0:  # new round: the chips of the monkeys still in play, shuffled
+        seat = _new_round_row(rng, b, can, P, chip_order, keys)
+        chip_next[b] = 1
+        round_[b] += 1
+    if seat >= 0:
+        active[b] = seat
+        phase[b] = PH_ACTIVE
+        current_player[b] = seat
+        stage[b] = ST_DECIDE
+    else:  # quitting time: nearest the tiger; tie -> golden coconut; -> most coconuts; -> shared
+        best = np.int64(-1)
+        for p in range(P):
+            if alive[b, p]:
+                kv = np.int64(pos[b, p]) * 1000 + (500 if golden[b] == p else 0) + coconuts[b, p]
+                if kv > best:
+                    best = kv
+        win = np.int64(0)
+        for p in range(P):
+            if alive[b, p]:
+                kv = np.int64(pos[b, p]) * 1000 + (500 if golden[b] == p else 0) + coconuts[b, p]
+                if kv == best:
+                    win |= 1 << p
+        _finish_row(ptrs, dims, b, win, np.int64(END_QUITTING_TIME))
+
+
+@_inner
+def _leave_play(ptrs: np.ndarray, dims: np.ndarray, b: int, alive0: int, all_seats: int, P: int) -> None:
+    """The hand cards of the seats eliminated in this step leave play unseen."""
+    alive = _field(ptrs, dims, "alive")
+    hands = _field(ptrs, dims, "hands")
+    out_of_play = _field(ptrs, dims, "out_of_play")
+    gone = alive0 & all_seats
+    for p in range(P):
+        if alive[b, p]:
+            gone &= ~(1 << p)
+    if gone:  # the hand cards of seats eliminated in this step leave play unseen
+        for p in range(P):
+            if (gone >> p) & 1:
+                for k in range(K):
+                    out_of_play[b, k] += hands[b, p, k]
+                    hands[b, p, k] = 0
+
+
 @njit_borrowed(cache=True, no_rewrites=True)
 def step_at(
     actions: np.ndarray,
@@ -584,57 +1148,12 @@ def step_at(
         if a < 0 or a >= num_actions or not mask[b, a]:
             return False
     rewards[:] = 0
-    step_count, rng = _field(ptrs, dims, "step_count"), _field(ptrs, dims, "rng")
-    pos, alive, coconuts, golden, bowls, supply, tiger = (
-        _field(ptrs, dims, "pos"),
-        _field(ptrs, dims, "alive"),
-        _field(ptrs, dims, "coconuts"),
-        _field(ptrs, dims, "golden"),
-        _field(ptrs, dims, "bowls"),
-        _field(ptrs, dims, "supply"),
-        _field(ptrs, dims, "tiger"),
-    )
-    tiles, face_up, hands, draw_pile, draw_size, discard, out_of_play = (
-        _field(ptrs, dims, "tiles"),
-        _field(ptrs, dims, "face_up"),
-        _field(ptrs, dims, "hands"),
-        _field(ptrs, dims, "draw_pile"),
-        _field(ptrs, dims, "draw_size"),
-        _field(ptrs, dims, "discard"),
-        _field(ptrs, dims, "out_of_play"),
-    )
-    treasure_pile, treasure_size, treasures, treasure_used = (
-        _field(ptrs, dims, "treasure_pile"),
-        _field(ptrs, dims, "treasure_size"),
-        _field(ptrs, dims, "treasures"),
-        _field(ptrs, dims, "treasure_used"),
-    )
-    chip_order, chip_next, round_, active, phase, stage = (
-        _field(ptrs, dims, "chip_order"),
-        _field(ptrs, dims, "chip_next"),
-        _field(ptrs, dims, "round"),
-        _field(ptrs, dims, "active"),
-        _field(ptrs, dims, "phase"),
-        _field(ptrs, dims, "stage"),
-    )
-    offer_card, announce, holder, passes, seen, crown_play = (
-        _field(ptrs, dims, "offer_card"),
-        _field(ptrs, dims, "announce"),
-        _field(ptrs, dims, "holder"),
-        _field(ptrs, dims, "passes"),
-        _field(ptrs, dims, "seen"),
-        _field(ptrs, dims, "crown_play"),
-    )
-    accepter, revealed, mover, in_bonus, debt, debt_to, pyramid_card, stats = (
-        _field(ptrs, dims, "accepter"),
-        _field(ptrs, dims, "revealed"),
-        _field(ptrs, dims, "mover"),
-        _field(ptrs, dims, "in_bonus"),
-        _field(ptrs, dims, "debt"),
-        _field(ptrs, dims, "debt_to"),
-        _field(ptrs, dims, "pyramid_card"),
-        _field(ptrs, dims, "stats"),
-    )
+    step_count = _field(ptrs, dims, "step_count")
+    alive = _field(ptrs, dims, "alive")
+    hands = _field(ptrs, dims, "hands")
+    treasures = _field(ptrs, dims, "treasures")
+    phase = _field(ptrs, dims, "phase")
+    stage = _field(ptrs, dims, "stage")
     keys = stack_array(MAX_PLAYERS, np.uint64)
     all_seats = (1 << P) - 1
     for b in range(B):
@@ -652,345 +1171,51 @@ def step_at(
         ph = phase[b]
         # ------------------------------------------------------------ the decision
         if ph == PH_ACTIVE:
-            act = np.int64(active[b])
-            crown = a >= A_CROWN
-            k = a - A_CROWN if crown else a // 5
-            hands[b, act, k] -= 1
-            offer_card[b] = k
-            announce[b] = -1 if crown else a % 5
-            seen[b, act] = True
-            crown_play[b] = crown
-            stats[b, act, SC_TURNS] += 1
-            if crown:
-                stats[b, act, SC_CROWNS] += 1
-                treasures[b, act, T_CROWN] -= 1
-                treasure_used[b, T_CROWN] += 1
-                accepter[b] = act
-                reveal = True
-            else:
-                h = _next_alive_left(alive0, act, P)  # nobody is out yet in this step
-                holder[b] = h
-                passes[b] = 0
-                phase[b] = PH_RESPOND
-                current_player[b] = h
+            reveal = _play_card(ptrs, dims, b, a, alive0, P)
         elif ph == PH_RESPOND or ph == PH_RESPOND_SEEN:
-            h = np.int64(holder[b])
-            if a == A_ACCEPT:
-                act = np.int64(active[b])
-                stats[b, h, SC_ACCEPTED] += 1
-                if offer_card[b] != announce[b]:
-                    stats[b, act, SC_BLUFFS_ACCEPTED] += 1
-                accepter[b] = h
-                reveal = True
-            elif a == A_PASS:
-                stats[b, h, SC_PASSED] += 1
-                passes[b] += 1
-                nxt = _next_alive_left(alive0, h, P)
-                if nxt == active[b]:  # it went all the way round: the active player must accept it
-                    accepter[b] = active[b]
-                    reveal = True
-                else:
-                    holder[b] = nxt
-                    current_player[b] = nxt
-                    phase[b] = PH_RESPOND
-            else:  # A_TELESCOPE
-                treasures[b, h, T_TELESCOPE] -= 1
-                treasure_used[b, T_TELESCOPE] += 1
-                stats[b, h, SC_TELESCOPES] += 1
-                seen[b, h] = True
-                phase[b] = PH_RESPOND_SEEN
+            reveal = _respond(ptrs, dims, b, a, alive0, P)
         elif ph == PH_PAY:
-            m = np.int64(mover[b])
-            gold = a == A_PAY_GOLDEN
-            dt = np.int64(debt_to[b])
-            if gold:
-                golden[b] = -1
-            else:
-                coconuts[b, m] -= 1
-                if dt < 0:
-                    supply[b] += 1
-            if dt >= 0:
-                bowls[b, dt] = BOWL_GOLDEN if gold else BOWL_COCONUT
-            debt[b] -= 1
-            stage[b] = ST_DEBT if debt[b] > 0 else ST_AFTER
+            _pay(ptrs, dims, b, a)
         elif ph == PH_BOWL:
             dest = BOWL2_SPACE if a == A_BOWL_2 else BOWL1_SPACE
         elif ph == PH_PYRAMID:
-            m = np.int64(mover[b])
-            n = STEPS[pyramid_card[b]]
-            x = np.int64(pos[b, m])
-            pyramid_card[b] = -1
-            dest = x - n if a == A_PYRAMID_BACKWARD else x + n
+            dest = _pyramid_direction(ptrs, dims, b, a)
         elif ph == PH_BONUS:
-            act = np.int64(active[b])
-            if a == A_BONUS_MONKEY:
-                stats[b, act, SC_BONUS_MONKEY] += 1
-                in_bonus[b] = True
-                mover[b] = act
-                dest = np.int64(pos[b, act]) + 1
-            elif a == A_BONUS_DECLINE:
-                stats[b, act, SC_BONUS_DECLINED] += 1
-                stage[b] = ST_SCALES_ACTIVE
-            else:  # A_BONUS_TIGER
-                stats[b, act, SC_BONUS_TIGER] += 1
-                tiger[b] -= 1
-                stage[b] = ST_SCALES_ACTIVE
-                for p in range(P):
-                    if alive[b, p] and pos[b, p] == tiger[b]:
-                        elim |= 1 << p
-                elim |= 1 << 30  # run the elimination (and its end-of-game check) even if nobody is caught
+            dest, elim = _bonus(ptrs, dims, b, a, P)
         else:  # PH_SCALES
-            u = np.int64(current_player[b])
-            if a != A_SCALES_SKIP:
-                t = (u + a - A_SCALES_TARGET + 1) % P
-                g = np.int64(golden[b])
-                gin = 1 if (g == u or g == t) else 0
-                total = np.int64(coconuts[b, u]) + np.int64(coconuts[b, t]) + gin
-                coconuts[b, u] = (total + 1) // 2 - gin
-                coconuts[b, t] = total // 2
-                if gin:
-                    golden[b] = u
-                treasures[b, u, T_SCALES] -= 1
-                treasure_used[b, T_SCALES] += 1
-                stats[b, u, SC_SCALES] += 1
-            stage[b] = ST_SCALES_ACCEPTER if u == active[b] else ST_END_TURN
-        # ------------------------------------------------------------ the reveal
+            _scales(ptrs, dims, b, a, P)
         if reveal:
-            card = np.int64(offer_card[b])
-            m = np.int64(accepter[b])
-            act = np.int64(active[b])
-            discard[b, card] += 1
-            revealed[b] = card
-            if not crown_play[b]:
-                stats[b, act, SC_TRUTHFUL if card == announce[b] else SC_BLUFFS] += 1
-            holder[b] = -1
-            mover[b] = m
-            in_bonus[b] = False
-            if card == MINUSS:
-                debt[b] = 1
-                debt_to[b] = -1
-                stage[b] = ST_DEBT
-            else:
-                dest = np.int64(pos[b, m]) + STEPS[card]
+            dest = _reveal(ptrs, dims, b)
         # ------------------------------------------------------------ the chain until the next decision
         loops = 0
         while True:
             loops += 1
             if loops > MAX_LOOP:
                 _chain_did_not_settle()
-            if dest != NO_MOVE:  # the mover's monkey ends a move: win on the tiger, out beyond it, else land
-                m = np.int64(mover[b])
-                pos[b, m] = dest
-                tg = np.int64(tiger[b])
-                if dest < tg:
-                    if IS_SLOT[dest]:
-                        face_up[b, dest] = True
-                    stage[b] = ST_LAND
-                elif dest > tg:
-                    stage[b] = ST_AFTER
-                    elim |= 1 << m
-                else:
-                    _finish_row(ptrs, dims, b, 1 << m, np.int64(END_TIGER))
+            if dest != NO_MOVE:
+                elim |= _move_ends(ptrs, dims, b, dest)
                 dest = NO_MOVE
-            if elim:  # eliminate seats; end the game left with at most one monkey
-                left = np.int64(0)
-                for p in range(P):
-                    if (elim >> p) & 1:
-                        alive[b, p] = False
-                    if alive[b, p]:
-                        left |= 1 << p
+            if elim:
+                _eliminate(ptrs, dims, b, elim, P)
                 elim = 0
-                if left != 0 and (left & (left - 1)) == 0:
-                    _finish_row(ptrs, dims, b, left, np.int64(END_LAST_MONKEY))
-                elif left == 0:
-                    _finish_row(ptrs, dims, b, np.int64(0), np.int64(END_NO_WINNER))
             sg = stage[b]
             if sg == ST_DECIDE:
                 break
-            if sg == ST_LAND:  # apply the effect of the space the mover landed on
-                m = np.int64(mover[b])
-                x = np.int64(pos[b, m])
-                eff = np.int64(tiles[b, x]) if IS_SLOT[x] else FIXED_EFFECT[x]
-                stage[b] = ST_AFTER
-                if eff == E_COCONUT:
-                    if supply[b] > 0:
-                        coconuts[b, m] += 1
-                        supply[b] -= 1
-                elif eff == E_GOLDEN:  # take the golden coconut; a robbed player left with none is out
-                    g = np.int64(golden[b])
-                    for i in range(2):
-                        if bowls[b, i] == BOWL_GOLDEN:
-                            bowls[b, i] = BOWL_EMPTY
-                    golden[b] = m
-                    if g >= 0 and g != m and alive[b, g] and coconuts[b, g] == 0:
-                        elim |= (1 << g) | (1 << 30)
-                elif eff == E_CHEST:
-                    if treasure_size[b] > 0:
-                        top = np.int64(treasure_size[b]) - 1
-                        treasures[b, m, treasure_pile[b, top]] += 1
-                        treasure_pile[b, top] = -1
-                        treasure_size[b] -= 1
-                elif eff == E_MINUS1 or eff == E_MINUS2:
-                    debt[b] = 2 if eff == E_MINUS2 else 1
-                    debt_to[b] = -1
-                    stage[b] = ST_DEBT
-                elif eff == E_BOWL:  # take what lies there, or sacrifice a coconut onto it
-                    bi = 1 if x == BOWL2_SPACE else 0
-                    c = bowls[b, bi]
-                    if c == BOWL_COCONUT:
-                        coconuts[b, m] += 1
-                    elif c == BOWL_GOLDEN:
-                        golden[b] = m
-                    bowls[b, bi] = BOWL_EMPTY
-                    if c == BOWL_EMPTY:
-                        debt[b] = 1
-                        debt_to[b] = bi
-                        stage[b] = ST_DEBT
-                elif eff == E_NEAREST_BOWL:
-                    row = SLOT_ROW[x]
-                    if row == 2:
-                        phase[b] = PH_BOWL
-                        current_player[b] = m
-                        stage[b] = ST_DECIDE
-                    else:
-                        dest = BOWL1_SPACE if row == 1 else BOWL2_SPACE
-                elif eff == E_PYRAMID:  # reveal the top movement card of the draw pile and act on it
-                    if draw_size[b] == 0:
-                        _reshuffle_row(rng, b, discard, draw_pile, draw_size)
-                    size = np.int64(draw_size[b])
-                    if size > 0:
-                        card = np.int64(draw_pile[b, size - 1])
-                        draw_pile[b, size - 1] = -1
-                        draw_size[b] -= 1
-                        discard[b, card] += 1
-                        if card == MINUSS:
-                            debt[b] = 1
-                            debt_to[b] = -1
-                            stage[b] = ST_DEBT
-                        else:
-                            n = STEPS[card]
-                            if x - n >= 0:  # backward must not pass the rear start
-                                pyramid_card[b] = card
-                                phase[b] = PH_PYRAMID
-                                current_player[b] = m
-                                stage[b] = ST_DECIDE
-                            else:
-                                dest = x + n
-            elif sg == ST_DEBT:  # settle the mover's debt: ask which coconut when it matters
-                m = np.int64(mover[b])
-                d = np.int64(debt[b])
-                g = golden[b] == m
-                n = np.int64(coconuts[b, m])
-                tot = n + (1 if g else 0)
-                if g and n > 0 and tot > d:
-                    phase[b] = PH_PAY
-                    current_player[b] = m
-                    stage[b] = ST_DECIDE
-                else:
-                    dt = np.int64(debt_to[b])
-                    broke = tot <= d  # pays everything: normal ones and the golden one
-                    paid = n if broke else d
-                    coconuts[b, m] -= paid
-                    if dt < 0:
-                        supply[b] += paid
-                    gold_out = broke and g
-                    if gold_out:
-                        golden[b] = -1
-                    if dt >= 0:  # a bowl debt is 1 coconut: the normal one if any was paid, else the golden one
-                        bowls[b, dt] = BOWL_COCONUT if paid > 0 else (BOWL_GOLDEN if gold_out else BOWL_EMPTY)
-                    debt[b] = 0
-                    stage[b] = ST_AFTER
-                    if broke:
-                        elim |= (1 << m) | (1 << 30)
-            elif sg == ST_AFTER:  # the truth check (bonus move) unless this was the bonus move itself
-                act = np.int64(active[b])
-                truthful = revealed[b] == announce[b] or (crown_play[b] and crown_bonus)
-                stage[b] = ST_SCALES_ACTIVE
-                if truthful and not in_bonus[b] and alive[b, act]:
-                    phase[b] = PH_BONUS
-                    current_player[b] = act
-                    stage[b] = ST_DECIDE
+            if sg == ST_LAND:
+                dest, more = _land(ptrs, dims, b)
+                elim |= more
+            elif sg == ST_DEBT:
+                elim |= _settle_debt(ptrs, dims, b)
+            elif sg == ST_AFTER:
+                _truth_check(ptrs, dims, b, crown_bonus)
             elif sg == ST_SCALES_ACTIVE:
-                act = np.int64(active[b])
-                stage[b] = ST_SCALES_ACCEPTER
-                if alive[b, act] and (treasures[b, act, 0] | treasures[b, act, 1] | treasures[b, act, 2]) != 0:
-                    phase[b] = PH_SCALES
-                    current_player[b] = act
-                    stage[b] = ST_DECIDE
+                _offer_scales_active(ptrs, dims, b)
             elif sg == ST_SCALES_ACCEPTER:
-                c = np.int64(accepter[b])
-                cc = c if c > 0 else 0  # (no builtin max: one helper less to compile)
-                stage[b] = ST_END_TURN
-                if (
-                    c >= 0
-                    and c != active[b]
-                    and alive[b, cc]
-                    and (treasures[b, cc, 0] | treasures[b, cc, 1] | treasures[b, cc, 2]) != 0
-                ):
-                    phase[b] = PH_SCALES
-                    current_player[b] = c
-                    stage[b] = ST_DECIDE
-            else:  # ST_END_TURN: clear the turn, turn over the next monkey chip; new round or quitting time
-                offer_card[b] = -1
-                announce[b] = -1
-                holder[b] = -1
-                passes[b] = 0
-                for p in range(P):
-                    seen[b, p] = False
-                crown_play[b] = False
-                accepter[b] = -1
-                revealed[b] = -1
-                mover[b] = -1
-                in_bonus[b] = False
-                debt[b] = 0
-                debt_to[b] = -1
-                pyramid_card[b] = -1
-                can = np.int64(0)  # int64 from the start: a literal 0 compiles _new_round_row twice
-                for p in range(P):
-                    held = hands[b, p, 0] + hands[b, p, 1] + hands[b, p, 2] + hands[b, p, 3] + hands[b, p, 4]
-                    if alive[b, p] and held > 0:
-                        can |= 1 << p
-                seat = -1
-                for j in range(np.int64(chip_next[b]), P):
-                    o = np.int64(chip_order[b, j])
-                    if o >= 0 and (can >> o) & 1:
-                        chip_next[b] = j + 1
-                        seat = o
-                        break
-                if seat < 0 and can != 0:  # new round: the chips of the monkeys still in play, shuffled
-                    seat = _new_round_row(rng, b, can, P, chip_order, keys)
-                    chip_next[b] = 1
-                    round_[b] += 1
-                if seat >= 0:
-                    active[b] = seat
-                    phase[b] = PH_ACTIVE
-                    current_player[b] = seat
-                    stage[b] = ST_DECIDE
-                else:  # quitting time: nearest the tiger; tie -> golden coconut; -> most coconuts; -> shared
-                    best = np.int64(-1)
-                    for p in range(P):
-                        if alive[b, p]:
-                            kv = np.int64(pos[b, p]) * 1000 + (500 if golden[b] == p else 0) + coconuts[b, p]
-                            if kv > best:
-                                best = kv
-                    win = np.int64(0)
-                    for p in range(P):
-                        if alive[b, p]:
-                            kv = np.int64(pos[b, p]) * 1000 + (500 if golden[b] == p else 0) + coconuts[b, p]
-                            if kv == best:
-                                win |= 1 << p
-                    _finish_row(ptrs, dims, b, win, np.int64(END_QUITTING_TIME))
+                _offer_scales_accepter(ptrs, dims, b)
+            else:  # ST_END_TURN
+                _end_turn(ptrs, dims, b, P, keys)
         # ------------------------------------------------------------ the step's end
-        gone = alive0 & all_seats
-        for p in range(P):
-            if alive[b, p]:
-                gone &= ~(1 << p)
-        if gone:  # the hand cards of seats eliminated in this step leave play unseen
-            for p in range(P):
-                if (gone >> p) & 1:
-                    for k in range(K):
-                        out_of_play[b, k] += hands[b, p, k]
-                        hands[b, p, k] = 0
+        _leave_play(ptrs, dims, b, alive0, all_seats, P)
         if not terminated[b]:
             refresh_row(b, P, phase, current_player, hands, treasures, alive, mask, table, key0)
     return True
