@@ -2,7 +2,7 @@
 
 ::
 
-    python benchmarks/rllib_scaling.py                       # Monkey Fun 2p vs random, 3 timed iterations
+    python benchmarks/rllib_scaling.py                       # the default game vs random, 3 timed iterations
     python benchmarks/rllib_scaling.py --iterations 3 --markdown
 
 Every row trains PPO with the same batch (``--num-envs`` games x ``--rollout`` steps = 4,096
@@ -33,6 +33,8 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import argparse  # noqa: E402
 import time  # noqa: E402
+
+from monkey_envs.games import DEFAULT_GAME  # noqa: E402
 
 MODEL = {"head_fcnet_hiddens": [64, 64], "head_fcnet_activation": "relu"}
 
@@ -86,7 +88,7 @@ def rllib_row(game: str, num_envs: int, rollout: int, iterations: int, runners: 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--game", default="monkey_fun")
+    parser.add_argument("--game", default=DEFAULT_GAME, help=f"a registered game (default {DEFAULT_GAME})")
     parser.add_argument("--num-envs", type=int, default=64, help="games per env runner (and SB3's VecEnv)")
     parser.add_argument("--rollout", type=int, default=64, help="steps per game per iteration")
     parser.add_argument("--iterations", type=int, default=3, help="timed iterations after one warm-up")
