@@ -34,7 +34,14 @@ def _make_search(spec: str, game: Any, seed: int) -> Agent:
     return make_search_from_spec(spec, game, seed)
 
 
+def _make_rllib(spec: str, game: Any, seed: int) -> Agent:
+    from agents.rllib_policy import make_rllib_agent  # lazy: imports Ray RLlib and torch
+
+    return make_rllib_agent(spec, game, seed)
+
+
 register_prefix("ppo:", _make_ppo)
+register_prefix("rllib:", _make_rllib)
 register_prefix("ppo+pickle:", _make_ppo_pickle)
 register_prefix("mcts:", _make_search)
 

@@ -18,7 +18,10 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from monkey_envs.integrations.rllib_vector import MaskedVectorEnv, ppo_config
+from agents import make_agent
+from agents.arena import run_arena
+from monkey_envs.games import make_game
+from monkey_envs.integrations.rllib_vector import MODULE_WEIGHTS, MaskedVectorEnv, ppo_config, save_module
 
 
 def test_the_env_is_the_projects_vector_env_with_rllibs_observation():
@@ -106,8 +109,12 @@ def test_ppo_trains_with_a_remote_runner_stepping_the_batched_core_and_sends_onl
     algo = config.build_algo()
     try:
         result = algo.train()
+        game = make_game("monkey_fun")
+        save_module(algo, game, tmp_path / "module")
+        trained = algo.get_module()
     finally:
         algo.stop()
+    _the_saved_module_is_an_agent(tmp_path / "module", game, trained)
     runners = result["env_runners"]
     assert runners["num_env_steps_sampled"] >= 512 and runners["num_episodes"] >= 16
     losses = result["learners"]["default_policy"]
@@ -116,3 +123,26 @@ def test_ppo_trains_with_a_remote_runner_stepping_the_batched_core_and_sends_onl
     remote = [a for p, a in zip(tmp_path.glob("*.json"), audits, strict=True) if p.stem != str(os.getpid())]
     assert remote and sum(a["steps"] for a in remote) >= 512  # the remote runner's env stepped the games
     assert all(a["illegal"] == [] for a in audits), audits
+
+
+def _the_saved_module_is_an_agent(folder, game, trained):
+    """Issue 27 item 3: the saved module (safetensors + JSON, no pickle) is the ``rllib:FOLDER`` agent:
+    its logits are the trained module's, it plays legal arena games, and a damaged or foreign file is
+    a clear ``ValueError``."""
+    import torch
+
+    agent = make_agent(f"rllib:{folder}", game, 0)
+    s = game.init(np.arange(6))
+    obs = game.observe(s, s.current_player)
+    mask = s.legal_action_mask
+    batch = {"obs": {"observations": torch.as_tensor(obs), "action_mask": torch.as_tensor(mask.astype(np.float32))}}
+    with torch.no_grad():
+        want = trained.forward_inference(batch)["action_dist_inputs"].numpy()
+    np.testing.assert_allclose(agent.logits(obs, mask), want, rtol=1e-6, atol=1e-6)
+    result = run_arena(game, [f"rllib:{folder}", "random"], num_games=8, seed=0)
+    assert result.num_games == 8 and result.truncated == 0
+    with pytest.raises(ValueError, match="trained on"):
+        make_agent(f"rllib:{folder}", make_game("monkey_fun", num_players=3), 0)
+    (folder / MODULE_WEIGHTS).write_bytes(b"not a safetensors file")
+    with pytest.raises(ValueError, match=MODULE_WEIGHTS):
+        make_agent(f"rllib:{folder}", game, 0)

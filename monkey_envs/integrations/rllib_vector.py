@@ -27,6 +27,8 @@ mask in the step that ended is all zeros).
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
@@ -154,4 +156,119 @@ def ppo_config(
     )
 
 
-__all__ = ["LegalMultiDiscrete", "MaskedVectorEnv", "ppo_config"]
+#: ``format`` of the description :func:`save_module` writes beside the weights.
+MODULE_FORMAT = "monkey_envs.rllib_module/1"
+MODULE_WEIGHTS = "rllib_module.safetensors"
+MODULE_DESCRIPTION = "rllib_module.json"
+
+
+def _module(game: Any, model_config: dict[str, Any], inference_only: bool) -> Any:
+    """A fresh ``ActionMaskingTorchRLModule`` for ``game``'s observation and actions."""
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
+
+    A = int(game.num_actions)
+    obs_space = spaces.Dict(
+        {
+            "observations": spaces.Box(-np.inf, np.inf, (int(game.obs_dim),), np.float32),
+            "action_mask": spaces.Box(0.0, 1.0, (A,), np.float32),
+        }
+    )
+    spec = RLModuleSpec(
+        module_class=ActionMaskingTorchRLModule,
+        observation_space=obs_space,
+        action_space=spaces.Discrete(A),
+        model_config=dict(model_config),
+        inference_only=bool(inference_only),
+    )
+    return spec.build()
+
+
+def save_module(algo: Any, game: Any, folder: Any) -> Path:
+    """Write the trained policy of ``algo`` in the project's safe format: weights and description, no pickle.
+
+    ``folder/rllib_module.safetensors`` holds the tensors of ``algo.get_module()`` (the env
+    runner's policy), ``folder/rllib_module.json`` the game it plays (name and options), its
+    observation and action sizes and the module's RLlib model config; :func:`load_module` rebuilds the module from them (``agents``: the ``rllib:FOLDER``
+    agent). Ray's own checkpoint (for resuming) is what ``algo.save_to_path`` writes beside it.
+
+    Returns:
+        The description file's path.
+    """
+    import torch
+    from safetensors.torch import save_file
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    module = algo.get_module()
+    # torch's own state_dict: RLlib's modules shadow the name with their checkpoint state
+    state = {k: v.detach().cpu().contiguous() for k, v in torch.nn.Module.state_dict(module).items()}
+    save_file(state, str(folder / MODULE_WEIGHTS))
+    desc = {
+        "format": MODULE_FORMAT,
+        "game": game.identity,
+        "obs_dim": int(game.obs_dim),
+        "num_actions": int(game.num_actions),
+        "model_config": _plain(module.model_config),
+        "inference_only": bool(module.inference_only),
+        "module": "ray.rllib.examples.rl_modules.classes.action_masking_rlm.ActionMaskingTorchRLModule",
+    }
+    path = folder / MODULE_DESCRIPTION
+    path.write_text(json.dumps(desc, indent=2, sort_keys=True))
+    return path
+
+
+def _plain(config: Any) -> dict[str, Any]:
+    """An RLlib model config (a dict or a dataclass) as plain JSON data."""
+    import dataclasses as dc
+
+    data = dc.asdict(config) if dc.is_dataclass(config) else dict(config or {})
+    return json.loads(json.dumps(data, default=str))
+
+
+def load_module(folder: Any, game: Any) -> Any:
+    """The module :func:`save_module` wrote to ``folder``, for ``game`` (same name, options and sizes).
+
+    Raises:
+        ValueError: a missing or damaged file, another game or other sizes (naming the file).
+        ImportError: Ray RLlib is not installed.
+    """
+    _require_ray()
+    import torch
+    from safetensors import SafetensorError
+    from safetensors.torch import load_file
+
+    folder = Path(folder)
+    path = folder / MODULE_DESCRIPTION
+    try:
+        desc = json.loads(path.read_text())
+    except (OSError, ValueError) as e:
+        raise ValueError(f"{path}: not a readable RLlib module description ({e})") from None
+    if not isinstance(desc, dict) or desc.get("format") != MODULE_FORMAT:
+        raise ValueError(f"{path}: not a {MODULE_FORMAT} description")
+    if desc.get("game") != game.identity:
+        raise ValueError(f"{path}: trained on {desc.get('game')!r}, not {game.identity!r}")
+    if desc.get("obs_dim") != game.obs_dim or desc.get("num_actions") != game.num_actions:
+        raise ValueError(f"{path}: sizes {desc.get('obs_dim')}/{desc.get('num_actions')} do not fit {game!r}")
+    if not isinstance(desc.get("model_config"), dict):
+        raise ValueError(f"{path}: 'model_config' must be a dict")
+    module = _module(game, desc["model_config"], desc.get("inference_only") is True)
+    weights = folder / MODULE_WEIGHTS
+    try:
+        state = load_file(str(weights))
+        torch.nn.Module.load_state_dict(module, state, strict=True)
+    except (OSError, SafetensorError, RuntimeError, ValueError) as e:
+        raise ValueError(f"{weights}: the weights do not load into the described module ({e})") from None
+    module.eval()
+    return module
+
+
+__all__ = [
+    "MODULE_DESCRIPTION",
+    "MODULE_WEIGHTS",
+    "LegalMultiDiscrete",
+    "MaskedVectorEnv",
+    "load_module",
+    "ppo_config",
+    "save_module",
+]
