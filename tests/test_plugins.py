@@ -122,3 +122,31 @@ def test_a_game_without_plugins_gets_the_kits_defaults():
 def test_the_state_class_comes_from_the_type_argument():
     assert ToyDice.state_class.__name__ == "ToyDiceState"
     assert _Bare.state_class is ToyDice.state_class
+
+
+def test_a_subclass_keeps_the_state_class_it_inherits():
+    """``Game[TheState]`` is read from a class's own bases only: a subclass of a game that set its
+    ``state_class`` by hand keeps that one (a reviewer's reproduction)."""
+
+    class Special(ToyDice.state_class):  # a state class declared by hand, not the type argument
+        pass
+
+    class Parent(ToyDice):
+        state_class = Special
+
+    class Child(Parent):
+        pass
+
+    assert Child.state_class is Special
+
+
+def test_the_plugged_facts_answer_on_the_class_too():
+    """``(*Game.counter_fields, "stats")``, the idiom the docs once gave games outside this package,
+    still builds a tuple; the class-level reads give values, not property objects."""
+    assert (*Game.counter_fields, "stats") == ("step_count", "stats")
+    assert Game.stats_title == "Game statistics" and Game.public_actions is False
+    assert ToyDice.counter_fields == ("step_count",) and ToyDice.stats_title == "Risk analytics"
+    for name in SHIPPED:
+        cls = CLASSES[name]
+        assert cls.counter_fields == make_game(name).counter_fields
+        assert isinstance(cls.stats_title, str) and isinstance(cls.public_actions, bool)

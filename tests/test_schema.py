@@ -10,11 +10,22 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import types
 
 import numpy as np
 import pytest
 
-from monkey_envs.core.schema import Field, bound_of, field, field_index, field_names, layout, schema, state_schema
+from monkey_envs.core.schema import (
+    Field,
+    bound_of,
+    field,
+    field_index,
+    field_names,
+    layout,
+    range_violations,
+    schema,
+    state_schema,
+)
 from monkey_envs.core.state import BatchState
 from monkey_envs.games import SHIPPED_GAMES, make_game
 
@@ -140,3 +151,29 @@ def test_shapes_and_bounds_resolve_from_the_configured_game():
         bound_of(g, "num_cells * 2", np.dtype(np.int8))
     with pytest.raises(TypeError, match="shape"):
         field("int8", [3], "a list is not a shape")
+
+
+def test_a_non_finite_value_of_a_bounded_float_field_is_out_of_range():
+    """NaN compares False with every bound, and ``inf`` once crashed the report's formatting (which
+    ``state_violations`` turned into one "laws unreadable" entry hiding the others)."""
+
+    @state_schema
+    class Floats(BatchState):
+        temp: np.ndarray = field("float32", (2,), "a bounded float", low=0.0, high=1.0)
+
+    class G:
+        num_players, num_actions = 2, 3
+        spec = types.SimpleNamespace(end_reasons=("running", "over"))
+
+    values = np.array([[0.5, 0.5], [np.inf, 0.2], [np.nan, 0.1], [0.0, 1.0]], np.float32)
+
+    class S:  # only what the bounds read: the shared bounded fields (all in range) and the float
+        batch_size = 4
+        current_player = end_reason = np.zeros(4, np.int8)
+        step_count = np.zeros(4, np.int32)
+        temp = values
+
+    found, bad = range_violations(Floats, G(), S())
+    assert bad.tolist() == [False, True, True, False]
+    assert [(f, r) for f, r, _ in found] == [("temp", 1), ("temp", 2)]
+    assert "inf" in found[0][2] and "nan" in found[1][2]

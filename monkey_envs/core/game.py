@@ -42,6 +42,19 @@ if TYPE_CHECKING:
 S = TypeVar("S", bound=BatchState)
 
 
+class _classproperty:
+    """A read-only property that also answers on the class (``Game.counter_fields`` is a tuple, as
+    ``(*Game.counter_fields, "stats")`` in a game from outside this package needs); a subclass may
+    still set a plain value of that name."""
+
+    def __init__(self, fget: Any) -> None:
+        self.fget = fget
+        self.__doc__ = fget.__doc__
+
+    def __get__(self, obj: Any, owner: type) -> Any:
+        return self.fget(owner if obj is None else type(obj))
+
+
 def as_seeds(seeds: Any) -> np.ndarray:
     """Coerce ``seeds`` (int, sequence or array) to a ``(B,) int64`` array; ``ValueError`` if bad."""
     if isinstance(seeds, (bool, np.bool_)) or (
@@ -213,7 +226,7 @@ class Game(abc.ABC, Generic[S]):
         """Take ``state_class`` from ``Game[TheState]`` when the subclass does not set it."""
         super().__init_subclass__(**kwargs)
         if "state_class" not in cls.__dict__:
-            for base in getattr(cls, "__orig_bases__", ()):
+            for base in cls.__dict__.get("__orig_bases__", ()):  # its own bases: a subclass inherits
                 args = getattr(base, "__args__", ())
                 if getattr(base, "__origin__", None) is Game and args and isinstance(args[0], type):
                     cls.state_class = args[0]
@@ -521,11 +534,11 @@ class Game(abc.ABC, Generic[S]):
         out.flags.writeable = False
         return out
 
-    @property
-    def public_actions(self) -> bool:
+    @_classproperty
+    def public_actions(cls) -> bool:
         """Whether every seat sees which action a mover took (``view.public_actions``). When
         False, the default :meth:`action_seen` tells only the mover what it did."""
-        return self.view is not None and self.view.public_actions
+        return cls.view is not None and cls.view.public_actions
 
     def action_seen(self, state: S, row: int, action: int, viewer: int | None) -> str:
         """What ``viewer`` learns when the mover of ``row`` takes ``action`` in ``state`` (before the step).
@@ -615,10 +628,10 @@ class Game(abc.ABC, Generic[S]):
         fn = self.analytics.hook("episode_stats")
         return {} if fn is None else fn(self, state)
 
-    @property
-    def stats_title(self) -> str:
-        """Title of the table :meth:`stats_summary` fills (arena and run reports)."""
-        return self.analytics.stats_title
+    @_classproperty
+    def stats_title(cls) -> str:
+        """Title of the table :meth:`stats_summary` fills (arena and run reports; ``analytics.stats_title``)."""
+        return cls.analytics.stats_title
 
     def stats_summary(self, totals: dict[str, int], seats: int) -> dict[str, Any] | None:
         """Analytics of one agent from its summed :meth:`episode_stats` over ``seats`` seats held.
@@ -698,9 +711,11 @@ class Game(abc.ABC, Generic[S]):
         """The consistency laws broken by ``state``: ``(field, row, why)`` triples.
 
         A state of the wrong class, dtype or shape gets only its :meth:`layout_violations` (no
-        law can be read from it). Otherwise the laws of the shared fields, then the game's own
-        (:attr:`laws`): conservation invariants (cards, monkeys, coconuts, ...), value ranges and
-        a phase or decider that exists. Never raises: laws that cannot be read from a damaged
+        law can be read from it). Otherwise the laws of the shared fields, then the range of every
+        field the state schema bounds (:func:`~monkey_envs.core.schema.range_violations`), then
+        the game's own (:attr:`laws`) on the rows whose values are in range, under their own row
+        numbers: conservation invariants (cards, monkeys, coconuts, ...) and a phase or decider
+        that exists. Never raises: laws that cannot be read from a damaged
         state are reported as one ``("state", -1, ...)`` violation. The random-play fuzz of the
         conformance suite asserts an empty list after every step.
 
@@ -801,13 +816,14 @@ class Game(abc.ABC, Generic[S]):
     #: How many violations the message of :meth:`validate_state` lists.
     max_reported_violations: ClassVar[int] = 5
 
-    @property
-    def counter_fields(self) -> tuple[str, ...]:
+    @_classproperty
+    def counter_fields(cls) -> tuple[str, ...]:
         """Integer fields that only count up during play (decisions taken, per-seat statistics,
-        ...): those the state schema declares ``counter=True``. :meth:`validate_state` refuses a
-        state with a counter outside ``[0, counter_cap(dtype))``, so that playing a loaded state can
-        never overflow one (see :meth:`counter_cap`)."""
-        return schema_counters(self.state_class)
+        ...): those the state schema declares ``counter=True`` (on ``Game`` itself, the shared
+        ``("step_count",)``). :meth:`validate_state` refuses a state with a counter outside
+        ``[0, counter_cap(dtype))``, so that playing a loaded state can never overflow one (see
+        :meth:`counter_cap`)."""
+        return schema_counters(cls.__dict__.get("state_class") or getattr(cls, "state_class", BatchState))
 
     @staticmethod
     def counter_cap(dtype: Any) -> int:

@@ -35,11 +35,13 @@ class Report:
         against ``values``); return the ``(B,) bool`` offending rows."""
         v = np.asarray(values)
         out_of = (v < low) | (v > high)
+        if v.dtype.kind == "f":
+            out_of |= ~np.isfinite(v)  # NaN compares False with every bound
         bad = out_of.reshape(v.shape[0], -1).any(1) if v.size else np.zeros(v.shape[0], dtype=bool)
         scalar = np.ndim(low) == 0 and np.ndim(high) == 0
         where = f"[{low}, {high}]" if scalar else "its range"
         for r in np.flatnonzero(bad).tolist():
-            self.out.append((field, r, f"value {int(v[r][out_of[r]][0])} outside {where}"))
+            self.out.append((field, r, f"value {v[r][out_of[r]][0].item()} outside {where}"))
         return bad
 
 

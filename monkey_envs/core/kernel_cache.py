@@ -6,7 +6,8 @@
 
 numba's on-disk cache (``@njit(cache=True)``) is keyed on the kernels file's own timestamp only,
 so a change to a module the kernels compile in (the game's ``data.py`` and ``state.py``, the kit's
-``core/rng.py`` and ``core/schema.py``, and this module's :func:`stack_array`) would silently keep the old machine code.
+``core/rng.py``, ``core/state.py`` (the shared fields, the first entries of every state tuple)
+and ``core/schema.py``, and this module's :func:`stack_array`) would silently keep the old machine code.
 This hashes those sources and clears the module's cached kernels when the hash differs from the
 one stored beside them.
 """
@@ -34,8 +35,8 @@ def drop_stale_cache(kernels_file: str | Path, deps: tuple[str, ...] = ("data.py
 
     Args:
         kernels_file: the kernels module's ``__file__``.
-        deps: file names beside it that the kernels compile in (``core/rng.py`` and this module
-            always count).
+        deps: file names beside it that the kernels compile in (``core/rng.py``, ``core/state.py``,
+            ``core/schema.py`` and this module always count).
 
     The hash of the sources is kept in ``__pycache__/<stem>.deps``. Best effort: an unwritable
     install keeps whatever cache it has. When no kernel of the module is cached (a fresh install,
@@ -43,7 +44,14 @@ def drop_stale_cache(kernels_file: str | Path, deps: tuple[str, ...] = ("data.py
     """
     here = Path(kernels_file).resolve()
     kit = Path(__file__).resolve()
-    sources = (here, *(here.with_name(d) for d in deps), kit.with_name("rng.py"), kit.with_name("schema.py"), kit)
+    sources = (
+        here,
+        *(here.with_name(d) for d in deps),
+        kit.with_name("rng.py"),
+        kit.with_name("state.py"),
+        kit.with_name("schema.py"),
+        kit,
+    )
     try:
         stamp = hashlib.sha256(b"".join(p.read_bytes() for p in sources)).hexdigest()
         cache = here.parent / "__pycache__"

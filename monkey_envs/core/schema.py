@@ -197,8 +197,9 @@ def bound_of(game: Any, bound: Bound, dtype: np.dtype) -> Any:
 def range_violations(cls: type, game: Any, state: Any) -> tuple[list[tuple[str, int, str]], np.ndarray]:
     """Values of ``state`` outside their declared bounds: ``((field, row, why) list, (B,) bool bad rows)``.
 
-    ``state`` must have the game's layout (checked first). A row is reported once per field, the
-    first five rows of each field at most.
+    ``state`` must have the game's layout (the caller checks it first, as
+    ``Game.state_violations`` does). Every offending row is reported once per field; a
+    non-finite value of a bounded float field is out of range.
     """
     rep = Report()
     bad = np.zeros(state.batch_size, bool)

@@ -12,7 +12,7 @@ configuration vector and hands the state's arrays to the kernels.
 from __future__ import annotations
 
 import operator
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -30,9 +30,6 @@ from monkey_envs.four_monkeys.state import (
     TILE_STACK,
     FourMonkeysState,
 )
-
-if TYPE_CHECKING:
-    pass
 
 __all__ = ["SPEC", "FourMonkeys"]
 

@@ -669,7 +669,6 @@ def _pyramid_direction(ptrs: np.ndarray, dims: np.ndarray, b: int, a: int) -> in
     pos = _field(ptrs, dims, "pos")
     mover = _field(ptrs, dims, "mover")
     pyramid_card = _field(ptrs, dims, "pyramid_card")
-    dest = NO_MOVE
     m = np.int64(mover[b])
     n = STEPS[pyramid_card[b]]
     x = np.int64(pos[b, m])

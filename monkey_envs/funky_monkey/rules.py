@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import operator
 import weakref
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -74,9 +74,6 @@ from monkey_envs.funky_monkey.state import (
     FunkyMonkeyState,
 )
 from monkey_envs.funky_monkey.state import PHASE_NAMES as PHASE_NAMES
-
-if TYPE_CHECKING:
-    pass
 
 # The rules' public names. The action table lives in actions.py, the observation in observation.py
 # and the starting positions in position.py; every name this module held before that split is still

@@ -48,7 +48,8 @@ class LegalMultiDiscrete(spaces.MultiDiscrete):
     """``MultiDiscrete([A] * N)`` whose ``sample()`` without a mask draws each env's action from its last mask.
 
     An env whose mask is all zeros (its game just ended) gets action 0, which the env ignores.
-    Pickles as a plain ``MultiDiscrete``.
+    Pickles as a plain ``MultiDiscrete`` (the masks stay with the env); a copy or deep copy keeps
+    the class and the env it reads.
     """
 
     def __init__(self, num_actions: int, num_envs: int, env: MaskedVectorEnv) -> None:
@@ -65,6 +66,12 @@ class LegalMultiDiscrete(spaces.MultiDiscrete):
 
     def __reduce__(self) -> tuple[type, tuple[np.ndarray]]:
         return (spaces.MultiDiscrete, (np.asarray(self.nvec),))
+
+    def __copy__(self) -> LegalMultiDiscrete:
+        return LegalMultiDiscrete(int(self.nvec[0]), int(self.nvec.size), self._env)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> LegalMultiDiscrete:
+        return self.__copy__()
 
 
 class MaskedVectorEnv(gym.vector.VectorEnv):
@@ -140,13 +147,13 @@ def ppo_config(
         ImportError: Ray RLlib is not installed.
         ValueError: an unknown game, opponent or option (checked here, before RLlib builds anything).
     """
+    env_config = {"game": game, **env_options}
+    MaskedVectorEnv(env_config).close()  # bad options fail here, clearly, with Ray or without
     _require_ray()
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
     from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 
-    env_config = {"game": game, **env_options}
-    MaskedVectorEnv(env_config).close()  # bad options fail here, clearly
     cfg = dict(DEFAULT_MODEL_CONFIG if model_config is None else model_config)
     return (
         PPOConfig()

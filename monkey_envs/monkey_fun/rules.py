@@ -17,7 +17,7 @@ once per configuration and hands the state's arrays to the kernels.
 from __future__ import annotations
 
 import operator
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -29,9 +29,6 @@ from monkey_envs.monkey_fun import data as D
 from monkey_envs.monkey_fun import kernels as K
 from monkey_envs.monkey_fun.kernels import DISCARD_ACTION, NUM_ACTIONS, NUM_SUBSETS
 from monkey_envs.monkey_fun.state import END_NONE, END_REASONS, MonkeyFunState
-
-if TYPE_CHECKING:
-    pass
 
 __all__ = ["DISCARD_ACTION", "NUM_ACTIONS", "NUM_SUBSETS", "SPEC", "SUBSET_BITS", "MonkeyFun"]
 

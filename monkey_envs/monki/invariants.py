@@ -2,7 +2,7 @@
 
 Laws, each reported as ``(field, row, why)`` (``row == -1``: a whole array is wrong):
 
-* **layout**: dtypes and per-row shapes of a fresh ``init`` (reported alone);
+* **layout**: dtypes and per-row shapes of the state schema (reported alone);
 * **ranges**: declared with each field in :class:`~monkey_envs.monki.state.MonkiState` (the
   kit checks them first); the laws below are read only in rows whose values are in range;
 * **tokens**: each of the 40 tokens lies in exactly one place: a stack slot, a statue or a player

@@ -34,7 +34,7 @@ fruit when face up).
 from __future__ import annotations
 
 import operator
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -50,9 +50,6 @@ from monkey_envs.monki.state import (
     STAT_NAMES,
     MonkiState,
 )
-
-if TYPE_CHECKING:
-    pass
 
 __all__ = ["SPEC", "Monki"]
 
