@@ -47,7 +47,7 @@ from agents.strict_yaml import (  # the shared strict reader (training.run / exp
 from monkey_envs.games import DEFAULT_GAME
 
 #: Algorithms this runner knows (more SB3 algorithms can be added to ``training.run.ALGOS``).
-ALGOS = ("maskable_ppo",)
+ALGOS = ("maskable_ppo", "rllib_ppo")
 ACTIVATIONS = ("tanh", "relu")
 #: Policy heads (see :mod:`training.policies`).
 HEADS = ("linear", "scorer")
@@ -337,6 +337,37 @@ class EvalConfig:
 
 
 @dataclasses.dataclass
+class RayConfig:
+    """Ray's own keys, read by ``algo: rllib_ppo`` (RLlib's PPO on the batched core)."""
+
+    address: str | None = setting(
+        "Ray cluster to join (``ray start --head`` prints it, e.g. ``10.0.0.1:6379``; ``auto``: the "
+        "one ``RAY_ADDRESS`` or a local ``ray start`` names); ``null``: start a Ray on this machine.",
+        None,
+    )
+    num_cpus: int = setting(
+        "CPUs of the Ray started on this machine (with ``address: null``; 0: all). Range: [0, 4096].",
+        0,
+    )
+    num_env_runners: int = setting(
+        "RLlib env runners (Ray worker processes sampling in parallel; 0: sample in the driver). Range: [0, 1024].",
+        0,
+    )
+    num_envs_per_env_runner: int = setting(
+        "Games each env runner steps per call of the batched core. Range: [1, 65536].",
+        64,
+    )
+    num_learners: int = setting(
+        "RLlib learner workers (0: learn in the driver). Range: [0, 256].",
+        0,
+    )
+    num_gpus_per_learner: float = setting(
+        "GPUs per learner (0: CPU). Range: [0, 8].",
+        0.0,
+    )
+
+
+@dataclasses.dataclass
 class TrainConfig:
     """One training run: algorithm, budget, environment, hyperparameters, evaluation."""
 
@@ -347,7 +378,9 @@ class TrainConfig:
         default_factory=list,
     )
     algo: str = setting(
-        "Algorithm: ``maskable_ppo``.",
+        "Algorithm: ``maskable_ppo`` (sb3-contrib) or ``rllib_ppo`` (RLlib's PPO on the batched "
+        "core, the ``ray`` keys; against ``env.opponent``, without self-play, pretraining or "
+        "``init_model`` yet).",
         "maskable_ppo",
     )
     total_timesteps: int = setting(
@@ -396,6 +429,7 @@ class TrainConfig:
     selfplay: SelfPlayConfig = dataclasses.field(default_factory=SelfPlayConfig)
     pretrain: PretrainConfig = dataclasses.field(default_factory=PretrainConfig)
     eval: EvalConfig = dataclasses.field(default_factory=EvalConfig)
+    ray: RayConfig = dataclasses.field(default_factory=RayConfig)
 
     @property
     def opponents(self) -> list[str]:
@@ -411,6 +445,32 @@ class TrainConfig:
             ConfigError: the first problem found, naming the key.
         """
         _check(self.algo in ALGOS, "algo", f"must be one of {ALGOS}, got {short(self.algo)}")
+        r = self.ray
+        _check(
+            r.address is None or (isinstance(r.address, str) and bool(r.address)),
+            "ray.address",
+            f"must be null or a cluster address, got {short(r.address)}",
+        )
+        _int_range(r.num_cpus, "ray.num_cpus", 0, 4096)
+        _int_range(r.num_env_runners, "ray.num_env_runners", 0, 1024)
+        _int_range(r.num_envs_per_env_runner, "ray.num_envs_per_env_runner", 1, 65536)
+        _int_range(r.num_learners, "ray.num_learners", 0, 256)
+        _float_range(r.num_gpus_per_learner, "ray.num_gpus_per_learner", 0.0, 8.0)
+        if self.algo == "rllib_ppo":
+            for ok, key, why in (
+                (not self.selfplay.enabled, "selfplay.enabled", "self-play is not on the rllib_ppo path yet"),
+                (self.pretrain.teacher is None, "pretrain.teacher", "pretraining is not on the rllib_ppo path yet"),
+                (self.init_model is None, "init_model", "starting from saved weights is not on the rllib_ppo path yet"),
+                (
+                    self.env.learner_actions is None,
+                    "env.learner_actions",
+                    "action filters are not on the rllib_ppo path yet",
+                ),
+                (self.ppo.features == "mlp", "ppo.features", "the rllib_ppo path reads the flat observation: set mlp"),
+                (self.ppo.head == "linear", "ppo.head", "the rllib_ppo path has the linear head only"),
+                (self.total_timesteps > 0, "total_timesteps", "rllib_ppo needs steps to train"),
+            ):
+                _check(ok, key, why)
         _int_range(self.total_timesteps, "total_timesteps", 0, MAX_STEPS)
         _check(
             self.total_timesteps > 0 or self.pretrain.teacher is not None,

@@ -432,10 +432,16 @@ def evaluate(
     Returns:
         ``opponent name -> EvalResult.to_dict()``.
     """
+    return _evaluate_agent(trained_agent(model, cfg, game), cfg, game, run_dir, beat)
+
+
+def _evaluate_agent(
+    policy: Any, cfg: TrainConfig, game: Any, run_dir: Path | None = None, beat: Heartbeat | None = None
+) -> dict[str, Any]:
+    """:func:`evaluate` of an agent (the SB3 path's policy, or the RLlib path's)."""
     from agents.arena import stats_summary
     from agents.evaluate import opponent_lineup, play_games
 
-    policy = trained_agent(model, cfg, game)
     out: dict[str, Any] = {}
     for name in cfg.eval.opponents:
         opponents, labels = opponent_lineup(name, game, cfg.eval.seed + 1)
@@ -877,6 +883,12 @@ def run(
 
     if game is None:
         game = prepare(cfg)
+    if cfg.algo == "rllib_ppo":
+        from training.rllib_train import run_rllib
+
+        if cfg.torch_threads:
+            torch.set_num_threads(cfg.torch_threads)
+        return run_rllib(cfg, game, make_run_dir, _evaluate_agent)
     if cfg.torch_threads:
         torch.set_num_threads(cfg.torch_threads)
     progress = _Progress(resume=resume, callbacks=list(callbacks or []))

@@ -80,8 +80,9 @@ class MaskedVectorEnv(gym.vector.VectorEnv):
     Args:
         config: RLlib's ``env_config`` (an ``EnvContext``, or a dict): ``num_envs`` (games ``N``,
             default 1), ``game`` (a registered name) and the options of
-            :class:`~monkey_envs.core.gym_vector.GameVectorEnv` and of the game. RLlib's own
-            context keys (worker and vector indices) are ignored.
+            :class:`~monkey_envs.core.gym_vector.GameVectorEnv` and of the game; ``opponent`` may be
+            a list of names, a mix (with ``opponent_weights``), as ``training.run``'s
+            ``env.opponent``. RLlib's own context keys (worker and vector indices) are ignored.
 
     Raises:
         ValueError: an unknown game, opponent or option.
@@ -93,6 +94,13 @@ class MaskedVectorEnv(gym.vector.VectorEnv):
         options = {k: v for k, v in dict(config or {}).items() if k not in _RLLIB_KEYS}
         num_envs = int(dict(config or {}).get("num_envs", 1))
         game = options.pop("game", None)
+        weights = options.pop("opponent_weights", None)
+        if isinstance(options.get("opponent"), (list, tuple)):  # a mix, as training.run's env.opponent
+            from monkey_envs.core.opponents import OpponentPool
+
+            options["opponent"] = OpponentPool(list(options["opponent"]), weights=weights)
+        elif weights is not None:
+            raise ValueError("opponent_weights needs a list of opponents (a mix)")
         if "autoreset_mode" in options:
             raise ValueError("autoreset_mode is fixed to NextStep: RLlib's env runner expects it")
         self.env = GameVectorEnv(num_envs=num_envs, game=game, autoreset_mode=AutoresetMode.NEXT_STEP, **options)

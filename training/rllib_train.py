@@ -1,0 +1,127 @@
+"""``algo: rllib_ppo``: ``python -m training.run`` on RLlib's PPO over the batched core (issue 27).
+
+The YAML keys mean what they mean on the SB3 path -- ``env`` (game, options, opponent or mix with
+weights, learner seat), ``seed``, ``total_timesteps``, ``ppo`` (learning rate, rollout length
+``n_steps`` per game, minibatch ``batch_size``, epochs, discount, GAE, clipping, entropy and value
+coefficients, gradient clipping, ``net_arch`` and ``activation`` of the network) and ``eval`` --
+plus Ray's own in ``ray`` (``address``, ``num_env_runners``, ``num_envs_per_env_runner``,
+``num_learners``, ``num_gpus_per_learner``). Each env runner steps its games on the batched core
+(:mod:`monkey_envs.integrations.rllib_vector`). The run folder holds ``config.yaml``, the policy in
+the project's safe format (``rllib_module.safetensors`` + ``rllib_module.json``: the agent
+``rllib:<run folder>``), Ray's checkpoint for resuming (``rllib_checkpoint/``), ``progress.csv``
+and the evaluation (``eval.json``, ``eval.md``), made by the same seat-balanced games as the SB3
+path's.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from training.config import TrainConfig, dump_config
+
+
+def rllib_config(cfg: TrainConfig) -> Any:
+    """The RLlib ``PPOConfig`` of ``cfg`` (``ValueError`` for a bad game option or opponent)."""
+    from monkey_envs.integrations.rllib_vector import ppo_config
+
+    e, p, r = cfg.env, cfg.ppo, cfg.ray
+    opponent: Any = e.opponent if isinstance(e.opponent, str) else list(e.opponent)
+    options: dict[str, Any] = {"opponent": opponent, **e.game_options}
+    if e.opponent_weights is not None:
+        options["opponent_weights"] = list(e.opponent_weights)
+    if e.learner_seat is not None:
+        options["learner_seat"] = e.learner_seat
+    model = {"head_fcnet_hiddens": list(p.net_arch), "head_fcnet_activation": p.activation}
+    runners = max(r.num_env_runners, 1)
+    return (
+        ppo_config(e.game, num_envs_per_env_runner=r.num_envs_per_env_runner, model_config=model, **options)
+        .env_runners(num_env_runners=r.num_env_runners, rollout_fragment_length=p.n_steps)
+        .learners(num_learners=r.num_learners, num_gpus_per_learner=r.num_gpus_per_learner)
+        .training(
+            lr=p.learning_rate,
+            gamma=p.gamma,
+            lambda_=p.gae_lambda,
+            clip_param=p.clip_range,
+            entropy_coeff=p.ent_coef,
+            vf_loss_coeff=p.vf_coef,
+            grad_clip=p.max_grad_norm,
+            num_epochs=p.n_epochs,
+            minibatch_size=p.batch_size,
+            train_batch_size_per_learner=p.n_steps * r.num_envs_per_env_runner * runners,
+        )
+        .debugging(seed=cfg.seed)
+    )
+
+
+def run_rllib(cfg: TrainConfig, game: Any, make_run_dir: Any, evaluate_agent: Any) -> Path:
+    """Train ``cfg`` with RLlib, save, evaluate; return the run folder.
+
+    ``make_run_dir(cfg) -> Path`` and ``evaluate_agent(agent, cfg, game, run_dir) -> dict`` are
+    ``training.run``'s (passed in: this module does not import the runner back).
+    """
+    import ray
+
+    from agents.rllib_policy import RLlibPolicyAgent
+    from monkey_envs.integrations.rllib_vector import save_module
+
+    config = rllib_config(cfg)  # bad options fail here, before Ray starts or a folder is written
+    r = cfg.ray
+    started = not ray.is_initialized()
+    if started:
+        kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
+        if r.address is not None:
+            kwargs["address"] = r.address
+        elif r.num_cpus:
+            kwargs["num_cpus"] = r.num_cpus
+        ray.init(**kwargs)
+    try:
+        algo = config.build_algo()
+        run_dir = make_run_dir(cfg)
+        (run_dir / "config.yaml").write_text(dump_config(cfg))
+        print(f"run folder: {run_dir}")
+        print(
+            f"training rllib_ppo on {cfg.env.game} {cfg.env.game_options} vs {cfg.env.opponent!r}: "
+            f"{cfg.total_timesteps} steps, {r.num_env_runners} env runners x {r.num_envs_per_env_runner} games, "
+            f"seed {cfg.seed}"
+        )
+        steps, t0, rows = 0, time.perf_counter(), ["iteration,timesteps,seconds,episode_return_mean"]
+        try:
+            while steps < cfg.total_timesteps:
+                result = algo.train()
+                steps = int(result["num_env_steps_sampled_lifetime"])
+                ret = result["env_runners"].get("episode_return_mean", float("nan"))
+                rows.append(f"{len(rows)},{steps},{time.perf_counter() - t0:.2f},{ret}")
+                if cfg.progress_bar:
+                    print(
+                        f"  ... {steps}/{cfg.total_timesteps} steps, {time.perf_counter() - t0:.0f} s, return {ret:.3f}"
+                    )
+            train_seconds = time.perf_counter() - t0
+            save_module(algo, game, run_dir)
+            algo.save_to_path(str((run_dir / "rllib_checkpoint").resolve()))
+        finally:
+            algo.stop()
+        (run_dir / "progress.csv").write_text("\n".join(rows) + "\n")
+        print(f"trained {steps} steps in {train_seconds:.1f} s ({steps / max(train_seconds, 1e-9):.0f} steps/s)")
+    finally:
+        if started:
+            ray.shutdown()
+    agent = RLlibPolicyAgent(str(run_dir), game)
+    agent.name = "trained"
+    evaluation = evaluate_agent(agent, cfg, game, run_dir) if cfg.eval.num_games and cfg.eval.opponents else {}
+    summary = {
+        "algo": "rllib_ppo",
+        "timesteps": steps,
+        "train_seconds": round(train_seconds, 2),
+        "evaluation": evaluation,
+    }
+    (run_dir / "eval.json").write_text(json.dumps(summary, indent=2, default=float))
+    lines = [f"# {run_dir.name}", "", f"rllib_ppo, {steps} steps, {train_seconds:.1f} s of training.", ""]
+    for name, res in evaluation.items():
+        a = res["agents"][0]
+        lines.append(f"- vs {name}: win rate {a['win_rate']:.3f} [{a['ci_low']:.3f}, {a['ci_high']:.3f}]")
+    (run_dir / "eval.md").write_text("\n".join(lines) + "\n")
+    print(f"wrote {run_dir / 'eval.json'}, {run_dir / 'eval.md'}")
+    return run_dir
