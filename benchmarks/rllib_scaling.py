@@ -98,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
 
     import ray
 
-    ray.init(num_cpus=args.cpus, include_dashboard=False, log_to_driver=False)
+    ray.init(address="local", num_cpus=args.cpus, include_dashboard=False, log_to_driver=False)
     rows: list[tuple[str, float]] = [
         ("SB3 MaskablePPO, batched VecEnv", sb3_row(args.game, args.num_envs, args.rollout, args.iterations))
     ]

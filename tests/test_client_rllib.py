@@ -52,7 +52,8 @@ def local_ray(rllib):
     ``tests/`` on the path of this process only)."""
     module = sys.modules[__name__]
     rllib.cloudpickle.register_pickle_by_value(module)
-    rllib.init(num_cpus=2, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True)
+    # address="local": a Ray of its own, even while another test (or a user) runs a cluster here
+    rllib.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True)
     yield rllib
     rllib.shutdown()
     rllib.cloudpickle.unregister_pickle_by_value(module)

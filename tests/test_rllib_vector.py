@@ -89,7 +89,8 @@ def local_ray():
     pytest.importorskip("torch")
     module = sys.modules[__name__]
     ray.cloudpickle.register_pickle_by_value(module)  # tests/ is not importable in Ray's workers
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True)
+    # address="local": a Ray of its own, even while another test (or a user) runs a cluster here
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True)
     yield ray
     ray.shutdown()
     ray.cloudpickle.unregister_pickle_by_value(module)

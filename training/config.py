@@ -342,7 +342,8 @@ class RayConfig:
 
     address: str | None = setting(
         "Ray cluster to join (``ray start --head`` prints it, e.g. ``10.0.0.1:6379``; ``auto``: the "
-        "one ``RAY_ADDRESS`` or a local ``ray start`` names); ``null``: start a Ray on this machine.",
+        "one ``RAY_ADDRESS`` or a local ``ray start`` names); ``null``: start a Ray of the run's own on "
+        "this machine (even where a cluster runs here).",
         None,
     )
     num_cpus: int = setting(

@@ -71,11 +71,13 @@ def run_rllib(cfg: TrainConfig, game: Any, make_run_dir: Any, evaluate_agent: An
     r = cfg.ray
     started = not ray.is_initialized()
     if started:
-        kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
+        kwargs: dict[str, Any] = {"log_to_driver": False}
         if r.address is not None:
             kwargs["address"] = r.address
-        elif r.num_cpus:
-            kwargs["num_cpus"] = r.num_cpus
+        else:  # a Ray of this run's own, even where a cluster runs on this machine (ray.address: auto joins it)
+            kwargs.update(address="local", include_dashboard=False)
+            if r.num_cpus:
+                kwargs["num_cpus"] = r.num_cpus
         ray.init(**kwargs)
     try:
         algo = config.build_algo()
