@@ -74,6 +74,9 @@ NOT_RUN = {
     "tests/test_search_agent.py plays the search agent in the arena",
     "python -m agents.arena --game four_monkeys --players 4 --agents mcts": "a search agent's arena table "
     "(minutes); tests/test_search_agent.py plays the search agent in the arena",
+    "python -m agents.arena --game monki --players 2 --agents best=ppo:runs/": "needs the trained runs it names "
+    "(python -m training.run, minutes) and plays 2,016 games with the search agent (minutes); ppo: specs are "
+    "tested in test_arena.py and test_untrusted_models.py",
     "python -m agents.arena --game four_monkeys --players 4 --agents plan=ppo:runs/": "needs the trained runs it "
     "names (python -m training.run, minutes) and plays 2,016 games with the search agent (minutes); ppo: specs are "
     "tested in test_arena.py and test_untrusted_models.py",
