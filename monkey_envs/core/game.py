@@ -823,7 +823,7 @@ class Game(abc.ABC, Generic[S]):
         ``("step_count",)``). :meth:`validate_state` refuses a state with a counter outside
         ``[0, counter_cap(dtype))``, so that playing a loaded state can never overflow one (see
         :meth:`counter_cap`)."""
-        return schema_counters(cls.__dict__.get("state_class") or getattr(cls, "state_class", BatchState))
+        return schema_counters(getattr(cls, "state_class", BatchState))
 
     @staticmethod
     def counter_cap(dtype: Any) -> int:

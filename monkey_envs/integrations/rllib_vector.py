@@ -91,8 +91,9 @@ class MaskedVectorEnv(gym.vector.VectorEnv):
     metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.NEXT_STEP}  # noqa: RUF012
 
     def __init__(self, config: dict[str, Any] | None = None) -> None:
-        options = {k: v for k, v in dict(config or {}).items() if k not in _RLLIB_KEYS}
-        num_envs = int(dict(config or {}).get("num_envs", 1))
+        given = dict(config or {})
+        options = {k: v for k, v in given.items() if k not in _RLLIB_KEYS}
+        num_envs = int(given.get("num_envs", 1))
         game = options.pop("game", None)
         weights = options.pop("opponent_weights", None)
         if isinstance(options.get("opponent"), (list, tuple)):  # a mix, as training.run's env.opponent
