@@ -41,7 +41,12 @@ the rotations of one seating share a deal (game seed), so each deal is played fr
 
 All games of all line-ups are played as one batch of the core (chunks of ``batch_size`` games)
 by :func:`agents.evaluate.play_lineups` -- the same code that :func:`agents.evaluate.play_games`
-and training's evaluation use.
+and training's evaluation use. Each chunk gets agents of its own, seeded from the arena seed and
+the chunk's number (:func:`agents.evaluate.batch_seed`; the first chunk's agent ``i`` has seed
+``seed + i``), so a chunk gives the same games wherever it runs: ``--ray`` (``ray=``) spreads the
+chunks over Ray workers and reports exactly what the local run reports for the same seed and
+``--batch-size``. Pick a ``--batch-size`` that cuts the games into at least as many chunks as
+there are workers.
 
 What is reported
 ----------------
@@ -75,8 +80,7 @@ from agents.evaluate import (
     AgentResult,
     GameRecords,
     agent_results,
-    build_agents,
-    play_lineups,
+    play_tournament,
     replay_records,
 )
 from agents.ratings import DEFAULT_PRIOR, RatingFit, fit_ratings, seat_credit
@@ -604,6 +608,8 @@ def run_arena(
     anchor: str | None = None,
     bootstrap: int = 0,
     record_games: bool = False,
+    ray: str | None = None,
+    imports: Sequence[str] = (),
     **game_options: Any,
 ) -> ArenaResult:
     """Play a seat-balanced tournament and analyse it.
@@ -620,6 +626,11 @@ def run_arena(
         prior, anchor, bootstrap: passed to :func:`agents.ratings.fit_ratings` (the bootstrap
             resamples deals).
         record_games: keep every game's moves (``ArenaResult.replays``; saved as ``games.json``).
+        ray: ``None`` plays here; an address spreads the batches over Ray workers, one task of
+            one CPU a batch (``"local"``: a Ray of this process's own; ``"auto"``, ``"host:6379"``
+            or ``"ray://host:10001"``: a running cluster). The results are the local run's
+            (:func:`agents.evaluate.play_tournament`); agents must be names or factories.
+        imports: plug-in modules each Ray worker imports first (the CLI's ``--import``).
 
     Returns:
         An :class:`ArenaResult`; the same arguments give the same results (wall times aside).
@@ -645,16 +656,18 @@ def run_arena(
         raise ValueError(f"anchor {anchor!r} is not one of the agents {labels}")
     K, P = len(labels), int(g.num_players)
     sched = schedule(K, P, num_games, seed, seating)
-    built = build_agents(g, objs, seed)
-    rec = play_lineups(
+    rec = play_tournament(
         g,
-        built,
+        objs,
+        seed,
         sched.seeds,
         sched.seat_agent,
         max_steps=max_steps,
         batch_size=batch_size,
         labels=labels,
         record_actions=record_games,
+        ray_address=ray,
+        imports=imports,
     )
     results = agent_results(rec, labels)
     together, ahead = head_to_head(rec, K)
@@ -730,6 +743,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--prior", type=float, default=DEFAULT_PRIOR, help="prior precision of the rating fit")
     p.add_argument("--max-steps", type=int, default=10_000)
     p.add_argument("--batch-size", type=int, default=DEFAULT_BATCH, help="games per batch of the core")
+    p.add_argument(
+        "--ray",
+        nargs="?",
+        const="local",
+        default=None,
+        metavar="ADDRESS",
+        help="spread the batches over Ray workers (no ADDRESS: a Ray of this run's own; 'auto', "
+        "HOST:PORT or ray://HOST:PORT: a running cluster); same results as the local run",
+    )
     p.add_argument("--out", default=None, help="output folder (default runs/arena__<game>__<P>p__<seed>__<time>)")
     p.add_argument("--quiet", action="store_true", help="no table on the terminal")
     p.add_argument(
@@ -769,6 +791,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             anchor=args.anchor,
             bootstrap=args.bootstrap,
             record_games=args.save_games,
+            ray=args.ray,
+            imports=args.imports,
             **options,
         )
     except (ValueError, TypeError, ImportError) as exc:

@@ -283,6 +283,200 @@ def play_lineups(
     )
 
 
+def concat_records(parts: Sequence[GameRecords]) -> GameRecords:
+    """One :class:`GameRecords` of ``parts`` in order (games of batches played apart).
+
+    ``seconds`` is the sum of the parts' play times.
+
+    Raises:
+        ValueError: no parts, or parts of different games (seats, score keeping, statistics).
+    """
+    if not parts:
+        raise ValueError("concat_records needs at least one part")
+    first = parts[0]
+    for p in parts[1:]:
+        if (
+            p.seat_agent.shape[1] != first.seat_agent.shape[1]
+            or (p.scores is None) != (first.scores is None)
+            or set(p.stats) != set(first.stats)
+            or (p.actions is None) != (first.actions is None)
+        ):
+            raise ValueError("concat_records: the parts are records of different games or settings")
+    return GameRecords(
+        seeds=np.concatenate([p.seeds for p in parts]),
+        seat_agent=np.concatenate([p.seat_agent for p in parts]),
+        winners=np.concatenate([p.winners for p in parts]),
+        drawn=np.concatenate([p.drawn for p in parts]),
+        scores=None if first.scores is None else np.concatenate([p.scores for p in parts]),  # type: ignore[misc]
+        returns=np.concatenate([p.returns for p in parts]),
+        lengths=np.concatenate([p.lengths for p in parts]),
+        truncated=np.concatenate([p.truncated for p in parts]),
+        end_reason=np.concatenate([p.end_reason for p in parts]),
+        stats={k: np.concatenate([p.stats[k] for p in parts]) for k in first.stats},
+        seconds=float(sum(p.seconds for p in parts)),
+        actions=None if first.actions is None else [m for p in parts for m in p.actions],  # type: ignore[union-attr]
+    )
+
+
+def batch_seed(seed: int, batch: int) -> int:
+    """The seed of an agent built with ``seed``, for batch ``batch`` of a tournament.
+
+    Batch 0 keeps ``seed`` itself (a tournament of one batch is as before batches had seeds of
+    their own); every later batch gets a seed derived from ``(seed, batch)`` alone, so a batch
+    can be played by itself -- in another process, on another machine, in any order -- and give
+    the games it gives in a local run.
+    """
+    if batch == 0:
+        return int(seed)
+    return int(np.random.SeedSequence([int(seed) & (2**64 - 1), int(batch)]).generate_state(1, np.uint32)[0])
+
+
+def _rebuildable(agent: Any) -> bool:
+    """A name or a factory (built anew for each batch), not an agent object (used as it is)."""
+    return isinstance(agent, str) or (callable(agent) and not hasattr(agent, "act"))
+
+
+def play_batch_of(
+    game: Any,
+    agents: Sequence[Any],
+    seed: int,
+    batch: int,
+    seeds: np.ndarray,
+    seat_agent: np.ndarray,
+    *,
+    max_steps: int = 10_000,
+    labels: Sequence[str] | None = None,
+    record_actions: bool = False,
+    imports: Sequence[str] = (),
+) -> GameRecords:
+    """Play batch number ``batch`` of a tournament on its own: agents built for that batch.
+
+    Agent ``i`` given by name or factory is built with ``batch_seed(seed + i, batch)``; agent
+    objects are used as they are. ``imports`` are plug-in modules to import first (a process
+    that is not the one that registered a game or agent: a Ray worker).
+    """
+    from agents.registry import make_agent
+
+    if imports:
+        from monkey_envs.games import import_plugins
+
+        import_plugins(list(imports))
+    built = [make_agent(a, game, batch_seed(seed + i, batch)) if _rebuildable(a) else a for i, a in enumerate(agents)]
+    return play_lineups(
+        game, built, seeds, seat_agent, max_steps=max_steps, labels=labels, record_actions=record_actions
+    )
+
+
+def play_tournament(
+    game: Any,
+    agents: Sequence[Any],
+    seed: int,
+    seeds: Any,
+    seat_agent: Any,
+    *,
+    max_steps: int = 10_000,
+    batch_size: int | None = None,
+    labels: Sequence[str] | None = None,
+    record_actions: bool = False,
+    ray_address: str | None = None,
+    imports: Sequence[str] = (),
+) -> GameRecords:
+    """Play a tournament's games in batches whose agents are seeded per batch, here or on Ray.
+
+    The games are cut into chunks of ``batch_size`` in game order; chunk ``b`` is played by
+    :func:`play_batch_of` with agents built for it (:func:`batch_seed`), so the results depend
+    on the seeds and ``batch_size`` only, not on where or in which order the chunks run.
+
+    Args:
+        game: a core game.
+        agents: ``K`` agent names, factories or objects (objects are used as they are in every
+            chunk, so their random state runs on across chunks: a local run only).
+        seed: the agents' seed (agent ``i``: ``seed + i`` in chunk 0).
+        seeds: ``(N,)`` non-negative game seeds.
+        seat_agent: ``(N, P)`` agent index in each seat of each game.
+        max_steps: cap on decisions per game.
+        batch_size: games per chunk (``None``: one chunk).
+        labels: agent names for error messages.
+        record_actions: also keep every game's moves.
+        ray_address: ``None`` plays the chunks here, one after another; otherwise each chunk is a
+            Ray task of one CPU: ``"local"`` starts a Ray of this process's own (unless Ray is
+            already initialised), anything else is passed to ``ray.init(address=...)`` (``"auto"``,
+            ``"ray://host:10001"``, ``"host:6379"``).
+        imports: plug-in modules each Ray worker imports before playing (``--import``).
+
+    Returns:
+        :class:`GameRecords` of all ``N`` games in order; ``seconds`` is the wall time.
+
+    Raises:
+        ValueError: bad shapes or sizes, an unknown agent, agent objects with ``ray_address``,
+            or Ray not installed.
+    """
+    seeds = np.asarray(seeds)
+    sa = np.asarray(seat_agent)
+    if seeds.ndim != 1 or seeds.size == 0:
+        raise ValueError(f"seeds must be a non-empty 1-D array, got shape {seeds.shape}")
+    if batch_size is not None and (
+        isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1
+    ):
+        raise ValueError(f"batch_size must be a positive int or None, got {batch_size!r}")
+    n = seeds.size
+    step = n if batch_size is None else int(batch_size)
+    chunks = [(b, slice(i, i + step)) for b, i in enumerate(range(0, n, step))]
+    kwargs = {"max_steps": max_steps, "labels": labels, "record_actions": record_actions}
+    t0 = time.perf_counter()
+    if ray_address is None:
+        parts = [play_batch_of(game, agents, seed, b, seeds[sl], sa[sl], **kwargs) for b, sl in chunks]
+    else:
+        objects = [a for a in agents if not _rebuildable(a)]
+        if objects:
+            raise ValueError(
+                "a tournament on Ray needs its agents as names or factories (built in each worker), "
+                f"got agent objects {[getattr(a, 'name', type(a).__name__) for a in objects]}"
+            )
+        from agents.registry import make_agent
+
+        for i, a in enumerate(agents):  # an unknown agent or bad option fails here, before Ray starts
+            make_agent(a, game, seed + i)
+        parts = _play_on_ray(game, list(agents), seed, chunks, seeds, sa, kwargs, ray_address, list(imports))
+    records = concat_records(parts)
+    records.seconds = time.perf_counter() - t0
+    return records
+
+
+def _play_on_ray(
+    game: Any,
+    agents: list[Any],
+    seed: int,
+    chunks: list[tuple[int, slice]],
+    seeds: np.ndarray,
+    sa: np.ndarray,
+    kwargs: dict[str, Any],
+    address: str,
+    imports: list[str],
+) -> list[GameRecords]:
+    """Each chunk a Ray task of one CPU; results in chunk order."""
+    try:
+        import ray
+    except ImportError as exc:
+        raise ValueError("playing on Ray needs Ray: pip install -e '.[clients]'") from exc
+    started = not ray.is_initialized()
+    if started:
+        if address == "local":  # a Ray of this process's own, even where a cluster runs on this machine
+            ray.init(address="local", include_dashboard=False, log_to_driver=False)
+        else:
+            ray.init(address=address, log_to_driver=False)
+    try:
+        task = ray.remote(num_cpus=1)(play_batch_of)
+        game_ref, agents_ref = ray.put(game), ray.put(agents)
+        futures = [
+            task.remote(game_ref, agents_ref, seed, b, seeds[sl], sa[sl], imports=imports, **kwargs) for b, sl in chunks
+        ]
+        return list(ray.get(futures))
+    finally:
+        if started:
+            ray.shutdown()
+
+
 def _play_batch(
     game: Any,
     objs: list[Any],

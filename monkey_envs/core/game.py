@@ -187,6 +187,11 @@ def seat_legend(num_players: int) -> str:
     return f"seats: {pairs}"
 
 
+def _rebuild_game(cls: type, config: dict[str, Any]) -> Any:
+    """Unpickle a game (:meth:`Game.__reduce__`)."""
+    return cls(**config)
+
+
 class Game(abc.ABC, Generic[S]):
     """Base class of a batched game; subclasses declare ``spec`` and implement the rules.
 
@@ -241,6 +246,15 @@ class Game(abc.ABC, Generic[S]):
     def config(self) -> dict[str, Any]:
         """The options this game was built with (enough to rebuild it: ``type(g)(**g.config)``)."""
         return dict(self._config)
+
+    def __reduce__(self) -> tuple[Any, tuple[type, dict[str, Any]]]:
+        """A game pickles as its class and options: unpickling builds it anew.
+
+        Its tables and work buffers are made again rather than copied, so a game sent to another
+        process (multiprocessing, a Ray worker, whose object store hands out read-only arrays)
+        works there like one built there.
+        """
+        return (_rebuild_game, (type(self), self.config))
 
     def __repr__(self) -> str:
         opts = ", ".join(f"{k}={v!r}" for k, v in self._config.items())
