@@ -21,8 +21,11 @@ SHIPPED_GAMES = dict(GAMES)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
-    """Toy games register themselves when their test module is imported (at collection); take them
-    out of the registry again, so every other test sees only the shipped games. A toy's own test
-    module registers it back for its tests (a module fixture)."""
-    for name in [n for n in GAMES if n not in SHIPPED_GAMES]:
-        del GAMES[name]
+    """No test module may leave a game in the global registry: toy games register inside
+    ``monkey_envs.core.registry.temporary_games()`` (collection imports every test module, so a
+    module-level registration outside one would leak into every other test)."""
+    leaked = [n for n in GAMES if n not in SHIPPED_GAMES]
+    if leaked:
+        raise pytest.UsageError(
+            f"test modules left games {leaked} in the global registry: register them inside temporary_games()"
+        )

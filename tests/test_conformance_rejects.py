@@ -4,32 +4,35 @@ the correct toys (``toy_coins``, sequential; ``toy_grab``, simultaneous) pass ev
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 
 import numpy as np
 import pytest
-import toy_games.broken
 
 from monkey_envs.core import testing
+from monkey_envs.core.registry import temporary_games
 from monkey_envs.core.testing import CHECKS, CheckSkipped, conformance_params, run_check
 
 CORRECT = ["toy_coins", "toy_grab"]
 
+with temporary_games():  # importing the toys registers them; the global registry is left as it was
+    broken = importlib.import_module("toy_games.broken")
+    CORRECT_PARAMS = conformance_params(games=CORRECT, exclude=["playthroughs"])
+
 
 @pytest.fixture(scope="module", autouse=True)
 def _toys_registered():
-    """The toys are in the registry for this module's tests only (conftest takes them out after collection)."""
-    from monkey_envs.core.registry import temporary_games
-    from monkey_envs.games import GAMES, register_game
+    """The toys are in the registry for this module's tests only."""
+    from monkey_envs.games import register_game
 
     with temporary_games():
-        for name in toy_games.broken.TOYS:
-            if name not in GAMES:
-                register_game(name, toy_games.broken.TOYS[name])
+        for name, cls in broken.TOYS.items():
+            register_game(name, cls)
         yield
 
 
-@pytest.mark.parametrize(("game", "config", "check"), conformance_params(games=CORRECT, exclude=["playthroughs"]))
+@pytest.mark.parametrize(("game", "config", "check"), CORRECT_PARAMS)
 def test_a_correct_toy_passes_every_check(game, config, check):
     run_check(game, config, check)
 
@@ -123,7 +126,7 @@ def test_params_cross_games_configs_and_checks():
     parallel = {p.values[0] for p in params if p.values[2] == "pettingzoo_parallel"}
     assert parallel == {"toy_grab"}  # simultaneous games only
     coins = [p.values[1] for p in params if p.values[0] == "toy_coins" and p.values[2] == "no_peeking"]
-    assert coins == [dict(c) for c in toy_games.broken.ToyCoins.test_configs]
+    assert coins == [dict(c) for c in broken.ToyCoins.test_configs]
     with pytest.raises(ValueError, match="unknown checks"):
         conformance_params(checks=["no_such_check"])
 
@@ -138,7 +141,7 @@ def test_a_check_that_cannot_run_is_skipped_not_failed():
 
 
 def test_a_built_game_can_be_checked_too():
-    game = toy_games.broken.ToyCoins(num_players=3)
+    game = broken.ToyCoins(num_players=3)
     testing.check_batch_invariance(game)
     with pytest.raises(AssertionError, match="observation changed"):
-        testing.check_no_peeking(toy_games.broken.BrokenLeaky(num_players=3))
+        testing.check_no_peeking(broken.BrokenLeaky(num_players=3))

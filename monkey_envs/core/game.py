@@ -24,16 +24,19 @@ the game itself (``init``, ``step``) are trusted and not re-checked on the step 
 from __future__ import annotations
 
 import abc
+import functools
+import inspect
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 import numpy as np
 
 from monkey_envs.core.invariants import Report, reward_laws
 from monkey_envs.core.plugins import NO_ANALYTICS, Analytics, View
+from monkey_envs.core.rng import seed_rng
 from monkey_envs.core.schema import counters as schema_counters
 from monkey_envs.core.schema import layout as schema_layout
 from monkey_envs.core.schema import range_violations
-from monkey_envs.core.spec import GameSpec, ObsLayout
+from monkey_envs.core.spec import GameSpec, ObsLayout, ObsPiece
 from monkey_envs.core.state import BatchState, StateError
 
 if TYPE_CHECKING:
@@ -192,15 +195,73 @@ def _rebuild_game(cls: type, config: dict[str, Any]) -> Any:
     return cls(**config)
 
 
+class _ObsLayoutAttr:
+    """``Game.obs_layout``: set an :class:`ObsLayout`, or a list of ``(name, shape, meaning)``
+    triples (``shape`` an int or a tuple of ints) that becomes one."""
+
+    def __get__(self, obj: Any, owner: Any = None) -> Any:
+        if obj is None:
+            return self
+        try:
+            return obj.__dict__["obs_layout"]
+        except KeyError:
+            raise AttributeError(f"{type(obj).__name__} sets no obs_layout in __init__") from None
+
+    def __set__(self, obj: Any, value: Any) -> None:
+        if not isinstance(value, ObsLayout):
+            pieces = []
+            for piece in value:
+                if not isinstance(piece, ObsPiece):
+                    name, shape, meaning = piece
+                    dims = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+                    piece = ObsPiece(str(name), tuple(int(d) for d in dims), str(meaning))
+                pieces.append(piece)
+            value = ObsLayout(pieces)
+        obj.__dict__["obs_layout"] = value
+
+
+def _plain(value: Any) -> Any:
+    """A numpy scalar as the Python value (config values go into JSON files)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _recording_config(init: Any) -> Any:
+    """Wrap a game's ``__init__`` so the options it was called with become its ``config``.
+
+    Only where the game sets no ``_config`` itself, and only for the class being built (a
+    subclass calling ``super().__init__`` records its own options, not its parent's).
+    """
+    sig = inspect.signature(init)
+
+    @functools.wraps(init)
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        init(self, *args, **kwargs)
+        if "_config" not in self.__dict__ and type(self).__init__ is __init__:
+            bound = sig.bind(self, *args, **kwargs)
+            bound.apply_defaults()
+            items = list(bound.arguments.items())[1:]  # not self
+            config: dict[str, Any] = {}
+            for (name, value), param in zip(items, list(sig.parameters.values())[1:], strict=True):
+                if param.kind is inspect.Parameter.VAR_KEYWORD:
+                    config.update({k: _plain(v) for k, v in value.items()})
+                elif param.kind is not inspect.Parameter.VAR_POSITIONAL:
+                    config[name] = _plain(value)
+            self._config = config
+
+    __init__._records_config = True  # type: ignore[attr-defined]
+    return __init__
+
+
 class Game(abc.ABC, Generic[S]):
     """Base class of a batched game; subclasses declare ``spec`` and implement the rules.
 
-    The rules contract (``docs/kit.md``): a subclass ``class MyGame(Game[MyState])`` -- its state
-    declared once under :func:`~monkey_envs.core.schema.state_schema` (the ``state_class`` comes
-    from the type argument) -- declares ``spec`` and ``view`` (a
+    The rules contract (``docs/kit.md``): a subclass ``class MyGame(Game[MyState])`` -- its state a
+    ``BatchState`` subclass of :func:`~monkey_envs.core.schema.field` declarations (the
+    ``state_class`` comes from the type argument) -- declares ``spec`` and ``view`` (a
     :class:`~monkey_envs.core.plugins.View` with at least ``render``), sets ``num_players``,
-    ``num_actions`` and ``obs_layout`` in ``__init__``, and implements :meth:`_init`,
-    :meth:`_observe`, :meth:`_winners` and :meth:`action_name`, plus one step: :meth:`_step`
+    ``num_actions`` and ``obs_layout`` in ``__init__`` (its options become :attr:`config`), and
+    implements :meth:`_init` (on :meth:`new_state`), :meth:`_observe` and :meth:`action_name`
+    (:meth:`_winners` only where the winners are not ``winners_mask``), plus one step: :meth:`_step`
     (numpy rules over the live rows) or, with ``fused_step = True``, :meth:`_step_fused` (a
     compiled kernel that validates and steps in one call). The optional parts are plug-ins set
     on the class: :attr:`laws` (conservation invariants, the re-deal of hidden information),
@@ -216,7 +277,12 @@ class Game(abc.ABC, Generic[S]):
     fused_step: ClassVar[bool] = False
     num_players: int
     num_actions: int
-    obs_layout: ObsLayout
+    #: The named pieces of the flat observation: set in ``__init__``, as an :class:`ObsLayout`
+    #: or a list of ``(name, shape, meaning)``.
+    obs_layout: ObsLayout = _ObsLayoutAttr()  # type: ignore[assignment]
+    #: The options the game was built with; recorded from ``__init__``'s arguments unless the
+    #: game sets it (see :attr:`config`).
+    _config: dict[str, Any] = {}  # noqa: RUF012 -- read only; each game gets its own
     #: Bounds of every observation value (scalars); the faces build their Box spaces from them.
     obs_low: ClassVar[float] = -np.inf
     obs_high: ClassVar[float] = np.inf
@@ -228,8 +294,12 @@ class Game(abc.ABC, Generic[S]):
     analytics: ClassVar[Analytics] = NO_ANALYTICS
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
-        """Take ``state_class`` from ``Game[TheState]`` when the subclass does not set it."""
+        """Take ``state_class`` from ``Game[TheState]`` when the subclass does not set it, and
+        record ``__init__``'s options as the game's ``config`` when it does not set ``_config``."""
         super().__init_subclass__(**kwargs)
+        init = cls.__dict__.get("__init__")
+        if init is not None and not getattr(init, "_records_config", False):
+            cls.__init__ = _recording_config(init)  # type: ignore[method-assign]
         if "state_class" not in cls.__dict__:
             for base in cls.__dict__.get("__orig_bases__", ()):  # its own bases: a subclass inherits
                 args = getattr(base, "__args__", ())
@@ -452,9 +522,36 @@ class Game(abc.ABC, Generic[S]):
         """``(B, P) bool``: seats that won (all False while running or when nobody won)."""
         return self._winners(state)
 
+    def new_state(self, seeds: Any, **values: Any) -> S:
+        """A state of ``B = len(seeds)`` rows allocated from the schema, for :meth:`_init` to fill.
+
+        Every declared field is an array of its declared dtype and shape, all zeros (seat 0 to
+        move, no legal action yet, running), except ``rng``: each row's stream seeded from its
+        seed (:func:`~monkey_envs.core.rng.seed_rng`). ``values`` set fields (broadcast into them:
+        ``new_state(seeds, score=3)``).
+
+        Raises:
+            ValueError: bad seeds, or a value that is no field or does not fit it.
+        """
+        seeds = np.asarray(seeds)
+        if seeds.ndim != 1:
+            raise ValueError(f"seeds must be a 1-D array of shape (B,), got shape {seeds.shape}")
+        B = seeds.size
+        arrays = {name: np.zeros((B, *shape), dtype=dtype) for name, (shape, dtype) in self.state_layout().items()}
+        arrays["rng"] = seed_rng(seeds)
+        for name, value in values.items():
+            if name not in arrays:
+                raise ValueError(f"{self.state_class.__name__} has no field {name!r}")
+            try:
+                arrays[name][...] = value
+            except (ValueError, TypeError) as exc:
+                raise ValueError(f"{name}: {exc}") from exc
+        return self.state_class(**arrays)  # type: ignore[return-value]
+
     # ------------------------------------------------------------------ to implement
     @abc.abstractmethod
-    def _init(self, seeds: np.ndarray) -> S: ...
+    def _init(self, seeds: np.ndarray) -> S:
+        """New games, one per seed (``seeds (B,) int64``); :meth:`new_state` allocates them."""
 
     def _step(self, state: S, actions: np.ndarray, live: np.ndarray) -> None:
         """Advance ``state`` in place (actions already validated).
@@ -495,8 +592,10 @@ class Game(abc.ABC, Generic[S]):
         """
         state.put(rows, self.init(seeds))
 
-    @abc.abstractmethod
-    def _winners(self, state: S) -> np.ndarray: ...
+    def _winners(self, state: S) -> np.ndarray:
+        """Hook: ``(B, P) bool`` winners; the default is a copy of the state's ``winners_mask``
+        (which ``end_games`` and every shipped game's rules keep)."""
+        return state.winners_mask.copy()
 
     def render(self, state: S, row: int = 0, viewer: int | None = None) -> str:
         """Text picture of env ``row``; ``viewer`` (a seat) also shows that seat's hidden cards (``view.render``)."""

@@ -113,8 +113,13 @@ def state_schema(cls: T) -> T:
 
     Every field of ``cls`` (those it inherits included) must be a :func:`field` declaration;
     the class docstring gets an ``Attributes:`` section listing each one (shape, dtype, meaning).
+    A subclass of ``BatchState`` is made so when it is created (the decorator is then optional,
+    and applying it again changes nothing).
     """
+    if cls.__dict__.get("_SCHEMA_DECLARED"):  # already made (a BatchState subclass is on creation)
+        return cls
     cls = dataclasses.dataclass(cls)
+    type.__setattr__(cls, "_SCHEMA_DECLARED", True)
     fields = schema(cls)
     own = [f for f in fields if f.name in inspect.get_annotations(cls)]
     lines = [f"    {f.name}: {f.describe()}" for f in own]

@@ -267,10 +267,15 @@ def _last_end_reason(game: Game) -> int:
 class BatchState:
     """Fields shared by every game (``B`` = batch size, ``P`` = players, ``A`` = actions).
 
-    Each game's state subclasses it under :func:`~monkey_envs.core.schema.state_schema`, declaring
-    its own fields with :func:`~monkey_envs.core.schema.field` (the list below is written from
-    these declarations).
+    Each game's state subclasses it, declaring its own fields with
+    :func:`~monkey_envs.core.schema.field`; the subclass becomes a dataclass of them when it is
+    created (:func:`~monkey_envs.core.schema.state_schema`; the list below is written from these
+    declarations).
     """
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        state_schema(cls)
 
     current_player: np.ndarray = field(
         "int8", (), "seat whose decision is pending (-1 once the game ended).", low=-1, high="num_players-1"

@@ -246,9 +246,6 @@ class FourMonkeys(Game[FourMonkeysState]):
     def _observe_into(self, s: FourMonkeysState, player: np.ndarray, out: np.ndarray) -> None:
         self._observe_kernel(player, out, _state_arrays(s), self.cfg, self._obs_luts, self._obs_tile_codes)
 
-    def _winners(self, s: FourMonkeysState) -> np.ndarray:
-        return s.winners_mask.copy()
-
     def refresh(self, s: FourMonkeysState) -> None:
         """Recompute ``legal_action_mask`` of every row for its current player (after editing a state)."""
         K.refresh(_state_arrays(s), self.cfg)

@@ -419,9 +419,6 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
             self._card_counts64,
         )
 
-    def _winners(self, s: FunkyMonkeyState) -> np.ndarray:
-        return s.winners_mask.copy()
-
     # ================================================================== positions
     def position(
         self,

@@ -318,9 +318,6 @@ class MonkeyFun(Game[MonkeyFunState]):
         counts = np.ascontiguousarray(s.counts)
         K.observe_rows(player, out, counts, seen, self._rules, self._obs_scratch, self._obs_rot)
 
-    def _winners(self, s: MonkeyFunState) -> np.ndarray:
-        return s.winners_mask.copy()
-
     # ================================================================== positions
     def position(
         self,

@@ -305,9 +305,6 @@ class Monki(Game[MonkiState]):
             seen = tuple(np.ascontiguousarray(a) for a in seen)
         K.observe(player, out, seen, self._rules)
 
-    def _winners(self, s: MonkiState) -> np.ndarray:
-        return s.winners_mask.copy()
-
     # ================================================================== names, render
     def action_name(self, state: MonkiState, row: int, action: int) -> str:
         a = int(action)

@@ -21,16 +21,15 @@ from agents.registry import register_agent
 from monkey_envs.core.game import Game, end_games
 from monkey_envs.core.pictures import Picture, text_picture
 from monkey_envs.core.plugins import Analytics, View
-from monkey_envs.core.rng import draw_below, seed_rng
-from monkey_envs.core.schema import field, state_schema
-from monkey_envs.core.spec import GameSpec, ObsLayout, ObsPiece
+from monkey_envs.core.rng import draw_below
+from monkey_envs.core.schema import field
+from monkey_envs.core.spec import GameSpec
 from monkey_envs.core.state import BatchState
 from monkey_envs.games import register_game
 
 END_REASONS = ("running", "rounds_played")
 
 
-@state_schema
 class ToyBiddingState(BatchState):
     """Toy Bidding arrays (``B`` envs, ``P`` seats) besides the shared fields."""
 
@@ -81,44 +80,21 @@ class ToyBidding(Game[ToyBiddingState]):
         for name, v, lo, hi in (("num_players", num_players, 2, 4), ("coins", coins, 1, 20), ("rounds", rounds, 1, 10)):
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not lo <= v <= hi:
                 raise ValueError(f"{name} must be an int in {lo}..{hi}, got {v!r}")
-        self._config = {"num_players": int(num_players), "coins": int(coins), "rounds": int(rounds)}
         self.num_players, self.coins, self.rounds = int(num_players), int(coins), int(rounds)
         self.num_actions = self.coins + 1
         P = self.num_players
-        self.obs_layout = ObsLayout(
-            [
-                ObsPiece("coins", (P,), "coins left / coins (seats observer-first)"),
-                ObsPiece("points", (P,), "points / (3 * rounds) (observer-first)"),
-                ObsPiece("last_bids", (P,), "last round's bids: (bid + 1) / (coins + 1), 0 before round 1"),
-                ObsPiece("prize", (1,), "this round's prize / 3"),
-                ObsPiece("round", (1,), "rounds resolved / rounds"),
-            ]
-        )
+        self.obs_layout = [
+            ("coins", P, "coins left / coins (seats observer-first)"),
+            ("points", P, "points / (3 * rounds) (observer-first)"),
+            ("last_bids", P, "last round's bids: (bid + 1) / (coins + 1), 0 before round 1"),
+            ("prize", 1, "this round's prize / 3"),
+            ("round", 1, "rounds resolved / rounds"),
+        ]
 
     # ------------------------------------------------------------------ rules
     def _init(self, seeds: np.ndarray) -> ToyBiddingState:
-        B, P = seeds.size, self.num_players
-        rng = seed_rng(seeds)
-        s = ToyBiddingState(
-            current_player=np.zeros(B, np.int8),
-            rewards=np.zeros((B, P), np.float32),
-            terminated=np.zeros(B, bool),
-            truncated=np.zeros(B, bool),
-            legal_action_mask=np.ones((B, self.num_actions), bool),
-            step_count=np.zeros(B, np.int32),
-            rng=rng,
-            winners_mask=np.zeros((B, P), bool),
-            end_reason=np.zeros(B, np.int8),
-            coins=np.full((B, P), self.coins, np.int16),
-            points=np.zeros((B, P), np.int16),
-            bids=np.full((B, P), -1, np.int8),
-            last_bids=np.full((B, P), -1, np.int8),
-            prize=(1 + draw_below(rng, np.arange(B), 3)).astype(np.int8),
-            round=np.zeros(B, np.int8),
-            pot=np.zeros(B, np.int16),
-            prize_total=np.zeros(B, np.int16),
-            unclaimed=np.zeros(B, np.int16),
-        )
+        s = self.new_state(seeds, legal_action_mask=True, coins=self.coins, bids=-1, last_bids=-1)
+        s.prize[:] = 1 + draw_below(s.rng, np.arange(seeds.size), 3)
         return s
 
     def _step(self, s: ToyBiddingState, actions: np.ndarray, live: np.ndarray) -> None:
@@ -164,9 +140,6 @@ class ToyBidding(Game[ToyBiddingState]):
 
     def action_name(self, state: ToyBiddingState, row: int, action: int) -> str:
         return f"bid {int(action)}"
-
-    def _winners(self, s: ToyBiddingState) -> np.ndarray:
-        return s.winners_mask.copy()
 
     # ------------------------------------------------------------------ kit hooks
     def movers(self, s: ToyBiddingState) -> np.ndarray:

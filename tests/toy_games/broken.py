@@ -229,9 +229,6 @@ class ToyCoins(Game[ToyCoinsState]):
             raise ValueError(f"action {action} out of range [0, {self.num_actions})")
         return ACTION_NAMES[int(action)]
 
-    def _winners(self, s: ToyCoinsState) -> np.ndarray:
-        return s.winners_mask.copy()
-
     def episode_info(self, s: ToyCoinsState, row: int) -> dict[str, Any]:
         """End reason, winners and purses (the secrets stay hidden)."""
         return {**super().episode_info(s, row), "purses": s.purse[row].astype(np.int64)}

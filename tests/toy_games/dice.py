@@ -25,9 +25,9 @@ from agents.registry import register_agent
 from monkey_envs.core.game import Game, end_games
 from monkey_envs.core.pictures import Picture, text_picture
 from monkey_envs.core.plugins import Analytics, View
-from monkey_envs.core.rng import draw_below, seed_rng
-from monkey_envs.core.schema import field, state_schema
-from monkey_envs.core.spec import GameSpec, ObsLayout, ObsPiece
+from monkey_envs.core.rng import draw_below
+from monkey_envs.core.schema import field
+from monkey_envs.core.spec import GameSpec
 from monkey_envs.core.state import BatchState
 from monkey_envs.games import register_game
 
@@ -40,7 +40,6 @@ SIDES = 6
 STAT_NAMES = ("rolls", "busts", "holds", "points_lost", "points_banked")
 
 
-@state_schema
 class ToyDiceState(BatchState):
     """Toy Pig arrays (``B`` envs, ``P`` seats) besides the shared fields."""
 
@@ -98,48 +97,23 @@ class ToyDice(Game[ToyDiceState]):
         ):
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not lo <= v <= hi:
                 raise ValueError(f"{name} must be an int in {lo}..{hi}, got {v!r}")
-        self._config = {"num_players": int(num_players), "target": int(target), "max_turns": int(max_turns)}
         self.num_players, self.target, self.max_turns = int(num_players), int(target), int(max_turns)
         self.num_actions = len(ACTION_NAMES)
         P = self.num_players
-        self.obs_layout = ObsLayout(
-            [
-                ObsPiece("score", (P,), "banked points / target (seats observer-first)"),
-                ObsPiece("mover", (P,), "one-hot of the seat to move (observer-first; all 0 once over)"),
-                ObsPiece("turn_total", (1,), "points of the turn so far / target"),
-                ObsPiece("turn_rolls", (1,), "rolls in the turn so far / target"),
-                ObsPiece("last_roll", (1,), "the last die / 6 (0 before the first roll)"),
-                ObsPiece("turns", (1,), "turns completed / max_turns"),
-            ]
-        )
+        self.obs_layout = [  # (name, shape, meaning): the observation, piece by piece
+            ("score", P, "banked points / target (seats observer-first)"),
+            ("mover", P, "one-hot of the seat to move (observer-first; all 0 once over)"),
+            ("turn_total", 1, "points of the turn so far / target"),
+            ("turn_rolls", 1, "rolls in the turn so far / target"),
+            ("last_roll", 1, "the last die / 6 (0 before the first roll)"),
+            ("turns", 1, "turns completed / max_turns"),
+        ]
 
     # ------------------------------------------------------------------ rules
     def _init(self, seeds: np.ndarray) -> ToyDiceState:
-        B, P = seeds.size, self.num_players
-        mask = np.zeros((B, self.num_actions), bool)
-        mask[:, ROLL] = True  # a turn starts with a roll
-        seat = lambda: np.zeros((B, P), np.int32)  # noqa: E731
-        return ToyDiceState(
-            current_player=np.zeros(B, np.int8),
-            rewards=np.zeros((B, P), np.float32),
-            terminated=np.zeros(B, bool),
-            truncated=np.zeros(B, bool),
-            legal_action_mask=mask,
-            step_count=np.zeros(B, np.int32),
-            rng=seed_rng(seeds),
-            winners_mask=np.zeros((B, P), bool),
-            end_reason=np.zeros(B, np.int8),
-            score=seat(),
-            turn_total=np.zeros(B, np.int32),
-            turn_rolls=np.zeros(B, np.int32),
-            last_roll=np.zeros(B, np.int8),
-            turns=np.zeros(B, np.int32),
-            rolls=seat(),
-            busts=seat(),
-            holds=seat(),
-            lost=seat(),
-            pips=seat(),
-        )
+        s = self.new_state(seeds)  # every field zero (seat 0 to move), the dice streams seeded
+        s.legal_action_mask[:, ROLL] = True  # a turn starts with a roll
+        return s
 
     def _step(self, s: ToyDiceState, actions: np.ndarray, live: np.ndarray) -> None:
         cp = s.current_player.astype(np.int64)
@@ -191,9 +165,6 @@ class ToyDice(Game[ToyDiceState]):
 
     def action_name(self, state: ToyDiceState, row: int, action: int) -> str:
         return ACTION_NAMES[int(action)] if 0 <= int(action) < len(ACTION_NAMES) else f"action {int(action)}"
-
-    def _winners(self, s: ToyDiceState) -> np.ndarray:
-        return s.winners_mask.copy()
 
     def state_violations(self, s: ToyDiceState) -> list[tuple[str, int, str]]:
         out = super().state_violations(s)

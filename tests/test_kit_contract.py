@@ -1,0 +1,128 @@
+"""What the kit derives so a game author writes less (issue 26 item 1): the state allocated from
+the schema (``Game.new_state``), the observation layout from plain triples, the options recorded
+from ``__init__`` as the game's ``config``, winners read from ``winners_mask``, and a
+``BatchState`` subclass made a schema dataclass without a decorator."""
+
+from __future__ import annotations
+
+import dataclasses
+import pickle
+
+import numpy as np
+import pytest
+
+from monkey_envs.core.registry import temporary_games
+from monkey_envs.core.rng import seed_rng
+from monkey_envs.core.schema import field, state_schema
+from monkey_envs.core.spec import ObsLayout, ObsPiece
+from monkey_envs.core.state import BatchState
+
+with temporary_games():  # the kit's example toys, kept out of the global registry
+    from toy_games.bidding import ToyBidding
+    from toy_games.dice import ToyDice
+
+
+def test_new_state_allocates_every_declared_field_as_zeros_and_seeds_the_streams():
+    game = ToyDice(num_players=3)
+    seeds = np.array([5, 0, 9])
+    s = game.new_state(seeds)
+    layout = game.state_layout()
+    assert set(layout) == {f.name for f in dataclasses.fields(s)}
+    for name, (shape, dtype) in layout.items():
+        a = getattr(s, name)
+        assert a.shape == (3, *shape) and a.dtype == dtype, name
+        if name != "rng":
+            assert not a.any(), name
+    assert np.array_equal(s.rng, seed_rng(seeds))
+
+
+def test_new_state_sets_given_values_and_refuses_what_does_not_fit():
+    game = ToyBidding(num_players=2, coins=4)
+    s = game.new_state(np.arange(2), coins=4, bids=-1, legal_action_mask=True)
+    assert (s.coins == 4).all() and (s.bids == -1).all() and s.legal_action_mask.all()
+    assert s.coins.dtype == np.int16  # the declared dtype, whatever the value's
+    with pytest.raises(ValueError, match="no field 'purse'"):
+        game.new_state(np.arange(2), purse=1)
+    with pytest.raises(ValueError, match="coins"):
+        game.new_state(np.arange(2), coins=np.ones(5))
+    with pytest.raises(ValueError, match="1-D"):
+        game.new_state(np.zeros((2, 2), int))
+
+
+def test_the_toys_init_is_new_state_plus_their_starting_position():
+    game = ToyBidding(num_players=3, coins=5)
+    s = game.init(np.arange(4))
+    assert (s.coins == 5).all() and (s.last_bids == -1).all() and s.legal_action_mask.all()
+    assert ((s.prize >= 1) & (s.prize <= 3)).all()
+    assert game.state_violations(s) == []
+
+
+def test_obs_layout_is_built_from_name_shape_meaning_triples():
+    game = ToyDice(num_players=4)
+    layout = game.obs_layout
+    assert isinstance(layout, ObsLayout) and layout.size == game.obs_dim == 4 + 4 + 4
+    assert [p.name for p in layout.pieces][:2] == ["score", "mover"]
+    assert layout.pieces[0] == ObsPiece("score", (4,), "banked points / target (seats observer-first)")
+    assert layout.slices["turn_total"] == slice(8, 9)
+    given = ObsLayout([ObsPiece("x", (2, 3), "a grid")])
+    game.obs_layout = given
+    assert game.obs_layout is given
+    game.obs_layout = [("x", (2, 3), "a grid")]
+    assert game.obs_layout.pieces == given.pieces
+    with pytest.raises(ValueError):
+        game.obs_layout = [("x", 3)]  # no meaning
+
+
+def test_the_options_of_init_become_the_config():
+    """The toys set no ``_config``: the kit records ``__init__``'s arguments, defaults included."""
+    assert ToyDice(target=20).config == {"num_players": 2, "target": 20, "max_turns": 100}
+    assert ToyDice(np.int64(3)).config["num_players"] == 3
+    assert type(ToyDice(np.int64(3)).config["num_players"]) is int  # JSON-ready
+    again = pickle.loads(pickle.dumps(ToyDice(num_players=3, max_turns=7)))
+    assert again.config == {"num_players": 3, "target": 50, "max_turns": 7}
+
+    class Longer(ToyDice):
+        def __init__(self, num_players: int = 2, bonus: int = 1) -> None:
+            super().__init__(num_players=num_players, target=60)
+            self.bonus = bonus
+
+    assert Longer(bonus=4).config == {"num_players": 2, "bonus": 4}  # its own options, not its parent's
+
+    class Inherits(ToyDice):
+        pass
+
+    assert Inherits(target=11).config == {"num_players": 2, "target": 11, "max_turns": 100}
+
+
+def test_a_game_that_sets_its_config_keeps_it():
+    from monkey_envs.games import make_game
+
+    game = make_game("monkey_fun", num_players=3)
+    assert game.config == {"num_players": 3, "variant": "normal", "board_side": 1, "place_on_own_secured": True}
+
+
+def test_winners_are_a_copy_of_winners_mask_by_default():
+    game = ToyDice()
+    s = game.init(np.arange(3))
+    s.winners_mask[1, 0] = True
+    w = game.winners(s)
+    assert np.array_equal(w, s.winners_mask) and w is not s.winners_mask
+    w[:] = False
+    assert s.winners_mask[1, 0]
+
+
+def test_a_batch_state_subclass_is_a_schema_dataclass_without_the_decorator():
+    class Plain(BatchState):
+        """A state."""
+
+        score: np.ndarray = field("int16", ("num_players",), "points.", low=0)
+
+    assert dataclasses.is_dataclass(Plain)
+    assert [f.name for f in dataclasses.fields(Plain)][-1] == "score"
+    assert Plain.__doc__.count("score: ") == 1
+    doc = Plain.__doc__
+    assert state_schema(Plain) is Plain and Plain.__doc__ == doc  # the decorator again changes nothing
+    with pytest.raises(TypeError, match="not declared"):
+
+        class Undeclared(BatchState):
+            score: np.ndarray
