@@ -187,6 +187,13 @@ class GameRecords:
         return {str(n): int(c) for n, c in zip(names, counts, strict=True)}
 
 
+def _check_batch_size(batch_size: Any) -> None:
+    if batch_size is not None and (
+        isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1
+    ):
+        raise ValueError(f"batch_size must be a positive int or None, got {batch_size!r}")
+
+
 def play_lineups(
     game: Any,
     agents: Sequence[Any],
@@ -233,10 +240,7 @@ def play_lineups(
         raise ValueError(f"seat_agent indices must be in [0, {len(agents)})")
     if isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer)) or max_steps < 1:
         raise ValueError(f"max_steps must be a positive int, got {max_steps!r}")
-    if batch_size is not None and (
-        isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1
-    ):
-        raise ValueError(f"batch_size must be a positive int or None, got {batch_size!r}")
+    _check_batch_size(batch_size)
     labels = [str(x) for x in labels] if labels is not None else [getattr(a, "name", type(a).__name__) for a in agents]
     # one entry per distinct object: an agent seated several times acts once per step
     objs: list[Any] = []
@@ -415,10 +419,7 @@ def play_tournament(
     sa = np.asarray(seat_agent)
     if seeds.ndim != 1 or seeds.size == 0:
         raise ValueError(f"seeds must be a non-empty 1-D array, got shape {seeds.shape}")
-    if batch_size is not None and (
-        isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1
-    ):
-        raise ValueError(f"batch_size must be a positive int or None, got {batch_size!r}")
+    _check_batch_size(batch_size)
     n = seeds.size
     step = n if batch_size is None else int(batch_size)
     chunks = [(b, slice(i, i + step)) for b, i in enumerate(range(0, n, step))]

@@ -126,3 +126,20 @@ def test_a_batch_state_subclass_is_a_schema_dataclass_without_the_decorator():
 
         class Undeclared(BatchState):
             score: np.ndarray
+
+
+class NoView(ToyDice):
+    """Toy Pig with its view taken away."""
+
+    spec = dataclasses.replace(ToyDice.spec, name="toy_no_view", gym_name="ToyNoView")
+    view = None
+
+
+def test_a_game_without_a_view_is_refused_when_it_is_registered():
+    from monkey_envs.games import GAMES, register_game
+
+    with temporary_games():
+        before = dict(GAMES)
+        with pytest.raises(ValueError, match="declares no view"):
+            register_game("toy_no_view", NoView)
+        assert GAMES == before

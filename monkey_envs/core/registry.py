@@ -88,7 +88,8 @@ def register_game(name: str, path: str | type[Game]) -> None:
         path: ``"module:Class"`` of a :class:`~monkey_envs.core.game.Game` subclass, or the class.
 
     Raises:
-        ValueError: a name that is taken by another game, or a class whose ``spec.name`` differs.
+        ValueError: a name that is taken by another game, a class whose ``spec.name`` differs, or
+            one without a view (``view = View(render=...)``; every face renders).
     """
     if isinstance(path, type):
         path = f"{path.__module__}:{path.__qualname__}"
@@ -102,6 +103,8 @@ def register_game(name: str, path: str | type[Game]) -> None:
         cls = game_class(name)
         if cls.spec.name != name:
             raise ValueError(f"game {path!r} has spec.name {cls.spec.name!r}, registered as {name!r}")
+        if getattr(cls.view, "render", None) is None and cls.render is Game.render:
+            raise ValueError(f"game {path!r} declares no view: set view = View(render=...) on the class")
     except Exception:
         if before is None:  # a failed re-registration keeps the entry that was there
             del GAMES[name]
