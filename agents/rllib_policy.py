@@ -22,16 +22,21 @@ class RLlibPolicyAgent:
     Args:
         folder: the folder :func:`~monkey_envs.integrations.rllib_vector.save_module` wrote.
         game: the game it plays (checked against the description).
+        deterministic: play the legal action of highest logit (``True``) or sample one from the
+            masked logits' softmax (a self-play snapshot that samples, as the SB3 path's).
+        seed: the sampling generator's seed.
 
     Raises:
         ValueError: a missing or damaged module, or one trained for another game or size.
     """
 
-    def __init__(self, folder: str, game: Any) -> None:
+    def __init__(self, folder: str, game: Any, deterministic: bool = True, seed: int = 0) -> None:
         from monkey_envs.integrations.rllib_vector import load_module
 
         self.module = load_module(folder, game)
         self.name = f"rllib:{folder}"
+        self.deterministic = bool(deterministic)
+        self.rng = np.random.default_rng(seed)
 
     def logits(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """``(B, A) float32`` masked action logits of the module for ``obs (B, D)`` and ``mask (B, A)``."""
@@ -48,8 +53,13 @@ class RLlibPolicyAgent:
         return out["action_dist_inputs"].numpy()
 
     def act(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """``(B,) int64`` the legal action of highest logit per row."""
-        return argmax_legal(self.logits(obs, mask), mask)
+        """``(B,) int64`` per row the legal action of highest logit, or one sampled from the masked softmax."""
+        logits = self.logits(obs, mask)
+        if self.deterministic:
+            return argmax_legal(logits, mask)
+        m = np.asarray(mask).astype(bool)
+        gumbel = -np.log(-np.log(self.rng.random(m.shape) * (1 - 1e-12) + 1e-300))  # Gumbel-max: a softmax sample
+        return np.where(m, logits.astype(np.float64) + gumbel, -np.inf).argmax(1).astype(np.int64)
 
 
 def make_rllib_agent(spec: str, game: Any, seed: int) -> RLlibPolicyAgent:

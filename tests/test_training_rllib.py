@@ -2,14 +2,16 @@
 
 A tiny run with one remote env runner trains, writes its folder (config, the policy in the safe
 format, Ray's checkpoint, progress, evaluation) and its policy plays as ``rllib:<run folder>``;
-keys the RLlib path does not take yet, and bad ``ray`` values, are ``error: <key>: <why>`` (exit
-2, nothing written), as on the SB3 path.
+self-play (the SB3 path's ``selfplay`` keys) sends snapshots of the policy to the env runners'
+opponent pools; keys the RLlib path does not take yet, and bad ``ray`` values, are
+``error: <key>: <why>`` (exit 2, nothing written), as on the SB3 path.
 """
 
 from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 from agents import make_agent
@@ -46,7 +48,7 @@ def test_a_tiny_rllib_run_trains_saves_and_evaluates(tmp_path):
 @pytest.mark.parametrize(
     ("override", "message"),
     [
-        ("selfplay.enabled=true", "error: selfplay.enabled: self-play is not on the rllib_ppo path yet"),
+        ("pretrain.teacher=greedy", "error: pretrain.teacher: pretraining is not on the rllib_ppo path yet"),
         ("ppo.features=auto", "error: ppo.features: the rllib_ppo path reads the flat observation"),
         ("ray.num_env_runners=-1", "error: ray.num_env_runners:"),
         ("ray.num_envs_per_env_runner=0", "error: ray.num_envs_per_env_runner:"),
@@ -57,3 +59,42 @@ def test_bad_rllib_configs_are_clear_errors_before_anything_is_written(override,
     assert main([*TINY, "--set", override, "--set", f"runs_dir={tmp_path}"]) == 2
     assert message in capsys.readouterr().err
     assert not any(tmp_path.iterdir())
+
+
+def test_rllib_self_play_sends_snapshots_to_the_runners_pools_and_plays_them(tmp_path):
+    """Iterations of about 32 x 32 = 1,024 steps, a snapshot every 1,024: three snapshots (one at 0)."""
+    args = [*TINY, "--set", "selfplay.enabled=true", "--set", "selfplay.snapshot_every=1024"]
+    args += ["--set", "selfplay.heuristic_share=0.5", "--set", "eval.num_games=8", "--set", f"runs_dir={tmp_path}"]
+    assert main(args) == 0
+    (run,) = list(tmp_path.iterdir())
+    summary = json.loads((run / "eval.json").read_text())["selfplay"]
+    snaps = summary["snapshots"]  # RLlib samples a little past each 1,024 (it ends its fragments' episodes)
+    assert len(snaps) == 3 and snaps[0] == 0 and 1024 <= snaps[1] < 2048 <= snaps[2]
+    pool = summary["pool_of_one_runner"]  # the remote runner's pool after the last update
+    assert pool["members"] == ["random", "greedy", *(f"snapshot_{n}" for n in snaps)]
+    assert pool["weights"][:2] == [0.25, 0.25] and abs(sum(pool["weights"]) - 1) < 1e-3
+    assert all(w > 0 for w in pool["weights"][2:])  # uniform over the window
+    assert pool["games"][2] > 0  # the first snapshot was drawn and played in the second iteration
+    game = make_game("monkey_fun")
+    s = game.init([0, 1, 2])
+    for steps in snaps:
+        agent = make_agent(f"rllib:{run / 'snapshots' / f'snapshot_{steps}'}", game, 0)
+        assert s.legal_action_mask[[0, 1, 2], agent.act(game.observe(s, s.current_player), s.legal_action_mask)].all()
+
+
+def test_a_sampling_rllib_agent_draws_legal_moves_reproducibly(tmp_path):
+    """A self-play snapshot samples from its masked softmax (``selfplay.deterministic: false``)."""
+    from agents.rllib_policy import RLlibPolicyAgent
+
+    assert (
+        main([*TINY, "--set", "total_timesteps=1", "--set", "eval.num_games=0", "--set", f"runs_dir={tmp_path}"]) == 0
+    )
+    (run,) = list(tmp_path.iterdir())
+    game = make_game("monkey_fun")
+    s = game.init(list(range(64)))
+    obs, mask = game.observe(s, s.current_player), s.legal_action_mask
+    a = RLlibPolicyAgent(str(run), game, deterministic=False, seed=3).act(obs, mask)
+    b = RLlibPolicyAgent(str(run), game, deterministic=False, seed=3).act(obs, mask)
+    greedy = RLlibPolicyAgent(str(run), game).act(obs, mask)
+    assert np.array_equal(a, b) and mask[np.arange(64), a].all()
+    assert not np.array_equal(a, greedy)  # an untrained policy's softmax is nearly flat: samples differ

@@ -459,7 +459,6 @@ class TrainConfig:
         _float_range(r.num_gpus_per_learner, "ray.num_gpus_per_learner", 0.0, 8.0)
         if self.algo == "rllib_ppo":
             for ok, key, why in (
-                (not self.selfplay.enabled, "selfplay.enabled", "self-play is not on the rllib_ppo path yet"),
                 (self.pretrain.teacher is None, "pretrain.teacher", "pretraining is not on the rllib_ppo path yet"),
                 (self.init_model is None, "init_model", "starting from saved weights is not on the rllib_ppo path yet"),
                 (

@@ -81,8 +81,9 @@ class MaskedVectorEnv(gym.vector.VectorEnv):
         config: RLlib's ``env_config`` (an ``EnvContext``, or a dict): ``num_envs`` (games ``N``,
             default 1), ``game`` (a registered name) and the options of
             :class:`~monkey_envs.core.gym_vector.GameVectorEnv` and of the game; ``opponent`` may be
-            a list of names, a mix (with ``opponent_weights``), as ``training.run``'s
-            ``env.opponent``. RLlib's own context keys (worker and vector indices) are ignored.
+            a list of names, a mix (with ``opponent_weights``, and ``opponent_memory``: the pool's
+            win-rate memory in episodes), as ``training.run``'s ``env.opponent``; its pool is
+            :attr:`pool`. RLlib's own context keys (worker and vector indices) are ignored.
 
     Raises:
         ValueError: an unknown game, opponent or option.
@@ -96,12 +97,15 @@ class MaskedVectorEnv(gym.vector.VectorEnv):
         num_envs = int(given.get("num_envs", 1))
         game = options.pop("game", None)
         weights = options.pop("opponent_weights", None)
+        memory = options.pop("opponent_memory", None)
+        #: The opponent pool of a mix (``None`` for a single opponent): self-play adds snapshots to it.
+        self.pool: Any = None
         if isinstance(options.get("opponent"), (list, tuple)):  # a mix, as training.run's env.opponent
             from monkey_envs.core.opponents import OpponentPool
 
-            options["opponent"] = OpponentPool(list(options["opponent"]), weights=weights)
-        elif weights is not None:
-            raise ValueError("opponent_weights needs a list of opponents (a mix)")
+            options["opponent"] = self.pool = OpponentPool(list(options["opponent"]), weights=weights, memory=memory)
+        elif weights is not None or memory is not None:
+            raise ValueError("opponent_weights and opponent_memory need a list of opponents (a mix)")
         if "autoreset_mode" in options:
             raise ValueError("autoreset_mode is fixed to NextStep: RLlib's env runner expects it")
         self.env = GameVectorEnv(num_envs=num_envs, game=game, autoreset_mode=AutoresetMode.NEXT_STEP, **options)
