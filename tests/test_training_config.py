@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from training.config import TrainConfig, apply_overrides, describe, from_dict, load_config
+from training.config import ConfigError, TrainConfig, apply_overrides, describe, from_dict, load_config
 from training.run import main
 
 CONFIG_FILES = ["configs/smoke.yaml", "configs/default.yaml"]
@@ -208,8 +208,21 @@ def test_every_shipped_config_loads_and_prepares(path):
     from training.run import prepare
 
     cfg = load_config(path)
+    if cfg.init_model == "required":  # a fine-tuning recipe: it refuses fresh weights
+        with pytest.raises(ConfigError, match=r"init_model.*--set init_model="):
+            prepare(cfg)
+        cfg.init_model = None
     game = prepare(cfg)
     assert game.spec.name == cfg.env.game
+
+
+def test_a_recipe_that_needs_a_trained_policy_refuses_to_start_without_one(capsys, tmp_path):
+    from training.run import main
+
+    args = ["--config", "configs/monki_2p_lookahead_ppo.yaml", "--set", f"runs_dir={tmp_path}"]
+    assert main(args) == 2
+    assert "error: init_model: this config fine-tunes a saved policy" in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())
 
 
 def test_shipped_configs_cover_the_issue_list():

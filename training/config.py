@@ -55,6 +55,9 @@ DEVICES = ("cpu", "cuda", "auto")
 
 #: Limits (documented per key below).
 MAX_STEPS = 10**10
+#: ``init_model`` of a recipe that must start from a trained policy (``training.run`` refuses to
+#: train it from fresh weights).
+INIT_MODEL_REQUIRED = "required"
 MAX_SEED = 2**63
 MAX_ENVS = 65_536
 MAX_ROLLOUT = 2**20
@@ -413,7 +416,9 @@ class TrainConfig:
         "Start from the weights of a saved policy (same game, sizes and network) instead of a fresh "
         "one -- to resume from a checkpoint or fine-tune a model (``null``: fresh). An SB3 ``.zip`` "
         "loads its policy and optimizer tensors (``torch.load(weights_only=True)``, its pickled "
-        "``data`` is not read); a ``.safetensors`` / ``.json`` / run folder loads the safe weights.",
+        "``data`` is not read); a ``.safetensors`` / ``.json`` / run folder loads the safe weights. "
+        "``required``: a recipe that fine-tunes a trained policy, which refuses to start until one is "
+        "given (``--set init_model=...``) rather than train from fresh weights.",
         None,
     )
     checkpoint_every: int = setting(

@@ -96,7 +96,16 @@ from typing import Any
 
 import numpy as np
 
-from training.config import ConfigError, TrainConfig, cut, describe, dump_config, load_config, short
+from training.config import (
+    INIT_MODEL_REQUIRED,
+    ConfigError,
+    TrainConfig,
+    cut,
+    describe,
+    dump_config,
+    load_config,
+    short,
+)
 from training.progress import Heartbeat
 
 #: The longest silence of a run (``progress_bar: true``): a phase without a bar of its own (setup
@@ -176,6 +185,12 @@ def check_agents(cfg: TrainConfig, game: Any, load: bool = True) -> None:
             game.action_filter(cfg.env.learner_actions)
         except ValueError as exc:
             raise ConfigError("env.learner_actions", str(exc)) from exc
+    if cfg.init_model == INIT_MODEL_REQUIRED:
+        raise ConfigError(
+            "init_model",
+            "this config fine-tunes a saved policy: give it with --set init_model=runs/<run>/model.zip "
+            "(the comment at the top of the config says which run)",
+        )
     if cfg.init_model is not None:
         from agents.policy import check_model_files
 
