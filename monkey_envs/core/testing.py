@@ -812,7 +812,8 @@ def _round_trips(state: BatchState, game: Game, rng: np.random.Generator) -> dic
 def check_round_trips(
     game: str | Game, config: Mapping[str, Any] | None = None, *, seed: int = 2, steps_after: int = 4
 ) -> None:
-    """Every copy and serialisation of mid-game states is equal, shares no memory and steps identically."""
+    """Every copy and serialisation of mid-game states is equal, shares no memory and steps
+    identically; the game pickles and its copy steps those states identically."""
     c = _ctx(game, config)
     g = c.game
     state = state_pool(g, seed, rows=3, snapshots=3)
@@ -833,6 +834,19 @@ def check_round_trips(
             a, b = g.step(a, pa(a.legal_action_mask)), g.step(b, pb(b.legal_action_mask))
             assert_states_equal(b, a, f"{where}, then {t + 1} steps")
     assert_states_equal(state, before, f"{c.name}: the round trips changed the original state")
+    # the game itself travels too (multiprocessing, Ray workers): it pickles as its class and options
+    import pickle
+
+    try:
+        g2 = pickle.loads(pickle.dumps(g))
+    except Exception as e:  # any failure is the finding
+        raise AssertionError(f"{c.name} {c.config}: the game does not pickle ({type(e).__name__}: {e})") from e
+    _expect(type(g2) is type(g) and g2.config == g.config, f"{c.name} {c.config}: a pickled game came back as {g2!r}")
+    a, b = state.clone(), state.clone()
+    pa, pb = RowRandomPolicy(np.arange(a.batch_size)), RowRandomPolicy(np.arange(a.batch_size))
+    for t in range(steps_after):
+        a, b = g.step(a, pa(a.legal_action_mask)), g2.step(b, pb(b.legal_action_mask))
+        assert_states_equal(b, a, f"{c.name} {c.config}: the unpickled game, {t + 1} steps")
 
 
 # ============================================================================ core: in-place forms
