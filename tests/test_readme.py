@@ -80,6 +80,9 @@ NOT_RUN = {
     "python -m agents.arena --game four_monkeys --players 4 --agents plan=ppo:runs/": "needs the trained runs it "
     "names (python -m training.run, minutes) and plays 2,016 games with the search agent (minutes); ppo: specs are "
     "tested in test_arena.py and test_untrusted_models.py",
+    "python -m agents.arena --game monkey_fun --players 2 --agents rollout_q=ppo:runs/": "needs the trained runs "
+    "it names (python -m training.run, minutes) and plays 2,016 games with the search agent (minutes); ppo: specs "
+    "are tested in test_arena.py and test_untrusted_models.py",
     'python -m agents.arena --game monkey_fun --players 2 --agents "rollout_q=ppo:$(ls': "needs a trained run "
     "(python -m training.run, minutes); ppo: specs are tested in test_arena.py and test_untrusted_models.py",
     'python -m agents.arena --game monkey_fun --players 2 --agents "s0k=ppo:$(ls': "needs a self-play run "
