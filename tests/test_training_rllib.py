@@ -36,6 +36,7 @@ def test_a_tiny_rllib_run_trains_saves_and_evaluates(tmp_path):
     assert {"progress.csv", "eval.json", "eval.md"} <= names
     summary = json.loads((run / "eval.json").read_text())
     assert summary["algo"] == "rllib_ppo" and summary["timesteps"] >= 2048
+    assert summary["learners"] == {"remote": False, "count": 1}  # ray.num_learners: 0, the update in this process
     assert set(summary["evaluation"]) == {"random", "greedy"}
     assert summary["evaluation"]["random"]["agents"][0]["games"] == 40
     agent = make_agent(f"rllib:{run}", make_game("monkey_fun"), 0)
@@ -43,6 +44,15 @@ def test_a_tiny_rllib_run_trains_saves_and_evaluates(tmp_path):
     s = g.init([0, 1, 2])
     a = agent.act(g.observe(s, s.current_player), s.legal_action_mask)
     assert s.legal_action_mask[[0, 1, 2], a].all()
+
+
+def test_ray_num_learners_trains_on_a_remote_learner(tmp_path):
+    """``ray.num_learners: 1``: the update runs in a learner actor of its own (RLlib's ``LearnerGroup``)."""
+    args = [*TINY, "--set", "ray.num_learners=1", "--set", "eval.num_games=8", "--set", f"runs_dir={tmp_path}"]
+    assert main(args) == 0
+    (run,) = list(tmp_path.iterdir())
+    summary = json.loads((run / "eval.json").read_text())
+    assert summary["learners"] == {"remote": True, "count": 1} and summary["timesteps"] >= 2048
 
 
 @pytest.mark.parametrize(

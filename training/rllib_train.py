@@ -193,6 +193,7 @@ def run_rllib(cfg: TrainConfig, game: Any, make_run_dir: Any, evaluate_agent: An
                         f"  ... {steps}/{cfg.total_timesteps} steps, {time.perf_counter() - t0:.0f} s, return {ret:.3f}"
                     )
             train_seconds = time.perf_counter() - t0
+            learners = {"remote": bool(algo.learner_group.is_remote), "count": max(len(algo.learner_group), 1)}
             save_module(algo, game, run_dir)
             algo.save_to_path(str((run_dir / "rllib_checkpoint").resolve()))
         finally:
@@ -210,6 +211,7 @@ def run_rllib(cfg: TrainConfig, game: Any, make_run_dir: Any, evaluate_agent: An
         "timesteps": steps,
         "train_seconds": round(train_seconds, 2),
         "evaluation": evaluation,
+        "learners": learners,
     }
     if selfplay is not None:
         summary["selfplay"] = {"snapshots": selfplay.snapshots, "pool_of_one_runner": selfplay.state}
