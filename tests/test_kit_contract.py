@@ -143,3 +143,25 @@ def test_a_game_without_a_view_is_refused_when_it_is_registered():
         with pytest.raises(ValueError, match="declares no view"):
             register_game("toy_no_view", NoView)
         assert GAMES == before
+
+
+def test_num_players_comes_from_the_option_when_the_game_does_not_set_it():
+    assert "num_players" not in ToyDice(num_players=3).__dict__  # the toy does not set it
+    assert ToyDice(num_players=3).num_players == 3 and ToyBidding(num_players=4).num_players == 4
+    s = ToyDice(num_players=3).init(np.arange(2))
+    assert s.score.shape == (2, 3)  # the schema's "num_players" resolves through it
+
+    class Fixed(ToyDice):
+        spec = dataclasses.replace(ToyDice.spec, name="toy_fixed", min_players=3, max_players=3)
+
+        def __init__(self, target: int = 50) -> None:
+            super().__init__(num_players=3, target=target)
+
+    assert Fixed().config == {"target": 50} and Fixed().num_players == 3  # the spec's one count
+
+    class Unknown(ToyDice):
+        def __init__(self, target: int = 50) -> None:
+            super().__init__(num_players=2, target=target)
+
+    with pytest.raises(AttributeError, match="has no num_players"):
+        _ = Unknown().num_players

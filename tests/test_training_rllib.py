@@ -20,6 +20,18 @@ from training.run import main
 
 pytest.importorskip("ray.rllib", reason="Ray RLlib is not installed (pip install -e '.[clients]')")
 
+
+@pytest.fixture(scope="module", autouse=True)
+def one_ray():
+    """One local Ray for the module: each run joins it (``run_rllib`` starts a Ray only when none is
+    up), which saves a Ray start per run."""
+    import ray
+
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield
+    ray.shutdown()
+
+
 TINY = [
     "--config", "configs/monkey_fun_rllib.yaml",
     "--set", "total_timesteps=2048", "--set", "ppo.n_steps=32", "--set", "ppo.n_epochs=1",
@@ -44,6 +56,30 @@ def test_a_tiny_rllib_run_trains_saves_and_evaluates(tmp_path):
     s = g.init([0, 1, 2])
     a = agent.act(g.observe(s, s.current_player), s.legal_action_mask)
     assert s.legal_action_mask[[0, 1, 2], a].all()
+    # a snapshot that samples (selfplay.deterministic: false) draws from its masked softmax
+    from agents.rllib_policy import RLlibPolicyAgent
+
+    s = g.init(list(range(64)))
+    obs, mask = g.observe(s, s.current_player), s.legal_action_mask
+    a = RLlibPolicyAgent(str(run), g, deterministic=False, seed=3).act(obs, mask)
+    b = RLlibPolicyAgent(str(run), g, deterministic=False, seed=3).act(obs, mask)
+    greedy = RLlibPolicyAgent(str(run), g).act(obs, mask)
+    assert np.array_equal(a, b) and mask[np.arange(64), a].all()
+    assert not np.array_equal(a, greedy)  # a barely trained policy's softmax is nearly flat: samples differ
+
+
+@pytest.mark.parametrize("name", ["funky_monkey", "monki", "four_monkeys"])
+def test_every_game_has_an_rllib_config_that_trains_and_plays(name, tmp_path):
+    """``configs/<game>_rllib.yaml`` trains (one tiny iteration here) and its policy plays as ``rllib:<run>``."""
+    args = ["--config", f"configs/{name}_rllib.yaml", "--set", "total_timesteps=512", "--set", "ppo.n_steps=16"]
+    args += ["--set", "ppo.n_epochs=1", "--set", "ppo.net_arch=[32]", "--set", "ray.num_envs_per_env_runner=32"]
+    args += ["--set", "ray.num_cpus=2", "--set", "eval.num_games=0", "--set", "progress_bar=false"]
+    assert main([*args, "--set", f"runs_dir={tmp_path}"]) == 0
+    (run,) = list(tmp_path.iterdir())
+    game = make_game(name, **({"num_players": 4} if name != "monki" else {}))
+    agent = make_agent(f"rllib:{run}", game, 0)
+    s = game.init([0, 1, 2])
+    assert s.legal_action_mask[[0, 1, 2], agent.act(game.observe(s, s.current_player), s.legal_action_mask)].all()
 
 
 def test_ray_num_learners_trains_on_a_remote_learner(tmp_path):
@@ -90,21 +126,3 @@ def test_rllib_self_play_sends_snapshots_to_the_runners_pools_and_plays_them(tmp
     for steps in snaps:
         agent = make_agent(f"rllib:{run / 'snapshots' / f'snapshot_{steps}'}", game, 0)
         assert s.legal_action_mask[[0, 1, 2], agent.act(game.observe(s, s.current_player), s.legal_action_mask)].all()
-
-
-def test_a_sampling_rllib_agent_draws_legal_moves_reproducibly(tmp_path):
-    """A self-play snapshot samples from its masked softmax (``selfplay.deterministic: false``)."""
-    from agents.rllib_policy import RLlibPolicyAgent
-
-    assert (
-        main([*TINY, "--set", "total_timesteps=1", "--set", "eval.num_games=0", "--set", f"runs_dir={tmp_path}"]) == 0
-    )
-    (run,) = list(tmp_path.iterdir())
-    game = make_game("monkey_fun")
-    s = game.init(list(range(64)))
-    obs, mask = game.observe(s, s.current_player), s.legal_action_mask
-    a = RLlibPolicyAgent(str(run), game, deterministic=False, seed=3).act(obs, mask)
-    b = RLlibPolicyAgent(str(run), game, deterministic=False, seed=3).act(obs, mask)
-    greedy = RLlibPolicyAgent(str(run), game).act(obs, mask)
-    assert np.array_equal(a, b) and mask[np.arange(64), a].all()
-    assert not np.array_equal(a, greedy)  # an untrained policy's softmax is nearly flat: samples differ

@@ -220,6 +220,24 @@ class _ObsLayoutAttr:
         obj.__dict__["obs_layout"] = value
 
 
+class _NumPlayersAttr:
+    """``Game.num_players``, unless the game sets it: its ``num_players`` option, or the one
+    player count its spec allows. A non-data descriptor, so setting it in ``__init__`` wins."""
+
+    def __get__(self, obj: Any, owner: Any = None) -> Any:
+        if obj is None:
+            return self
+        config = obj.__dict__.get("_config", {})
+        if isinstance(config.get("num_players"), (int, np.integer)):
+            return int(config["num_players"])
+        spec = type(obj).spec
+        if spec.min_players == spec.max_players:
+            return int(spec.min_players)
+        raise AttributeError(
+            f"{type(obj).__name__} has no num_players: set it in __init__ or take a num_players option"
+        )
+
+
 def _plain(value: Any) -> Any:
     """A numpy scalar as the Python value (config values go into JSON files)."""
     return value.item() if isinstance(value, np.generic) else value
@@ -258,8 +276,9 @@ class Game(abc.ABC, Generic[S]):
     The rules contract (``docs/kit.md``): a subclass ``class MyGame(Game[MyState])`` -- its state a
     ``BatchState`` subclass of :func:`~monkey_envs.core.schema.field` declarations (the
     ``state_class`` comes from the type argument) -- declares ``spec`` and ``view`` (a
-    :class:`~monkey_envs.core.plugins.View` with at least ``render``), sets ``num_players``,
-    ``num_actions`` and ``obs_layout`` in ``__init__`` (its options become :attr:`config`), and
+    :class:`~monkey_envs.core.plugins.View` with at least ``render``), sets ``num_actions`` and
+    ``obs_layout`` in ``__init__`` (its options become :attr:`config`; ``num_players`` is the
+    option of that name unless it sets it), and
     implements :meth:`_init` (on :meth:`new_state`), :meth:`_observe` and :meth:`action_name`
     (:meth:`_winners` only where the winners are not ``winners_mask``), plus one step: :meth:`_step`
     (numpy rules over the live rows) or, with ``fused_step = True``, :meth:`_step_fused` (a
@@ -275,7 +294,9 @@ class Game(abc.ABC, Generic[S]):
     #: running row in one compiled call) instead of :meth:`_step`; such a game can also be
     #: stepped in place (:meth:`_step_inplace`, used by the AEC face).
     fused_step: ClassVar[bool] = False
-    num_players: int
+    #: Seats in this configuration: set in ``__init__``, or read from the ``num_players`` option
+    #: (or the spec's one player count) once ``__init__`` has run.
+    num_players: int = _NumPlayersAttr()  # type: ignore[assignment]
     num_actions: int
     #: The named pieces of the flat observation: set in ``__init__``, as an :class:`ObsLayout`
     #: or a list of ``(name, shape, meaning)``.

@@ -80,9 +80,9 @@ class ToyBidding(Game[ToyBiddingState]):
         for name, v, lo, hi in (("num_players", num_players, 2, 4), ("coins", coins, 1, 20), ("rounds", rounds, 1, 10)):
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not lo <= v <= hi:
                 raise ValueError(f"{name} must be an int in {lo}..{hi}, got {v!r}")
-        self.num_players, self.coins, self.rounds = int(num_players), int(coins), int(rounds)
+        self.coins, self.rounds = int(coins), int(rounds)  # num_players: the kit reads the option
         self.num_actions = self.coins + 1
-        P = self.num_players
+        P = int(num_players)
         self.obs_layout = [
             ("coins", P, "coins left / coins (seats observer-first)"),
             ("points", P, "points / (3 * rounds) (observer-first)"),

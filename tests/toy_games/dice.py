@@ -97,9 +97,9 @@ class ToyDice(Game[ToyDiceState]):
         ):
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not lo <= v <= hi:
                 raise ValueError(f"{name} must be an int in {lo}..{hi}, got {v!r}")
-        self.num_players, self.target, self.max_turns = int(num_players), int(target), int(max_turns)
+        self.target, self.max_turns = int(target), int(max_turns)  # num_players: the kit reads the option
         self.num_actions = len(ACTION_NAMES)
-        P = self.num_players
+        P = int(num_players)
         self.obs_layout = [  # (name, shape, meaning): the observation, piece by piece
             ("score", P, "banked points / target (seats observer-first)"),
             ("mover", P, "one-hot of the seat to move (observer-first; all 0 once over)"),
