@@ -420,7 +420,11 @@ def play_tournament(
     if seeds.ndim != 1 or seeds.size == 0:
         raise ValueError(f"seeds must be a non-empty 1-D array, got shape {seeds.shape}")
     _check_batch_size(batch_size)
-    n = seeds.size
+    n, P = seeds.size, int(game.num_players)
+    if sa.shape != (n, P) or sa.dtype.kind not in "iu":
+        raise ValueError(f"seat_agent must be integers of shape ({n}, {P}), got {sa.dtype} {sa.shape}")
+    if (sa < 0).any() or (sa >= len(agents)).any():
+        raise ValueError(f"seat_agent indices must be in [0, {len(agents)})")
     step = n if batch_size is None else int(batch_size)
     chunks = [(b, slice(i, i + step)) for b, i in enumerate(range(0, n, step))]
     kwargs = {"max_steps": max_steps, "labels": labels, "record_actions": record_actions}

@@ -121,3 +121,12 @@ def test_a_game_pickles_as_its_options_and_plays_the_same_games_when_rebuilt(nam
         a, b = game.step(a, actions), other.step(b, actions)
     assert np.array_equal(a.legal_action_mask, b.legal_action_mask)
     assert np.array_equal(game.observe(a, a.current_player), other.observe(b, b.current_player))
+
+
+def test_a_tournament_refuses_a_seating_that_does_not_fit_its_seeds():
+    game = make_game(GAME, num_players=2)
+    sched = schedule(3, 2, 12, seed=0)
+    with pytest.raises(ValueError, match="seat_agent must be integers of shape"):
+        play_tournament(game, AGENTS, 0, sched.seeds[:4], sched.seat_agent[:6])
+    with pytest.raises(ValueError, match="indices must be in"):
+        play_tournament(game, AGENTS[:2], 0, sched.seeds, sched.seat_agent)

@@ -159,9 +159,50 @@ def test_num_players_comes_from_the_option_when_the_game_does_not_set_it():
 
     assert Fixed().config == {"target": 50} and Fixed().num_players == 3  # the spec's one count
 
-    class Unknown(ToyDice):
+    class Passes(ToyDice):
         def __init__(self, target: int = 50) -> None:
-            super().__init__(num_players=2, target=target)
+            super().__init__(num_players=3, target=target)
 
+    assert Passes().num_players == 3  # the option its parent was called with
+
+    bare = ToyDice.__new__(ToyDice)  # no __init__ ran: nothing says how many seats
     with pytest.raises(AttributeError, match="has no num_players"):
-        _ = Unknown().num_players
+        _ = bare.num_players
+
+
+class Doubled(ToyDice):
+    """Reads num_players inside __init__, after its parent's."""
+
+    def __init__(self, num_players: int = 2) -> None:
+        super().__init__(num_players=num_players)
+        self.double = 2 * self.num_players
+
+
+class Big(ToyDice):
+    """Fixes its parent's options from one of its own."""
+
+    def __init__(self, big: bool = False) -> None:
+        super().__init__(num_players=4 if big else 2)
+
+
+class FixedTarget(ToyBidding):
+    """A subclass of a game that takes other options than its parent's (the parent's config is recorded first)."""
+
+    def __init__(self, rich: bool = True) -> None:
+        super().__init__(num_players=3, coins=9 if rich else 3)
+
+
+def test_num_players_can_be_read_inside_init_and_through_a_subclass_that_fixes_it():
+    assert Doubled(3).double == 6 and Doubled(3).num_players == 3
+    assert Big(big=True).num_players == 4 and Big().num_players == 2
+    assert Big(big=True).config == {"big": True}
+    again = pickle.loads(pickle.dumps(Big(big=True)))
+    assert again.num_players == 4 and again.config == {"big": True}
+
+
+def test_a_game_whose_options_are_not_its_own_still_pickles_as_itself():
+    game = FixedTarget(rich=False)
+    again = pickle.loads(pickle.dumps(game))
+    assert type(again) is FixedTarget and again.coins == 3 and again.num_players == 3
+    s = again.init(np.arange(2))
+    assert (s.coins == 3).all()

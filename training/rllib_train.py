@@ -87,10 +87,12 @@ def _pool_update(
     pool, game = env.pool, env.env.game
     if snapshot is not None:
         name, files = snapshot
-        folder = Path(tempfile.mkdtemp(prefix=f"monkey_envs_{name}_"))
-        for fname, blob in files.items():
-            (folder / fname).write_bytes(blob)
-        member = RLlibPolicyAgent(str(folder), game, deterministic=sp.deterministic, seed=seed + len(pool))
+        runner_seed = seed + 1_000_003 * int(getattr(runner, "worker_index", 0) or 0) + len(pool)
+        with tempfile.TemporaryDirectory(prefix=f"monkey_envs_{name}_") as tmp:  # the module is loaded in memory
+            for fname, blob in files.items():
+                (Path(tmp) / fname).write_bytes(blob)
+            member = RLlibPolicyAgent(tmp, game, deterministic=sp.deterministic, seed=runner_seed)
+        member.name = f"rllib:{name}"
         pool.add(member, weight=0.0, name=name)
     fair = 1.0 / max(int(game.num_players), 2)
     w = selfplay_weights(

@@ -227,9 +227,9 @@ class _NumPlayersAttr:
     def __get__(self, obj: Any, owner: Any = None) -> Any:
         if obj is None:
             return self
-        config = obj.__dict__.get("_config", {})
-        if isinstance(config.get("num_players"), (int, np.integer)):
-            return int(config["num_players"])
+        given = obj.__dict__.get("_num_players_option")  # the innermost __init__'s option, set on entry
+        if isinstance(given, (int, np.integer)) and not isinstance(given, bool):
+            return int(given)
         spec = type(obj).spec
         if spec.min_players == spec.max_players:
             return int(spec.min_players)
@@ -251,8 +251,17 @@ def _recording_config(init: Any) -> Any:
     """
     sig = inspect.signature(init)
 
+    takes_players = "num_players" in sig.parameters
+
     @functools.wraps(init)
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        if takes_players:  # readable as self.num_players from here on (the innermost call sets it last)
+            try:
+                b = sig.bind(self, *args, **kwargs)
+                b.apply_defaults()
+                self.__dict__["_num_players_option"] = b.arguments["num_players"]
+            except TypeError:
+                pass  # init itself reports bad arguments
         init(self, *args, **kwargs)
         if "_config" not in self.__dict__ and type(self).__init__ is __init__:
             bound = sig.bind(self, *args, **kwargs)
@@ -338,14 +347,24 @@ class Game(abc.ABC, Generic[S]):
         """The options this game was built with (enough to rebuild it: ``type(g)(**g.config)``)."""
         return dict(self._config)
 
-    def __reduce__(self) -> tuple[Any, tuple[type, dict[str, Any]]]:
+    def __reduce_ex__(self, protocol: Any) -> Any:
         """A game pickles as its class and options: unpickling builds it anew.
 
         Its tables and work buffers are made again rather than copied, so a game sent to another
         process (multiprocessing, a Ray worker, whose object store hands out read-only arrays)
-        works there like one built there.
+        works there like one built there. A game whose options are not its own (a subclass whose
+        ``__init__`` takes other arguments than the ``config`` its parent set, or none recorded)
+        pickles its attributes instead, as any object.
         """
-        return (_rebuild_game, (type(self), self.config))
+        config = self.__dict__.get("_config")
+        if isinstance(config, dict):
+            try:
+                inspect.signature(type(self)).bind(**config)
+            except TypeError:
+                pass
+            else:
+                return (_rebuild_game, (type(self), dict(config)))
+        return super().__reduce_ex__(protocol)
 
     def __repr__(self) -> str:
         opts = ", ".join(f"{k}={v!r}" for k, v in self._config.items())
