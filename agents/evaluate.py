@@ -187,6 +187,20 @@ class GameRecords:
         return {str(n): int(c) for n, c in zip(names, counts, strict=True)}
 
 
+def _checked_seating(seeds: Any, seat_agent: Any, num_players: int, num_agents: int) -> tuple[np.ndarray, np.ndarray]:
+    """``seeds (N,)`` and ``seat_agent (N, P)`` as arrays, checked (``ValueError`` naming the problem)."""
+    seeds, sa = np.asarray(seeds), np.asarray(seat_agent)
+    if seeds.ndim != 1 or seeds.size == 0:
+        raise ValueError(f"seeds must be a non-empty 1-D array, got shape {seeds.shape}")
+    if sa.shape != (seeds.size, num_players) or sa.dtype.kind not in "iu":
+        raise ValueError(
+            f"seat_agent must be integers of shape ({seeds.size}, {num_players}), got {sa.dtype} {sa.shape}"
+        )
+    if (sa < 0).any() or (sa >= num_agents).any():
+        raise ValueError(f"seat_agent indices must be in [0, {num_agents})")
+    return seeds, sa
+
+
 def _check_batch_size(batch_size: Any) -> None:
     if batch_size is not None and (
         isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1
@@ -230,14 +244,7 @@ def play_lineups(
             batch of the wrong shape.
     """
     P = int(game.num_players)
-    seeds = np.asarray(seeds)
-    sa = np.asarray(seat_agent)
-    if seeds.ndim != 1 or seeds.size == 0:
-        raise ValueError(f"seeds must be a non-empty 1-D array, got shape {seeds.shape}")
-    if sa.shape != (seeds.size, P) or sa.dtype.kind not in "iu":
-        raise ValueError(f"seat_agent must be integers of shape ({seeds.size}, {P}), got {sa.dtype} {sa.shape}")
-    if (sa < 0).any() or (sa >= len(agents)).any():
-        raise ValueError(f"seat_agent indices must be in [0, {len(agents)})")
+    seeds, sa = _checked_seating(seeds, seat_agent, P, len(agents))
     if isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer)) or max_steps < 1:
         raise ValueError(f"max_steps must be a positive int, got {max_steps!r}")
     _check_batch_size(batch_size)
@@ -415,16 +422,9 @@ def play_tournament(
         ValueError: bad shapes or sizes, an unknown agent, agent objects with ``ray_address``,
             or Ray not installed.
     """
-    seeds = np.asarray(seeds)
-    sa = np.asarray(seat_agent)
-    if seeds.ndim != 1 or seeds.size == 0:
-        raise ValueError(f"seeds must be a non-empty 1-D array, got shape {seeds.shape}")
+    seeds, sa = _checked_seating(seeds, seat_agent, int(game.num_players), len(agents))
     _check_batch_size(batch_size)
-    n, P = seeds.size, int(game.num_players)
-    if sa.shape != (n, P) or sa.dtype.kind not in "iu":
-        raise ValueError(f"seat_agent must be integers of shape ({n}, {P}), got {sa.dtype} {sa.shape}")
-    if (sa < 0).any() or (sa >= len(agents)).any():
-        raise ValueError(f"seat_agent indices must be in [0, {len(agents)})")
+    n = seeds.size
     step = n if batch_size is None else int(batch_size)
     chunks = [(b, slice(i, i + step)) for b, i in enumerate(range(0, n, step))]
     kwargs = {"max_steps": max_steps, "labels": labels, "record_actions": record_actions}

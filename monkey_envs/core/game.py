@@ -251,27 +251,24 @@ def _recording_config(init: Any) -> Any:
     """
     sig = inspect.signature(init)
 
-    takes_players = "num_players" in sig.parameters
-
     @functools.wraps(init)
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
-        if takes_players:  # readable as self.num_players from here on (the innermost call sets it last)
-            try:
-                b = sig.bind(self, *args, **kwargs)
-                b.apply_defaults()
-                self.__dict__["_num_players_option"] = b.arguments["num_players"]
-            except TypeError:
-                pass  # init itself reports bad arguments
-        init(self, *args, **kwargs)
-        if "_config" not in self.__dict__ and type(self).__init__ is __init__:
+        try:
             bound = sig.bind(self, *args, **kwargs)
+        except TypeError:
+            bound = None  # init itself reports bad arguments
+        else:
             bound.apply_defaults()
-            items = list(bound.arguments.items())[1:]  # not self
+            if "num_players" in bound.arguments:  # self.num_players from here on (the innermost call sets it last)
+                self.__dict__["_num_players_option"] = bound.arguments["num_players"]
+        init(self, *args, **kwargs)
+        if bound is not None and "_config" not in self.__dict__ and type(self).__init__ is __init__:
             config: dict[str, Any] = {}
-            for (name, value), param in zip(items, list(sig.parameters.values())[1:], strict=True):
-                if param.kind is inspect.Parameter.VAR_KEYWORD:
+            for name, value in list(bound.arguments.items())[1:]:  # not self
+                kind = sig.parameters[name].kind
+                if kind is inspect.Parameter.VAR_KEYWORD:
                     config.update({k: _plain(v) for k, v in value.items()})
-                elif param.kind is not inspect.Parameter.VAR_POSITIONAL:
+                elif kind is not inspect.Parameter.VAR_POSITIONAL:
                     config[name] = _plain(value)
             self._config = config
 
