@@ -19,7 +19,7 @@ from typing import ClassVar
 import numpy as np
 
 from monkey_envs.core.game import end_games
-from monkey_envs.core.rng import draw_below, seed_rng, shuffle_prefix
+from monkey_envs.core.rng import draw_below, shuffle_prefix
 from monkey_envs.monki import Monki
 from monkey_envs.monki import data as D
 from monkey_envs.monki.state import (
@@ -144,10 +144,8 @@ class NumpyMonki(Monki):
             mask[:, self.A_RUBY :] = takes & collect[:, None]
         return mask
 
-    def _init(self, seeds: np.ndarray) -> MonkiState:
+    def _init(self, s: MonkiState, seeds: np.ndarray) -> None:
         B = seeds.shape[0]
-        s = self._blank(B)
-        s.rng[:] = seed_rng(seeds)
         rows = np.arange(B)
         deck = shuffle_prefix(
             s.rng, rows, np.tile(np.arange(D.NUM_TOKENS, dtype=np.int8), (B, 1)), np.full(B, D.NUM_TOKENS)
@@ -159,7 +157,6 @@ class NumpyMonki(Monki):
         s.start_player[:] = sp
         s.current_player[:] = sp
         s.legal_action_mask[:] = self.rules_mask(s)
-        return s
 
     def _step(self, s: MonkiState, actions: np.ndarray, live: np.ndarray) -> None:
         B = s.batch_size

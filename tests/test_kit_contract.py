@@ -1,5 +1,6 @@
 """What the kit derives so a game author writes less (issue 26 item 1): the state allocated from
-the schema (``Game.new_state``), the observation layout from plain triples, the options recorded
+the schema (``Game.new_state``, each field at its declared ``start``) and handed to ``_init`` to
+deal into, action names as a view hook checked in range by the kit, the observation layout from plain triples, the options recorded
 from ``__init__`` as the game's ``config``, winners read from ``winners_mask``, and a
 ``BatchState`` subclass made a schema dataclass without a decorator."""
 
@@ -36,6 +37,63 @@ def test_new_state_allocates_every_declared_field_as_zeros_and_seeds_the_streams
     assert np.array_equal(s.rng, seed_rng(seeds))
 
 
+def test_new_state_fills_each_field_with_its_declared_start_value():
+    s = ToyBidding(num_players=3).new_state(np.arange(2))
+    assert (s.bids == -1).all() and (s.last_bids == -1).all()  # declared start=-1
+    assert not s.coins.any() and not s.points.any()  # no start: zeros
+
+
+def test_a_start_value_must_fit_its_dtype():
+    assert field("int8", (), "x", start=-1).metadata  # fits
+    with pytest.raises(TypeError, match="does not fit"):
+        field("uint8", (), "x", start=-1)
+    with pytest.raises(TypeError, match="does not fit"):
+        field("int8", (), "x", start=0.5)
+    with pytest.raises(TypeError, match="number"):
+        field("int8", (), "x", start="-1")  # type: ignore[arg-type]
+
+
+def test_init_hands_the_allocated_state_to_the_deal_and_the_deal_draws_from_its_streams():
+    """``init(seeds)`` = ``new_state(seeds)`` then ``_init(state, seeds)``: a deal that draws from
+    ``state.rng`` replays each row alike whatever the batch (row 1 of seeds [4, 7] is seed 7 alone)."""
+    game = ToyBidding(num_players=2)
+    seen = []
+
+    class Spy(ToyBidding):
+        def _init(self, s, seeds):
+            seen.append((s.prize.copy(), s.rng.copy(), seeds.copy()))
+            super()._init(s, seeds)
+
+    both = Spy(num_players=2).init([4, 7])
+    prize0, rng0, seeds0 = seen[0]
+    assert not prize0.any() and np.array_equal(rng0, seed_rng(np.array([4, 7])))
+    assert seeds0.tolist() == [4, 7] and seeds0.dtype == np.int64
+    alone = game.init([7])
+    assert both.prize[1] == alone.prize[0] and np.array_equal(both.rng[1], alone.rng[0])
+
+
+def test_a_game_with_the_old_init_signature_is_refused_with_a_message():
+    with pytest.raises(TypeError, match=r"_init\(self, state, seeds\)"):
+
+        class Old(ToyDice):
+            def _init(self, seeds):  # type: ignore[override]
+                return self.new_state(seeds)
+
+
+def test_action_names_come_from_the_view_hook_after_the_kit_checked_the_range():
+    dice, bidding = ToyDice(), ToyBidding(num_players=2, coins=3)
+    assert [dice.action_name(dice.init(0), 0, a) for a in (0, 1)] == ["roll", "hold"]
+    assert bidding.action_name(bidding.init(0), 0, np.int64(2)) == "bid 2"
+    for bad in (-1, 2, True, 1.0):
+        with pytest.raises(ValueError, match="action"):
+            dice.action_name(dice.init(0), 0, bad)
+
+    class Nameless(ToyDice):
+        view = dataclasses.replace(ToyDice.view, action_name=None)
+
+    assert Nameless().action_name(dice.init(0), 0, 1) == "action 1"  # the generic default
+
+
 def test_new_state_sets_given_values_and_refuses_what_does_not_fit():
     game = ToyBidding(num_players=2, coins=4)
     s = game.new_state(np.arange(2), coins=4, bids=-1, legal_action_mask=True)
@@ -49,7 +107,7 @@ def test_new_state_sets_given_values_and_refuses_what_does_not_fit():
         game.new_state(np.zeros((2, 2), int))
 
 
-def test_the_toys_init_is_new_state_plus_their_starting_position():
+def test_the_toys_init_is_new_state_plus_their_deal():
     game = ToyBidding(num_players=3, coins=5)
     s = game.init(np.arange(4))
     assert (s.coins == 5).all() and (s.last_bids == -1).all() and s.legal_action_mask.all()

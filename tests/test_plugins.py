@@ -26,6 +26,7 @@ with temporary_games():  # the kit's example toys, kept out of the global regist
 #: ``Game`` methods that call a plug-in's hook: a game sets the plug-in instead of overriding them.
 PLUGGED = (
     "render",
+    "action_name",
     "picture",
     "render_legend",
     "action_seen",

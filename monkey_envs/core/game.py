@@ -36,6 +36,7 @@ from monkey_envs.core.rng import seed_rng
 from monkey_envs.core.schema import counters as schema_counters
 from monkey_envs.core.schema import layout as schema_layout
 from monkey_envs.core.schema import range_violations
+from monkey_envs.core.schema import schema as schema_fields
 from monkey_envs.core.spec import GameSpec, ObsLayout, ObsPiece
 from monkey_envs.core.state import BatchState, StateError
 
@@ -282,16 +283,17 @@ class Game(abc.ABC, Generic[S]):
     The rules contract (``docs/kit.md``): a subclass ``class MyGame(Game[MyState])`` -- its state a
     ``BatchState`` subclass of :func:`~monkey_envs.core.schema.field` declarations (the
     ``state_class`` comes from the type argument) -- declares ``spec`` and ``view`` (a
-    :class:`~monkey_envs.core.plugins.View` with at least ``render``), sets ``num_actions`` and
-    ``obs_layout`` in ``__init__`` (its options become :attr:`config`; ``num_players`` is the
-    option of that name unless it sets it), and
-    implements :meth:`_init` (on :meth:`new_state`), :meth:`_observe` and :meth:`action_name`
-    (:meth:`_winners` only where the winners are not ``winners_mask``), plus one step: :meth:`_step`
-    (numpy rules over the live rows) or, with ``fused_step = True``, :meth:`_step_fused` (a
-    compiled kernel that validates and steps in one call). The optional parts are plug-ins set
-    on the class: :attr:`laws` (conservation invariants, the re-deal of hidden information),
-    :attr:`view`'s other hooks and :attr:`analytics`; the methods of the same names here call
-    them or give the generic default, and are not overridden.
+    :class:`~monkey_envs.core.plugins.View` with at least ``render``; its ``action_name`` names
+    the actions), sets ``num_actions`` and ``obs_layout`` in ``__init__`` (its options become
+    :attr:`config`; ``num_players`` is the option of that name unless it sets it), and
+    implements :meth:`_init` (the deal into a state the kit allocated from the schema) and
+    :meth:`_observe` (:meth:`_winners` only where the winners are not ``winners_mask``), plus
+    one step: :meth:`_step` (numpy rules over the live rows, ending games with
+    :func:`end_games`) or, with ``fused_step = True``, :meth:`_step_fused` (a compiled kernel
+    that validates and steps in one call). The optional parts are plug-ins set on the class:
+    :attr:`laws` (conservation invariants, the re-deal of hidden information), :attr:`view`'s
+    other hooks and :attr:`analytics`; the methods of the same names here call them or give the
+    generic default, and are not overridden.
     """
 
     spec: ClassVar[GameSpec]
@@ -324,6 +326,13 @@ class Game(abc.ABC, Generic[S]):
         """Take ``state_class`` from ``Game[TheState]`` when the subclass does not set it, and
         record ``__init__``'s options as the game's ``config`` when it does not set ``_config``."""
         super().__init_subclass__(**kwargs)
+        deal = cls.__dict__.get("_init")
+        if callable(deal) and len(inspect.signature(deal).parameters) == 2:  # (self, seeds): the old contract
+            raise TypeError(
+                f"{cls.__name__}._init takes (self, seeds) and returns a state: since 2026-12-03 the kit "
+                "allocates the state from the schema and calls _init(self, state, seeds) to deal into it "
+                "(docs/kit.md)"
+            )
         init = cls.__dict__.get("__init__")
         if init is not None and not getattr(init, "_records_config", False):
             cls.__init__ = _recording_config(init)  # type: ignore[method-assign]
@@ -367,9 +376,22 @@ class Game(abc.ABC, Generic[S]):
         opts = ", ".join(f"{k}={v!r}" for k, v in self._config.items())
         return f"{type(self).__name__}({opts})"
 
-    @abc.abstractmethod
     def action_name(self, state: S, row: int, action: int) -> str:
-        """Human-readable meaning of ``action`` for row ``row`` of ``state``."""
+        """Human-readable meaning of ``action`` for row ``row`` of ``state`` (``view.action_name``).
+
+        Without that hook, ``"action <n>"``.
+
+        Raises:
+            ValueError: ``action`` is not an int in ``[0, num_actions)``.
+        """
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            raise ValueError(f"action must be an int, got {action!r:.40}")
+        if not 0 <= action < self.num_actions:
+            raise ValueError(f"action {action} out of range [0, {self.num_actions})")
+        fn = self.view.hook("action_name") if self.view is not None else None
+        if fn is None:
+            return f"action {int(action)}"
+        return fn(self, state, row, int(action))
 
     # ------------------------------------------------------------------ protocol
     def init(self, seeds: Any) -> S:
@@ -381,7 +403,9 @@ class Game(abc.ABC, Generic[S]):
         Returns:
             A State with batch size ``B``.
         """
-        state = self._init(as_seeds(seeds))
+        seeds = as_seeds(seeds)
+        state = self.new_state(seeds)
+        self._init(state, seeds)
         state.mark_game(self)
         return state
 
@@ -560,11 +584,12 @@ class Game(abc.ABC, Generic[S]):
         return self._winners(state)
 
     def new_state(self, seeds: Any, **values: Any) -> S:
-        """A state of ``B = len(seeds)`` rows allocated from the schema, for :meth:`_init` to fill.
+        """A state of ``B = len(seeds)`` rows allocated from the schema: what :meth:`_init` deals into.
 
-        Every declared field is an array of its declared dtype and shape, all zeros (seat 0 to
-        move, no legal action yet, running), except ``rng``: each row's stream seeded from its
-        seed (:func:`~monkey_envs.core.rng.seed_rng`). ``values`` set fields (broadcast into them:
+        Every declared field is an array of its declared dtype and shape holding its declared
+        ``start`` value (0 unless the field says otherwise: seat 0 to move, no legal action yet,
+        running), except ``rng``: each row's stream seeded from its seed
+        (:func:`~monkey_envs.core.rng.seed_rng`). ``values`` set fields (broadcast into them:
         ``new_state(seeds, score=3)``).
 
         Raises:
@@ -574,7 +599,13 @@ class Game(abc.ABC, Generic[S]):
         if seeds.ndim != 1:
             raise ValueError(f"seeds must be a 1-D array of shape (B,), got shape {seeds.shape}")
         B = seeds.size
-        arrays = {name: np.zeros((B, *shape), dtype=dtype) for name, (shape, dtype) in self.state_layout().items()}
+        starts = self.__dict__.get("_field_starts")
+        if starts is None:
+            starts = self.__dict__["_field_starts"] = {f.name: f.start for f in schema_fields(self.state_class)}
+        arrays = {}
+        for name, (shape, dtype) in self.state_layout().items():
+            start = starts[name]
+            arrays[name] = np.full((B, *shape), start, dtype) if start else np.zeros((B, *shape), dtype)
         arrays["rng"] = seed_rng(seeds)
         for name, value in values.items():
             if name not in arrays:
@@ -583,12 +614,19 @@ class Game(abc.ABC, Generic[S]):
                 arrays[name][...] = value
             except (ValueError, TypeError) as exc:
                 raise ValueError(f"{name}: {exc}") from exc
-        return self.state_class(**arrays)  # type: ignore[return-value]
+        state = object.__new__(self.state_class)  # every field is here: skip __init__ (as ``clone`` does)
+        state.__dict__.update(arrays)
+        return state  # type: ignore[return-value]
 
     # ------------------------------------------------------------------ to implement
     @abc.abstractmethod
-    def _init(self, seeds: np.ndarray) -> S:
-        """New games, one per seed (``seeds (B,) int64``); :meth:`new_state` allocates them."""
+    def _init(self, state: S, seeds: np.ndarray) -> None:
+        """Deal new games into ``state``, in place: one per seed (``seeds (B,) int64``).
+
+        ``state`` comes from :meth:`new_state`: every field at its declared ``start`` value and
+        each row's ``rng`` stream seeded from its seed, so a numpy deal draws from ``state.rng``
+        (a compiled deal may take the seeds themselves).
+        """
 
     def _step(self, state: S, actions: np.ndarray, live: np.ndarray) -> None:
         """Advance ``state`` in place (actions already validated).

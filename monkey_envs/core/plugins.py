@@ -60,6 +60,8 @@ class View(_Plugin):
     Attributes:
         render: ``(game, state, row, viewer) -> str``, the text picture of row ``row`` as seat
             ``viewer`` sees it (``None``: public only). Required of every game.
+        action_name: ``(game, state, row, action) -> str``, what ``action`` means in row ``row``
+            (the kit has checked that it is in range); ``None``: ``"action <n>"``.
         picture: ``(game, state, row, viewer) -> Picture``, the same facts drawn
             (``render_mode="rgb_array"``, PNG / SVG export); ``None``: no pictures.
         legend: ``(game) -> str``, what each mark of ``render``'s text means; ``None``: the
@@ -77,6 +79,7 @@ class View(_Plugin):
     legend: Hook = None
     action_seen: Hook = None
     action_outcome: Hook = None
+    action_name: Hook = None
     public_actions: bool = False
 
 

@@ -64,6 +64,7 @@ class Field:
         high: largest valid value (inclusive), or ``None`` for no check.
         counter: the field only counts up during play (decisions taken, per-seat statistics):
             ``low`` is 0, and a loaded state must leave it room to play (``Game.counter_fields``).
+        start: the value of every element in a new game before the deal (``Game.new_state``).
     """
 
     name: str
@@ -73,6 +74,7 @@ class Field:
     low: Bound = None
     high: Bound = None
     counter: bool = False
+    start: int | float | bool = 0
 
     def describe(self) -> str:
         """``"(B, P, 4) int8 meaning"`` as the docs show it."""
@@ -88,6 +90,7 @@ def field(
     low: Bound = None,
     high: Bound = None,
     counter: bool = False,
+    start: int | float | bool = 0,
 ) -> Any:
     """Declare a state field (a required dataclass field carrying its :class:`Field` facts).
 
@@ -98,13 +101,21 @@ def field(
         low: smallest valid value (inclusive); see the module docs for the forms.
         high: largest valid value (inclusive).
         counter: an integer field that only counts up during play (then ``low`` is 0).
+        start: the value of every element in a new game before the game's deal
+            (``Game.init`` allocates the state so; ``-1`` for "none yet", ``True``, ...).
     """
     if counter and (np.dtype(dtype).kind != "i" or low not in (None, 0)):
         raise TypeError(f"a counter is a signed integer field counting up from 0, got {np.dtype(dtype)} low={low!r}")
     if not isinstance(shape, tuple) or not all(isinstance(d, (int, str)) and not isinstance(d, bool) for d in shape):
         raise TypeError(f"a field's shape must be a tuple of ints and attribute names, got {shape!r}")
+    if isinstance(start, np.generic):
+        start = start.item()
+    if not isinstance(start, (int, float, bool)):
+        raise TypeError(f"a field's start value must be a number, got {start!r:.60}")
+    if np.array(start).astype(dtype) != start:
+        raise TypeError(f"start value {start!r} does not fit dtype {np.dtype(dtype)}")
     low = 0 if counter else low
-    return dataclasses.field(metadata={_KEY: (np.dtype(dtype), shape, meaning, low, high, counter)})
+    return dataclasses.field(metadata={_KEY: (np.dtype(dtype), shape, meaning, low, high, counter, start)})
 
 
 @dataclass_transform(field_specifiers=(field,))

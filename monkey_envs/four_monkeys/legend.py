@@ -1,4 +1,4 @@
-"""The 4 Monkeys text render (its ``View.render``) and how to read it (``View.legend``): every mark the render uses."""
+"""The 4 Monkeys text render (its ``View.render``), how to read it (``View.legend``: every mark the render uses) and the names of its actions."""
 
 from __future__ import annotations
 
@@ -107,3 +107,23 @@ def render_text(game: FourMonkeys, state: FourMonkeysState, row: int = 0, viewer
         winners = [D.SEAT_LETTERS[p] for p in np.flatnonzero(s.winners_mask[b])]
         lines.append(f"game over ({END_REASONS[int(s.end_reason[b])]}): winner(s) {winners or 'none'}")
     return "\n".join(lines)
+
+
+def action_text(game: FourMonkeys, state: FourMonkeysState, row: int, action: int) -> str:
+    """What ``action`` does for the seat to move in row ``row`` (``view.action_name``)."""
+    if action < D.NUM_KINDS:
+        return f"put {D.KIND_NAMES[action]}"
+    if action < game.a_burn:
+        t, j = divmod(action - game.a_grab, game.grab_variants)
+        cp = max(int(state.current_player[row]), 0)
+        skin = f" + Banana skin to {D.SEAT_LETTERS[(cp + j) % game.num_players]}" if j else ""
+        return f"grab {game.tile_name(t)}{skin}"
+    if action < game.a_swap:
+        return f"burn {game.tile_name(action - game.a_burn)}"
+    if action == game.a_swap:
+        return "replenish: swap hand"
+    if action == game.a_draw3:
+        return "replenish: draw 3"
+    if action < game.a_stop:
+        return f"reveal {game.tile_name(action - game.a_reveal)}"
+    return "stop" if action == game.a_stop else "wait"

@@ -23,7 +23,6 @@ from monkey_envs.four_monkeys import data as D
 from monkey_envs.four_monkeys import kernels as K
 from monkey_envs.four_monkeys.state import (
     END_REASONS,
-    NUM_STATS,
     TILE_GREEN,
     TILE_LOOSE,
     TILE_ORANGE,
@@ -88,6 +87,7 @@ class FourMonkeys(Game[FourMonkeysState]):
         render="monkey_envs.four_monkeys.legend:render_text",
         picture="monkey_envs.four_monkeys.picture:draw",
         legend="monkey_envs.four_monkeys.legend:legend_text",
+        action_name="monkey_envs.four_monkeys.legend:action_text",
     )
     #: Scores, statistics, the bluff-by-standing report, info facts, the no-Stop action filter
     #: (:mod:`monkey_envs.four_monkeys.analytics`).
@@ -192,45 +192,9 @@ class FourMonkeys(Game[FourMonkeysState]):
         assert self.obs_layout.size == K.obs_size(P)
 
     # ================================================================== protocol
-    def _init(self, seeds: np.ndarray) -> FourMonkeysState:
-        B, P, NT, S = seeds.shape[0], self.num_players, self.num_tiles, self.num_stacks
-        s = FourMonkeysState(
-            current_player=np.zeros(B, np.int8),
-            rewards=np.zeros((B, P), np.float32),
-            terminated=np.zeros(B, bool),
-            truncated=np.zeros(B, bool),
-            legal_action_mask=np.zeros((B, self.num_actions), bool),
-            step_count=np.zeros(B, np.int32),
-            rng=np.empty((B, 2), np.uint64),
-            winners_mask=np.zeros((B, P), bool),
-            end_reason=np.zeros(B, np.int8),
-            commits=np.full((B, P), -1, np.int16),
-            tick=np.zeros(B, np.int16),
-            round=np.zeros(B, np.int8),
-            replays=np.zeros(B, np.int8),
-            decks=np.full((B, P, D.DECK_SIZE), -1, np.int8),
-            deck_size=np.zeros((B, P), np.int8),
-            hands=np.zeros((B, P, D.NUM_KINDS), np.int8),
-            pending=np.zeros((B, P, D.NUM_KINDS), np.int8),
-            discard=np.zeros((B, P, D.NUM_KINDS), np.int8),
-            under=np.zeros((B, NT, D.NUM_KINDS), np.int8),
-            tile_state=np.zeros((B, NT), np.int8),
-            tile_owner=np.full((B, NT), -1, np.int8),
-            tile_stack=np.full((B, NT), -1, np.int8),
-            stacks=np.full((B, S, self.stack_depth), -1, np.int8),
-            stack_size=np.zeros((B, S), np.int8),
-            replenish_used=np.zeros((B, P), bool),
-            skin_given=np.zeros((B, P), bool),
-            skins=np.zeros((B, P), np.int8),
-            totals=np.zeros((B, P), np.int16),
-            round_scores=np.zeros((B, self.rounds, P), np.int16),
-            stats=np.zeros((B, P, NUM_STATS), np.int32),
-            tile_ok=np.zeros((B, NT), bool),
-            area=np.tile((np.arange(P) >= self.area_sizes[0]).astype(np.int8), (B, 1)),
-            under_count=np.zeros((B, NT), np.int16),
-        )
+    def _init(self, s: FourMonkeysState, seeds: np.ndarray) -> None:
+        s.area[:] = np.arange(self.num_players) >= self.area_sizes[0]  # the seats of the second area
         K.init(seeds, _state_arrays(s), self.cfg)
-        return s
 
     #: Validation and the step of every running row are one compiled call.
     fused_step: ClassVar[bool] = True
@@ -442,27 +406,6 @@ class FourMonkeys(Game[FourMonkeysState]):
     def tile_name(self, t: int) -> str:
         """``"t12 CCC"``: tile id and combo."""
         return f"t{t} {D.COMBO_NAMES[t % D.NUM_COMBOS]}"
-
-    def action_name(self, state: FourMonkeysState, row: int, action: int) -> str:
-        a = int(action)
-        if not 0 <= a < self.num_actions:
-            raise ValueError(f"action {a} out of range [0, {self.num_actions})")
-        if a < D.NUM_KINDS:
-            return f"put {D.KIND_NAMES[a]}"
-        if a < self.a_burn:
-            t, j = divmod(a - self.a_grab, self.grab_variants)
-            cp = max(int(state.current_player[row]), 0)
-            skin = f" + Banana skin to {D.SEAT_LETTERS[(cp + j) % self.num_players]}" if j else ""
-            return f"grab {self.tile_name(t)}{skin}"
-        if a < self.a_swap:
-            return f"burn {self.tile_name(a - self.a_burn)}"
-        if a == self.a_swap:
-            return "replenish: swap hand"
-        if a == self.a_draw3:
-            return "replenish: draw 3"
-        if a < self.a_stop:
-            return f"reveal {self.tile_name(a - self.a_reveal)}"
-        return "stop" if a == self.a_stop else "wait"
 
     def _commit_name(self, s: FourMonkeysState, row: int, seat: int, action: int) -> str:
         """Name of ``seat``'s committed ``action`` (a skin target relative to that seat)."""

@@ -76,6 +76,7 @@ class FourMonkeysState(BatchState):
         "this tick's committed actions, -1 = not yet (hidden until resolved).",
         low=-1,
         high="num_actions-1",
+        start=-1,
     )
     tick: np.ndarray = field("int16", (), "ticks resolved in this round.", low=0, high="ticks")
     round: np.ndarray = field("int8", (), "rounds scored so far.", low=0, high="rounds")
@@ -88,6 +89,7 @@ class FourMonkeysState(BatchState):
         "each seat's deck, card kinds bottom -> top (entries past ``deck_size`` are -1).",
         low=-1,
         high=K - 1,
+        start=-1,
     )
     deck_size: np.ndarray = field("int8", (P,), "cards left in each deck.", low=0, high=D.DECK_SIZE)
     hands: np.ndarray = field("int8", (P, K), "cards of each kind in each hand.", low=0, high=_cards_in_play)
@@ -103,14 +105,19 @@ class FourMonkeysState(BatchState):
     tile_state: np.ndarray = field(
         "int8", (NT,), "``TILE_STACK`` / ``TILE_LOOSE`` / ``TILE_GREEN`` / ``TILE_ORANGE``.", low=0, high=TILE_ORANGE
     )
-    tile_owner: np.ndarray = field("int8", (NT,), "owning seat, -1 on the table.", low=-1, high="num_players-1")
-    tile_stack: np.ndarray = field("int8", (NT,), "stack holding the tile, -1 if none.", low=-1, high="num_stacks-1")
+    tile_owner: np.ndarray = field(
+        "int8", (NT,), "owning seat, -1 on the table.", low=-1, high="num_players-1", start=-1
+    )
+    tile_stack: np.ndarray = field(
+        "int8", (NT,), "stack holding the tile, -1 if none.", low=-1, high="num_stacks-1", start=-1
+    )
     stacks: np.ndarray = field(
         "int8",
         ("num_stacks", "stack_depth"),
         "tile ids bottom -> top (-1 past ``stack_size``).",
         low=-1,
         high="num_tiles-1",
+        start=-1,
     )
     stack_size: np.ndarray = field("int8", ("num_stacks",), "tiles in each stack.", low=0, high="stack_depth")
     replenish_used: np.ndarray = field("bool", (P,), "Hand replenish turned to -1 this round.")

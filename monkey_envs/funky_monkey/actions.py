@@ -68,8 +68,8 @@ A_SCALES_TARGET = 43
 
 _K = D.NUM_CARD_KINDS
 
-#: names of the actions whose meaning names neither a card nor a seat
-_FIXED_NAMES = {
+#: Names of the actions whose meaning names neither a card nor a seat (the render names the others).
+FIXED_NAMES = {
     A_ACCEPT: "accept the card",
     A_PASS: "pass the card on",
     A_TELESCOPE: "use a Telescope",
@@ -104,28 +104,6 @@ def _phase_actions(num_players: int) -> np.ndarray:
     t[PH_PAY, [A_PAY_NORMAL, A_PAY_GOLDEN]] = True
     t[PH_SCALES, A_SCALES_SKIP:] = True
     return t
-
-
-def action_name(num_players: int, state: FunkyMonkeyState, row: int, action: int) -> str:
-    """Readable meaning of ``action`` in a ``num_players``-seat game (independent of the row's phase).
-
-    Only a Scales target reads the row: its seat is counted from ``state.current_player[row]``.
-
-    Raises:
-        ValueError: ``action`` outside ``[0, num_actions_for(num_players))``.
-    """
-    a = int(action)
-    num_actions = num_actions_for(num_players)
-    if not 0 <= a < num_actions:
-        raise ValueError(f"action {a} out of range [0, {num_actions})")
-    if a < A_CROWN:
-        return f"play {D.CARD_NAMES[a // 5]} face down, announce {D.CARD_NAMES[a % 5]}"
-    if a < A_ACCEPT:
-        return f"Crown: play {D.CARD_NAMES[a - A_CROWN]} face up on own monkey"
-    if a in _FIXED_NAMES:
-        return _FIXED_NAMES[a]
-    cp = max(int(state.current_player[row]), 0)
-    return f"Scales with player_{(cp + a - A_SCALES_TARGET + 1) % num_players}"
 
 
 def action_filters(num_actions: int) -> dict[str, np.ndarray]:

@@ -163,18 +163,6 @@ class Setup:
         self._face_up0[list(D.FACE_UP_AT_START[tile_visibility])] = True
         self._rel = np.arange(P)
 
-    def empty(self, batch_size: int) -> FunkyMonkeyState:
-        """Uninitialised arrays of a ``batch_size``-row state (the dtypes and shapes of :meth:`blank`),
-        for the compiled deal (``kernels.reset_rows_at``), which writes every field."""
-        layout = self.__dict__.get("_layout")
-        if layout is None:
-            layout = self._layout = [(k, v.shape[1:], v.dtype) for k, v in self.blank(1).arrays().items()]
-        s = object.__new__(FunkyMonkeyState)  # every field is set here: skip __init__ (a new game per AEC reset)
-        d = s.__dict__
-        for k, shape, dtype in layout:
-            d[k] = np.empty((batch_size, *shape), dtype)
-        return s
-
     def blank(self, batch_size: int) -> FunkyMonkeyState:
         """A new game's arrays for ``batch_size`` rows, without its chance: what :meth:`deal` and the
         compiled deal (``kernels.reset_rows_at``) start from.

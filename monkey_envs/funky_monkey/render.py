@@ -1,4 +1,4 @@
-"""Text picture of a Funky Monkey position (the ``ansi`` / ``human`` render modes)."""
+"""Text picture of a Funky Monkey position (the ``ansi`` / ``human`` render modes) and the names of its actions."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 
 from monkey_envs.core.game import seat_legend
 from monkey_envs.funky_monkey import data as D
-from monkey_envs.funky_monkey.actions import A_ACCEPT, A_CROWN, A_PASS
+from monkey_envs.funky_monkey.actions import A_ACCEPT, A_CROWN, A_PASS, A_SCALES_TARGET, FIXED_NAMES
 from monkey_envs.funky_monkey.state import (
     BOWL_COCONUT,
     BOWL_GOLDEN,
@@ -255,3 +255,19 @@ def seen_text(game: FunkyMonkey, state: FunkyMonkeyState, row: int, action: int,
     if a < A_CROWN and (viewer is None or int(viewer) != mover):
         return f"play a card face down, announce {D.CARD_NAMES[a % 5]}"
     return game.action_name(state, row, a)
+
+
+def action_text(game: FunkyMonkey, state: FunkyMonkeyState, row: int, action: int) -> str:
+    """Readable meaning of ``action`` (``view.action_name``; independent of the row's phase).
+
+    Only a Scales target reads the row: its seat is counted from ``state.current_player[row]``.
+    """
+    a = int(action)
+    if a < A_CROWN:
+        return f"play {D.CARD_NAMES[a // 5]} face down, announce {D.CARD_NAMES[a % 5]}"
+    if a < A_ACCEPT:
+        return f"Crown: play {D.CARD_NAMES[a - A_CROWN]} face up on own monkey"
+    if a in FIXED_NAMES:
+        return FIXED_NAMES[a]
+    cp = max(int(state.current_player[row]), 0)
+    return f"Scales with player_{(cp + a - A_SCALES_TARGET + 1) % game.num_players}"

@@ -57,7 +57,6 @@ from monkey_envs.funky_monkey.actions import (
     NUM_PLAY_ACTIONS,
     MaskTable,
     _phase_actions,
-    action_name,
     num_actions_for,
 )
 from monkey_envs.funky_monkey.observation import Observer
@@ -234,6 +233,7 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         legend="monkey_envs.funky_monkey.render:legend_text",
         action_seen="monkey_envs.funky_monkey.render:seen_text",
         action_outcome="monkey_envs.funky_monkey.render:outcome_text",
+        action_name="monkey_envs.funky_monkey.render:action_text",
     )
     #: Bluff statistics and the bluff-context report, info facts, the honest-only action filter
     #: (:mod:`monkey_envs.funky_monkey.analytics`).
@@ -310,10 +310,6 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         self._addressed = _Addressed()  # the addresses of the last stepped state's arrays
 
     # ================================================================== helpers
-    def action_name(self, state: FunkyMonkeyState, row: int, action: int) -> str:
-        """Readable meaning of ``action`` (independent of the row's phase)."""
-        return action_name(self.num_players, state, row, action)
-
     def bluff_stats(self, state: FunkyMonkeyState) -> dict[str, np.ndarray]:
         """Bluff analytics of every env: ``name -> (B, P) int16`` (columns of ``state.stats``)."""
         return {name: state.stats[:, :, i].copy() for i, name in enumerate(STAT_NAMES)}
@@ -324,11 +320,9 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         return state.coconuts.astype(np.int64) + g
 
     # ================================================================== init
-    def _init(self, seeds: np.ndarray) -> FunkyMonkeyState:
+    def _init(self, s: FunkyMonkeyState, seeds: np.ndarray) -> None:
         """New games: the compiled deal (``kernels.reset_rows_at`` of every row, the seeded setup's draws) and their masks."""
-        s = self._setup.empty(seeds.shape[0])
         self._reset_rows(s, np.arange(seeds.shape[0]), seeds)  # every row dealt (and its mask)
-        return s
 
     def _reset_rows(self, s: FunkyMonkeyState, rows: np.ndarray, seeds: np.ndarray) -> None:
         """New games dealt straight into ``rows`` (``kernels.reset_rows_at``: the deal of :meth:`_init` too)."""

@@ -1,4 +1,4 @@
-"""Text picture of a Monkey Fun position (the ``ansi`` / ``human`` render modes)."""
+"""Text picture of a Monkey Fun position (the ``ansi`` / ``human`` render modes) and the names of its actions."""
 
 from __future__ import annotations
 
@@ -87,3 +87,13 @@ def legend_text(game: MonkeyFun) -> str:
         f"game over (reason): winner(s) [...]: why the game ended ({', '.join(END_REASONS[1:])}) and who won",
     ]
     return "\n".join(lines)
+
+
+def action_text(game: MonkeyFun, state: MonkeyFunState, row: int, action: int) -> str:
+    """The cards ``action`` plays from the hand of the seat to move in row ``row`` and their sum
+    (``view.action_name``): action ``a < 15`` plays the hand slots of the bits of ``a + 1``."""
+    if action == game.num_actions - 1:
+        return "discard hand (no playable cards)"
+    hand = state.hands[row, max(int(state.current_player[row]), 0)]
+    cards = [int(hand[j]) for j in range(D.HAND_SIZE) if (action + 1) >> j & 1]
+    return f"play {'+'.join(map(str, cards))} = {sum(cards)}"

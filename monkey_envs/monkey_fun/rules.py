@@ -115,6 +115,7 @@ class MonkeyFun(Game[MonkeyFunState]):
         render="monkey_envs.monkey_fun.render:render_text",
         picture="monkey_envs.monkey_fun.picture:draw",
         legend="monkey_envs.monkey_fun.render:legend_text",
+        action_name="monkey_envs.monkey_fun.render:action_text",
         public_actions=True,
     )
     #: End-of-game points as scores and in ``info``.
@@ -237,16 +238,6 @@ class MonkeyFun(Game[MonkeyFunState]):
         self._obs_scratch, self._obs_rot = K.observe_work(P)
 
     # ================================================================== helpers
-    def action_name(self, state: MonkeyFunState, row: int, action: int) -> str:
-        if action == DISCARD_ACTION:
-            return "discard hand (no playable cards)"
-        if not 0 <= action < NUM_SUBSETS:
-            raise ValueError(f"action {action} out of range [0, {NUM_ACTIONS})")
-        cp = int(state.current_player[row])
-        hand = state.hands[row, max(cp, 0)]
-        cards = [int(v) for v, b in zip(hand, SUBSET_BITS[action], strict=True) if b]
-        return f"play {'+'.join(map(str, cards))} = {sum(cards)}"
-
     def _refresh(self, s: MonkeyFunState) -> None:
         """Recompute the mask of every row for its current player (a stuck solo player loses)."""
         K.refresh(_state_arrays(s), self._rules)
@@ -266,32 +257,9 @@ class MonkeyFun(Game[MonkeyFunState]):
         return scores, winners
 
     # ================================================================== init
-    def _init(self, seeds: np.ndarray) -> MonkeyFunState:
-        B, P = seeds.shape[0], self.num_players
+    def _init(self, s: MonkeyFunState, seeds: np.ndarray) -> None:
         # every array is set row by row by the deal kernel (the start values, then the deal)
-        s = MonkeyFunState(
-            current_player=np.empty(B, np.int8),
-            rewards=np.empty((B, P), np.float32),
-            terminated=np.empty(B, bool),
-            truncated=np.empty(B, bool),
-            legal_action_mask=np.empty((B, NUM_ACTIONS), bool),
-            step_count=np.empty(B, np.int32),
-            rng=np.empty((B, 2), np.uint64),
-            counts=np.empty((B, D.NUM_FIELDS, P), np.int8),
-            owner=np.empty((B, D.NUM_FIELDS), np.int8),
-            supply=np.empty((B, P), np.int8),
-            box=np.empty((B, P), np.int8),
-            hands=np.empty((B, P, D.HAND_SIZE), np.int8),
-            draw_pile=np.empty((B, D.NUM_CARDS), np.int8),
-            draw_size=np.empty(B, np.int8),
-            discard=np.empty((B, D.MAX_CARD + 1), np.int8),
-            scores=np.empty((B, P), np.int16),
-            winners_mask=np.empty((B, P), bool),
-            end_reason=np.empty(B, np.int8),
-            last_field=np.empty(B, np.int8),
-        )
-        K.deal_rows(np.arange(B, dtype=np.intp), seeds, _state_arrays(s), self._rules, self._deal_work)
-        return s
+        K.deal_rows(np.arange(seeds.shape[0], dtype=np.intp), seeds, _state_arrays(s), self._rules, self._deal_work)
 
     def _reset_rows(self, s: MonkeyFunState, rows: np.ndarray, seeds: np.ndarray) -> None:
         """New games dealt straight into ``rows`` (the kernel :func:`~monkey_envs.monkey_fun.kernels.deal_rows` of ``init``)."""

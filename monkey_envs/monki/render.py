@@ -1,4 +1,4 @@
-"""Text picture of a Monki position (the ``ansi`` / ``human`` render modes)."""
+"""Text picture of a Monki position (the ``ansi`` / ``human`` render modes) and the names of its actions."""
 
 from __future__ import annotations
 
@@ -97,3 +97,25 @@ def legend_text(game: Monki) -> str:
             f"({', '.join(END_REASONS[1:])}) and who won",
         ]
     )
+
+
+def action_text(game: Monki, state: MonkiState, row: int, action: int) -> str:
+    """What ``action`` does (``view.action_name``; the same in every row and phase)."""
+    N = game.num_cells
+    cols = game.layout.cols
+
+    def cell(c: int) -> str:
+        return f"({c // cols},{c % cols})"
+
+    if action < N:
+        return f"place Monki on {cell(action)}"
+    if action < 2 * N:
+        return f"move to {cell(action - N)}"
+    if action == game.A_SKIP:
+        return "skip (recharge rubies)"
+    if action < game.A_PASS:
+        st = action - game.A_FLIP
+        return f"flip stack {st} at {cell(int(game.layout.stack_cell[st]))}"
+    if action == game.A_PASS:
+        return "pass (collect the flipped fruit)"
+    return f"use the {D.FRUITS[action - game.A_RUBY]} ruby"

@@ -40,14 +40,13 @@ import numpy as np
 
 from monkey_envs.core.game import Game, as_seeds
 from monkey_envs.core.plugins import Analytics, View
-from monkey_envs.core.rng import seed_rng, shuffle_prefix
+from monkey_envs.core.rng import shuffle_prefix
 from monkey_envs.core.spec import GameSpec, ObsLayout, ObsPiece
 from monkey_envs.monki import data as D
 from monkey_envs.monki import kernels as K
 from monkey_envs.monki.state import (
     END_REASONS,
     PHASES,
-    STAT_NAMES,
     MonkiState,
 )
 
@@ -134,6 +133,7 @@ class Monki(Game[MonkiState]):
         render="monkey_envs.monki.render:render_text",
         picture="monkey_envs.monki.picture:draw",
         legend="monkey_envs.monki.render:legend_text",
+        action_name="monkey_envs.monki.render:action_text",
         public_actions=True,
     )
     #: Scores, push-your-luck statistics and decision report, info facts (:mod:`monkey_envs.monki.analytics`).
@@ -254,33 +254,8 @@ class Monki(Game[MonkiState]):
         return mask
 
     # ================================================================== init
-    def _blank(self, B: int) -> MonkiState:
-        return MonkiState(
-            current_player=np.zeros(B, np.int8),
-            rewards=np.zeros((B, 2), np.float32),
-            terminated=np.zeros(B, bool),
-            truncated=np.zeros(B, bool),
-            legal_action_mask=np.zeros((B, self.num_actions), bool),
-            step_count=np.zeros(B, np.int32),
-            rng=np.zeros((B, 2), np.uint64),
-            winners_mask=np.zeros((B, 2), bool),
-            end_reason=np.zeros(B, np.int8),
-            stacks=np.full((B, D.NUM_STACKS, D.STACK_DEPTH), -1, np.int8),
-            face_up=np.zeros((B, D.NUM_STACKS), bool),
-            statue=np.full((B, D.NUM_TOKENS), -1, np.int8),
-            owner=np.full((B, D.NUM_TOKENS), -1, np.int8),
-            rubies=np.ones((B, 2, D.RUBIES), bool),
-            pos=np.full((B, 2), -1, np.int8),
-            phase=np.zeros(B, np.int8),
-            start_player=np.zeros(B, np.int8),
-            turns=np.zeros(B, np.int16),
-            stats=np.zeros((B, 2, len(STAT_NAMES)), np.int32),
-        )
-
-    def _init(self, seeds: np.ndarray) -> MonkiState:
-        s = self._blank(seeds.shape[0])
+    def _init(self, s: MonkiState, seeds: np.ndarray) -> None:
         K.deal(np.arange(seeds.shape[0]), seeds, _state_arrays(s), self._rules)
-        return s
 
     def _reset_rows(self, s: MonkiState, rows: np.ndarray, seeds: np.ndarray) -> None:
         # the deal of init, straight into the rows
@@ -306,25 +281,6 @@ class Monki(Game[MonkiState]):
         K.observe(player, out, seen, self._rules)
 
     # ================================================================== names, render
-    def action_name(self, state: MonkiState, row: int, action: int) -> str:
-        a = int(action)
-        N = self.num_cells
-        if not 0 <= a < self.num_actions:
-            raise ValueError(f"action {a} out of range [0, {self.num_actions})")
-        cell = lambda c: f"({c // self.layout.cols},{c % self.layout.cols})"  # noqa: E731
-        if a < N:
-            return f"place Monki on {cell(a)}"
-        if a < 2 * N:
-            return f"move to {cell(a - N)}"
-        if a == self.A_SKIP:
-            return "skip (recharge rubies)"
-        if a < self.A_PASS:
-            st = a - self.A_FLIP
-            return f"flip stack {st} at {cell(int(self.layout.stack_cell[st]))}"
-        if a == self.A_PASS:
-            return "pass (collect the flipped fruit)"
-        return f"use the {D.FRUITS[a - self.A_RUBY]} ruby"
-
     # ================================================================== positions
     def position(
         self,
@@ -363,8 +319,7 @@ class Monki(Game[MonkiState]):
             ValueError: a token used twice or too many, tokens left over, a bad cell or phase, a
                 player board with two tokens on one space, or a position that breaks the laws.
         """
-        s = self._blank(1)
-        s.rng[:] = seed_rng(as_seeds(_as_int(seed, "seed")))
+        s = self.new_state(as_seeds(_as_int(seed, "seed")))
         used = np.zeros(D.NUM_TOKENS, bool)
 
         def take(spec: Any) -> int:

@@ -36,6 +36,7 @@ class MonkiState(BatchState):
         "token id in each stack slot, bottom first; -1 = empty (the filled slots are a prefix).",
         low=-1,
         high=D.NUM_TOKENS - 1,
+        start=-1,
     )
     face_up: np.ndarray = field(
         "bool", (D.NUM_STACKS,), "the top token of the stack was flipped this turn (non-golden)."
@@ -46,13 +47,14 @@ class MonkiState(BatchState):
         "board whose statue holds the token, -1 if on no statue.",
         low=-1,
         high=D.NUM_BOARDS - 1,
+        start=-1,
     )
     owner: np.ndarray = field(
-        "int8", (D.NUM_TOKENS,), "seat whose player board holds the token, -1 if none.", low=-1, high=1
+        "int8", (D.NUM_TOKENS,), "seat whose player board holds the token, -1 if none.", low=-1, high=1, start=-1
     )
-    rubies: np.ndarray = field("bool", (2, 4), "per seat and fruit: the ruby is red side up (usable).")
+    rubies: np.ndarray = field("bool", (2, 4), "per seat and fruit: the ruby is red side up (usable).", start=True)
     pos: np.ndarray = field(
-        "int8", (2,), "cell of each seat's Monki, -1 before it is placed.", low=-1, high="num_cells-1"
+        "int8", (2,), "cell of each seat's Monki, -1 before it is placed.", low=-1, high="num_cells-1", start=-1
     )
     phase: np.ndarray = field("int8", (), "one of the ``PHASE_*`` codes.", low=0, high=len(PHASES) - 1)
     start_player: np.ndarray = field("int8", (), "seat that placed first and took the first turn.", low=0, high=1)

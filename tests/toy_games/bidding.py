@@ -36,10 +36,10 @@ class ToyBiddingState(BatchState):
     coins: np.ndarray = field("int16", ("num_players",), "coins left.", low=0)
     points: np.ndarray = field("int16", ("num_players",), "prize points won.")
     bids: np.ndarray = field(
-        "int8", ("num_players",), "this round's committed bids, -1 = not yet (hidden until resolved)."
+        "int8", ("num_players",), "this round's committed bids, -1 = not yet (hidden until resolved).", start=-1
     )
     last_bids: np.ndarray = field(
-        "int8", ("num_players",), "the last resolved round's bids (public), -1 before round 1."
+        "int8", ("num_players",), "the last resolved round's bids (public), -1 before round 1.", start=-1
     )
     prize: np.ndarray = field("int8", (), "this round's prize (1-3).")
     round: np.ndarray = field("int8", (), "rounds resolved.")
@@ -68,7 +68,7 @@ class ToyBidding(Game[ToyBiddingState]):
         default_players=(2,),
     )
     #: How it is shown, and what it reports: the functions below the class.
-    view = View(render=f"{__name__}:render", picture=f"{__name__}:picture")
+    view = View(render=f"{__name__}:render", picture=f"{__name__}:picture", action_name=f"{__name__}:action_name")
     analytics = Analytics(scores=f"{__name__}:scores", episode_info=f"{__name__}:episode_info")
     test_configs: ClassVar[tuple[dict[str, Any], ...]] = ({}, {"num_players": 3, "coins": 4, "rounds": 2})
     #: Its laws and its re-deal of what a seat cannot see: the functions at the end of this module.
@@ -92,10 +92,10 @@ class ToyBidding(Game[ToyBiddingState]):
         ]
 
     # ------------------------------------------------------------------ rules
-    def _init(self, seeds: np.ndarray) -> ToyBiddingState:
-        s = self.new_state(seeds, legal_action_mask=True, coins=self.coins, bids=-1, last_bids=-1)
+    def _init(self, s: ToyBiddingState, seeds: np.ndarray) -> None:
+        s.legal_action_mask[:] = True  # every bid 0..coins is affordable
+        s.coins[:] = self.coins
         s.prize[:] = 1 + draw_below(s.rng, np.arange(seeds.size), 3)
-        return s
 
     def _step(self, s: ToyBiddingState, actions: np.ndarray, live: np.ndarray) -> None:
         rows, cp = np.arange(s.batch_size), s.current_player.astype(np.int64)
@@ -138,9 +138,6 @@ class ToyBidding(Game[ToyBiddingState]):
             axis=1,
         )
 
-    def action_name(self, state: ToyBiddingState, row: int, action: int) -> str:
-        return f"bid {int(action)}"
-
     # ------------------------------------------------------------------ kit hooks
     def movers(self, s: ToyBiddingState) -> np.ndarray:
         """``(B, P) bool``: seats that have not bid yet this round (none once the game is over)."""
@@ -152,6 +149,11 @@ class ToyBidding(Game[ToyBiddingState]):
 
 
 # ---------------------------------------------------------------------- the view and analytics plug-ins
+def action_name(game: ToyBidding, state: ToyBiddingState, row: int, action: int) -> str:
+    """``"bid <n>"``."""
+    return f"bid {action}"
+
+
 def render(game: ToyBidding, s: ToyBiddingState, row: int = 0, viewer: int | None = None) -> str:
     rnd = min(int(s.round[row]) + 1, game.rounds)
     lines = [f"Toy Bidding: round {rnd}/{game.rounds}, prize {int(s.prize[row])}"]

@@ -50,7 +50,7 @@ import numpy as np
 
 from monkey_envs.core.game import Game, end_games
 from monkey_envs.core.pictures import Picture, text_picture
-from monkey_envs.core.rng import draw_below, seed_rng
+from monkey_envs.core.rng import draw_below
 from monkey_envs.core.schema import field, state_schema
 from monkey_envs.core.spec import GameSpec, ObsLayout, ObsPiece
 from monkey_envs.core.state import BatchState
@@ -71,7 +71,7 @@ class ToyCoinsState(BatchState):
     secret: np.ndarray = field("int8", ("num_players",), "each seat's hidden number 0..3.")
     total: np.ndarray = field("int16", (), "coins at the start.")
     commit: np.ndarray = field(
-        "int8", ("num_players",), "(simultaneous toy) this tick's committed actions, -1 = not yet."
+        "int8", ("num_players",), "(simultaneous toy) this tick's committed actions, -1 = not yet.", start=-1
     )
 
 
@@ -126,29 +126,12 @@ class ToyCoins(Game[ToyCoinsState]):
         ]
 
     # ------------------------------------------------------------------ rules
-    def _init(self, seeds: np.ndarray) -> ToyCoinsState:
-        B, P = seeds.size, self.num_players
-        rng = seed_rng(seeds)
-        rows = np.arange(B)
-        pile = (PILE_LOW + draw_below(rng, rows, PILE_SPAN)).astype(np.int16)
-        s = ToyCoinsState(
-            current_player=np.zeros(B, np.int8),
-            rewards=np.zeros((B, P), np.float32),
-            terminated=np.zeros(B, bool),
-            truncated=np.zeros(B, bool),
-            legal_action_mask=np.zeros((B, self.num_actions), bool),
-            step_count=np.zeros(B, np.int32),
-            rng=rng,
-            winners_mask=np.zeros((B, P), bool),
-            end_reason=np.zeros(B, np.int8),
-            pile=pile,
-            purse=np.zeros((B, P), np.int16),
-            secret=self._deal(rng, rows),
-            total=pile.copy(),
-            commit=np.full((B, P), -1, np.int8),
-        )
-        s.legal_action_mask = self._mask(s)
-        return s
+    def _init(self, s: ToyCoinsState, seeds: np.ndarray) -> None:
+        rows = np.arange(s.batch_size)
+        s.pile[:] = PILE_LOW + draw_below(s.rng, rows, PILE_SPAN)
+        s.secret[:] = self._deal(s.rng, rows)
+        s.total[:] = s.pile
+        s.legal_action_mask[:] = self._mask(s)
 
     def _deal(self, rng: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """``(len(rows), P) int8`` fresh secrets for ``rows``, each from its own stream."""
@@ -402,10 +385,6 @@ class BrokenClone(ToyCoins):
 
     spec = _broken(ToyCoins, "broken_clone", "BrokenClone")
     state_class = BrokenCloneState
-
-    def _init(self, seeds: np.ndarray) -> ToyCoinsState:
-        s = super()._init(seeds)
-        return BrokenCloneState(**s.arrays())
 
 
 class BrokenUnchecked(ToyCoins):

@@ -78,7 +78,7 @@ class ToyDice(Game[ToyDiceState]):
     )
     test_configs: ClassVar[tuple[dict[str, Any], ...]] = ({}, {"num_players": 4, "target": 20, "max_turns": 8})
     #: How it is shown, and what it reports: the plug-in functions below the class.
-    view = View(render=f"{__name__}:render", picture=f"{__name__}:picture")
+    view = View(render=f"{__name__}:render", picture=f"{__name__}:picture", action_name=f"{__name__}:action_name")
     analytics = Analytics(
         scores=f"{__name__}:scores",
         episode_stats=f"{__name__}:episode_stats",
@@ -110,10 +110,9 @@ class ToyDice(Game[ToyDiceState]):
         ]
 
     # ------------------------------------------------------------------ rules
-    def _init(self, seeds: np.ndarray) -> ToyDiceState:
-        s = self.new_state(seeds)  # every field zero (seat 0 to move), the dice streams seeded
+    def _init(self, s: ToyDiceState, seeds: np.ndarray) -> None:
+        # s: every field zero (seat 0 to move), the dice streams seeded
         s.legal_action_mask[:, ROLL] = True  # a turn starts with a roll
-        return s
 
     def _step(self, s: ToyDiceState, actions: np.ndarray, live: np.ndarray) -> None:
         cp = s.current_player.astype(np.int64)
@@ -163,9 +162,6 @@ class ToyDice(Game[ToyDiceState]):
             axis=1,
         )
 
-    def action_name(self, state: ToyDiceState, row: int, action: int) -> str:
-        return ACTION_NAMES[int(action)] if 0 <= int(action) < len(ACTION_NAMES) else f"action {int(action)}"
-
     def state_violations(self, s: ToyDiceState) -> list[tuple[str, int, str]]:
         out = super().state_violations(s)
         P = self.num_players
@@ -214,6 +210,11 @@ register_agent("hold20", Hold20Agent, game="toy_dice")
 
 
 # ---------------------------------------------------------------------- the view and analytics plug-ins
+def action_name(game: ToyDice, state: ToyDiceState, row: int, action: int) -> str:
+    """``"roll"`` or ``"hold"`` (the kit has checked the range)."""
+    return ACTION_NAMES[action]
+
+
 def render(game: ToyDice, s: ToyDiceState, row: int = 0, viewer: int | None = None) -> str:
     cp = int(s.current_player[row])
     turn = min(int(s.turns[row]) + 1, game.max_turns)
