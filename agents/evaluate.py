@@ -9,9 +9,11 @@ the per-game records into per-agent win rates with 95% Wilson intervals. The are
 training's evaluation both stand on these two functions.
 
 ``play_games(game, [agent_a, agent_b], num_games=1000, seed=0)`` is the simple match: one
-agent per seat, seats balanced by rotation -- in game ``g`` agent ``i`` sits in seat
-``(i + g) % P`` -- and each deal (a game seed) is played once per rotation, so every agent
-plays every seat and every deal equally often when ``num_games`` is a multiple of ``P``.
+agent per seat, seats balanced by rotation -- each deal (a game seed) is played once per
+rotation, so every agent plays every seat and every deal equally often when ``num_games`` is a
+multiple of ``P`` -- and, with three or more players, the order of the others around the table
+turning from deal to deal (:func:`seat_assignment`: every seating equally often when
+``num_games`` is a multiple of ``P!``).
 
 Win rates come with 95% Wilson score intervals (:func:`wilson_interval`)::
 
@@ -30,6 +32,7 @@ every other seat has a loss.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -644,11 +647,21 @@ def agent_results(records: GameRecords, labels: Sequence[str]) -> list[AgentResu
 # ====================================================================== the simple match
 
 
-def seat_assignment(num_games: int, num_players: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """Deals and seatings of a seat-balanced match.
+def seat_assignment(
+    num_games: int, num_players: int, seed: int = 0, *, turn_order: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
+    """Deals and seatings of a seat-balanced match, the opponents' order turning too.
 
-    Game ``g`` is deal ``g // P`` (each deal is played once per rotation) with rotation
-    ``r = g % P``: agent ``i`` sits in seat ``(i + r) % P``.
+    Game ``g`` is deal ``d = g // P``, played in rotation ``r = g % P`` of the cyclic order
+    ``c = d % (P - 1)!`` of the agents: agent 0 first, then agents ``1 .. P-1`` in their ``c``-th
+    order (that of :func:`itertools.permutations`); the agent at place ``j`` of that order sits in
+    seat ``(j + r) % P``. So every deal is played once from every seat (its ``P`` games share the
+    seed), and successive deals walk through every order of the others around the table: who
+    sits after whom changes too, not only the seats. ``num_games`` a multiple of ``P`` balances
+    the seats; a multiple of ``P!`` plays every seating equally often. With two players (one
+    order), for deals ``d`` that are multiples of ``(P - 1)!`` and with ``turn_order=False``
+    (rotations only: for a match whose other seats all hold one agent, where the order of its
+    copies changes nothing), agent ``i`` sits in seat ``(i + r) % P``.
 
     Returns:
         ``seeds (num_games,) int64`` game seeds and ``seat_agent (num_games, P) int64``, the
@@ -656,8 +669,12 @@ def seat_assignment(num_games: int, num_players: int, seed: int = 0) -> tuple[np
     """
     g = np.arange(num_games)
     deals = np.random.default_rng(seed).integers(0, 2**62, size=(num_games + num_players - 1) // num_players)
-    seat_agent = (np.arange(num_players)[None, :] - (g % num_players)[:, None]) % num_players
-    return deals[g // num_players].astype(np.int64), seat_agent
+    others = itertools.permutations(range(1, num_players)) if turn_order else [tuple(range(1, num_players))]
+    orders = np.array([(0, *p) for p in others], dtype=np.int64)
+    d, r = g // num_players, g % num_players
+    seat_agent = np.empty((num_games, num_players), dtype=np.int64)
+    seat_agent[g[:, None], (np.arange(num_players)[None, :] + r[:, None]) % num_players] = orders[d % len(orders)]
+    return deals[d].astype(np.int64), seat_agent
 
 
 def build_agents(game: Any, agents: Sequence[Any], seed: int = 0) -> list[Any]:
@@ -714,7 +731,8 @@ def play_games(
         game: a core game (e.g. ``make_game(name, num_players=2)``).
         agents: ``game.num_players`` agents or agent names (built with
             ``make_agent(name, game, seed + i)``). The same object may appear several times.
-        num_games: games to play (all in one batch); a multiple of ``P`` balances seats exactly.
+        num_games: games to play (all in one batch); a multiple of ``P`` balances seats exactly, a
+            multiple of ``P!`` every seating (the opponents' order too: :func:`seat_assignment`).
         seed: derives the deals (game seeds) and seeds agents built from names.
         max_steps: safety cap on decisions per game; games still running are counted as draws.
         names: display names (default: each agent's ``name`` attribute, numbered if repeated).

@@ -263,6 +263,48 @@ def test_seat_assignment_rotates_every_agent_through_every_seat_on_the_same_deal
     assert len(set(seeds.tolist())) == 4
 
 
+def test_seat_assignment_turns_the_opponents_order_too():
+    """Four players: 48 games play each of the 24 seatings twice, each deal in the four rotations
+    of one order of the others; with two players it is the plain rotation (agent i in seat i + g)."""
+    seeds, seat_agent = seat_assignment(48, 4, seed=1)
+    rows, counts = np.unique(seat_agent, axis=0, return_counts=True)
+    assert len(rows) == 24 and (counts == 2).all()
+    for d in range(12):
+        block = seat_agent[4 * d : 4 * d + 4]
+        assert len(set(seeds[4 * d : 4 * d + 4].tolist())) == 1  # one deal per block of P games
+        after = {tuple(np.roll(row, -int(np.flatnonzero(row == 0)[0]))) for row in block}
+        assert len(after) == 1  # the same order around the table, turned
+        assert sorted((block == 0).argmax(1).tolist()) == [0, 1, 2, 3]  # agent 0 in every seat
+    followers = {tuple(np.roll(r, -int(np.flatnonzero(r == 0)[0]))[1:]) for r in seat_agent[::4]}
+    assert len(followers) == 6  # every order of agents 1..3 after agent 0
+    g = np.arange(10)
+    two = seat_assignment(10, 2, seed=4)[1]
+    assert (two == (np.arange(2)[None, :] - g[:, None]) % 2).all()
+    plain = seat_assignment(12, 4, seed=1, turn_order=False)
+    assert (plain[1] == (np.arange(4)[None, :] - np.arange(12)[:, None]) % 4).all()
+    assert (plain[0] == seeds[:12]).all()  # the same deals
+
+
+def test_one_agent_in_every_other_seat_plays_the_same_games_whatever_the_order():
+    """Turning the order of copies of one agent object changes no game: the first agent's
+    outcomes equal those of the plain rotation, game for game."""
+    from agents.evaluate import agent_results, build_agents, play_lineups
+    from monkey_envs.games import make_game
+
+    game = make_game("funky_monkey", num_players=4)
+    me, other = build_agents(game, ["random", "honest"], 3)
+    seeds, turned = seat_assignment(48, 4, seed=2)
+    plain = seat_assignment(48, 4, seed=2, turn_order=False)[1]
+    assert (turned != plain).any()
+    a = play_lineups(game, [me, other, other, other], seeds, turned)
+    me2, other2 = build_agents(game, ["random", "honest"], 3)
+    b = play_lineups(game, [me2, other2, other2, other2], seeds, plain)
+    mine = lambda rec: rec.winners[rec.seat_agent == 0]  # noqa: E731 -- agent 0's seat, game by game
+    np.testing.assert_array_equal(mine(a), mine(b))
+    np.testing.assert_array_equal(a.lengths, b.lengths)
+    assert agent_results(a, ["me", "o1", "o2", "o3"])[0].wins == agent_results(b, ["me", "o1", "o2", "o3"])[0].wins
+
+
 def test_play_games_counts_add_up_and_seats_balance():
     game = MonkeyFun(num_players=2)
     result = play_games(game, ["random", "random"], 200, seed=2)
