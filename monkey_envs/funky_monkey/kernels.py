@@ -287,13 +287,7 @@ def _new_round_row(rng: np.ndarray, b: int, can: int, P: int, chip_order: np.nda
     for j in range(P):
         keys[j] = next_uint64(rng, b) >> np.uint64(11)
     idx = stack_array(MAX_PLAYERS, np.int64)
-    for i in range(n):  # stable insertion sort of the prefix by its keys
-        kv = keys[i]
-        j = i - 1
-        while j >= 0 and keys[idx[j]] > kv:
-            idx[j + 1] = idx[j]
-            j -= 1
-        idx[j + 1] = i
+    _stable_order(keys, np.int64(0), n, idx)  # the prefix's seats by their keys
     for j in range(P):
         chip_order[b, j] = firsts[idx[j]] if j < n else -1
     return firsts[idx[0]]
