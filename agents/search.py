@@ -506,7 +506,8 @@ class SearchAgent:
         """``(k, A)`` PUCT scores of the tree decisions in rows ``rows`` of ``s`` (prior from the prior agent)."""
         k, P = rows.size, int(self.game.num_players)
         mix = float(self.settings.prior_mix)
-        obs = self.game.observe(s.take(rows), cp[rows])
+        sub = s if rows.size == s.batch_size else s.take(rows)  # ``rows`` is every row, in order, or a subset
+        obs = self.game.observe(sub, cp[rows])
         guide = np.asarray(self._prior_agent.act(obs, legal), dtype=np.int64)
         prior = mix * legal / np.maximum(legal.sum(1, keepdims=True), 1)
         prior[np.arange(k), guide] += 1.0 - mix
@@ -520,7 +521,8 @@ class SearchAgent:
         """The play-out policy's actions in rows ``rows`` of ``s``, ``(k,) int64``."""
         if self._rollout_agent is None:
             return random_legal(mask[rows], self.rng)
-        obs = self.game.observe(s.take(rows), cp[rows])
+        sub = s if rows.size == s.batch_size else s.take(rows)  # ``rows`` is every row, in order, or a subset
+        obs = self.game.observe(sub, cp[rows])
         return np.asarray(self._rollout_agent.act(obs, mask[rows]), dtype=np.int64)
 
     def _values(self, s: Any, done: np.ndarray) -> np.ndarray:

@@ -73,6 +73,16 @@ def test_take_accepts_ints_lists_slices_and_masks_and_copies(mid):
     assert (mid.hands[:2] > 0).any()  # the original is untouched
     for name, arr in mid.take([5, 2]).arrays().items():
         assert np.array_equal(arr, getattr(mid, name)[[5, 2]]) and arr.dtype == getattr(mid, name).dtype
+    assert mid.take([-1]).equals(mid.take([7]))
+    assert mid.take([]).batch_size == 0 and mid.take(np.array([], np.int64)).batch_size == 0
+    for part in (mid.take(slice(0, 8, 2)), mid.take([6, 0])):  # new, contiguous arrays, never views
+        for name, arr in part.arrays().items():
+            assert arr.flags.c_contiguous and arr.flags.writeable and not np.shares_memory(arr, getattr(mid, name))
+    assert type(mid.take([1])) is type(mid) and mid.take([1]).__dict__.get("_game") == mid.__dict__.get("_game")
+    with pytest.raises(IndexError, match="mask"):
+        mid.take(np.ones(3, dtype=bool))
+    with pytest.raises(IndexError, match="integers"):
+        mid.take(np.array([[0, 1]]))
 
 
 def test_concat_of_takes_gives_back_the_batch(mid):

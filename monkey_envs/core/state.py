@@ -369,10 +369,26 @@ class BatchState:
         if isinstance(indices, (int, np.integer)):
             indices = [int(indices)]
         d = self.__dict__
-        out = type(self)(**{k: np.array(d[k][indices]) for k in self._field_tuple()})
+        out = object.__new__(type(self))  # the fields are all there is: skip __init__ (hot path, as clone)
+        nd = out.__dict__
+        if isinstance(indices, slice):
+            for k in self._field_tuple():
+                nd[k] = d[k][indices].copy()
+        else:
+            idx = np.asarray(indices)
+            if idx.size == 0:
+                idx = idx.astype(np.intp)  # [] or an empty array of any dtype: no rows
+            elif idx.dtype == bool:
+                if idx.shape != (self.batch_size,):
+                    raise IndexError(f"a boolean row mask must have shape ({self.batch_size},), got {idx.shape}")
+                idx = np.flatnonzero(idx)
+            elif idx.ndim != 1 or (idx.size and idx.dtype.kind not in "iu"):
+                raise IndexError(f"rows must be a 1-D array of integers, got shape {idx.shape} dtype {idx.dtype}")
+            for k in self._field_tuple():
+                nd[k] = d[k][idx]  # integer indexing makes a new C-contiguous array
         tag = d.get("_game")
         if tag is not None:
-            out.__dict__["_game"] = tag
+            nd["_game"] = tag
         return out
 
     @classmethod
