@@ -115,6 +115,22 @@ def test_the_toys_init_is_new_state_plus_their_deal():
     assert game.state_violations(s) == []
 
 
+def test_the_toys_laws_are_a_plug_in_the_kit_runs_after_its_own_checks():
+    """``laws = __name__``: the module's ``state_violations(game, state)`` finds a broken law; a
+    value out of its declared range is the kit's finding, and the laws do not see that row."""
+    game = ToyDice()
+    s = game.init(np.arange(3))
+    s = game.step(s, np.zeros(3, np.int64))  # everybody rolls once
+    assert game.state_violations(s) == []
+    bad = s.clone()
+    bad.pips[1, 0] += 1  # pips == score + lost + the mover's turn total, broken in row 1
+    assert ("pips", 1, "pips != score + lost + turn total") in game.state_violations(bad)
+    wild = s.clone()
+    wild.last_roll[2] = 9  # above SIDES: the schema's range
+    found = game.state_violations(wild)
+    assert [v[:2] for v in found] == [("last_roll", 2)]
+
+
 def test_obs_layout_is_built_from_name_shape_meaning_triples():
     game = ToyDice(num_players=4)
     layout = game.obs_layout

@@ -23,8 +23,11 @@ with temporary_games():  # the kit's example toys, kept out of the global regist
     from toy_games.bidding import ToyBidding
     from toy_games.dice import ToyDice
 
-#: ``Game`` methods that call a plug-in's hook: a game sets the plug-in instead of overriding them.
+#: ``Game`` methods that call a plug-in's hook (``laws``, ``view``, ``analytics``): a game sets the
+#: plug-in instead of overriding them.
 PLUGGED = (
+    "state_violations",
+    "resample_hidden",
     "render",
     "action_name",
     "picture",

@@ -86,6 +86,8 @@ class ToyDice(Game[ToyDiceState]):
         stats_summary=f"{__name__}:stats_summary",
         episode_info=f"{__name__}:episode_info",
     )
+    #: Its laws: :func:`state_violations` at the end of this module.
+    laws: ClassVar[str] = __name__
     obs_low = 0.0
     obs_high = 2.0  # a final score is below target + SIDES, i.e. at most 1.5 * target
 
@@ -161,31 +163,6 @@ class ToyDice(Game[ToyDiceState]):
             ],
             axis=1,
         )
-
-    def state_violations(self, s: ToyDiceState) -> list[tuple[str, int, str]]:
-        out = super().state_violations(s)
-        P = self.num_players
-        live = s.current_player >= 0
-        cp = np.where(live, s.current_player, 0).astype(np.int64)
-        mover_total = np.where(np.arange(P) == cp[:, None], s.turn_total[:, None], 0)
-        rows = np.arange(s.batch_size)
-        checks = [
-            ("score", live & (s.score[rows, cp] + s.turn_total >= self.target), "a running game at the target"),
-            ("turn_total", (s.turn_total < 2 * s.turn_rolls) | (s.turn_total > SIDES * s.turn_rolls),
-             "turn total outside [2, 6] x rolls of the turn"),
-            ("pips", (s.pips != s.score + s.lost + mover_total).any(1), "pips != score + lost + turn total"),
-            ("turns", (s.holds + s.busts).sum(1) != s.turns, "holds + busts != turns completed"),
-            ("turns", live & ((s.turns >= self.max_turns) | (cp != s.turns % P)), "past the cap or out of turn"),
-            ("rolls", (s.rolls < s.busts).any(1), "more busts than rolls"),
-            ("legal_action_mask", live & ~s.legal_action_mask[:, ROLL], "a running game must allow a roll"),
-            ("legal_action_mask", live & (s.legal_action_mask[:, HOLD] != (s.turn_total > 0)),
-             "hold must be legal exactly after a roll of the turn"),
-            ("winners_mask", s.terminated & (s.winners_mask.sum(1) != (s.end_reason == 1)),
-             "one winner when the target is reached, none at the turn cap"),
-        ]  # fmt: skip
-        for name, bad, why in checks:
-            out.extend((name, int(r), why) for r in np.flatnonzero(bad))
-        return out
 
 
 class Hold20Agent:
@@ -265,3 +242,30 @@ def stats_summary(game: ToyDice, totals: dict[str, int], seats: int) -> dict[str
         "points_per_hold": ratio(totals["points_banked"], totals["holds"]),
         "points_lost_per_game": ratio(totals["points_lost"], seats),
     }
+
+
+def state_violations(game: ToyDice, s: ToyDiceState) -> list[tuple[str, int, str]]:
+    """The toy's own laws (the kit checks the layout, the shared fields' laws and the ranges first)."""
+    out: list[tuple[str, int, str]] = []
+    P = game.num_players
+    live = s.current_player >= 0
+    cp = np.where(live, s.current_player, 0).astype(np.int64)
+    mover_total = np.where(np.arange(P) == cp[:, None], s.turn_total[:, None], 0)
+    rows = np.arange(s.batch_size)
+    checks = [
+        ("score", live & (s.score[rows, cp] + s.turn_total >= game.target), "a running game at the target"),
+        ("turn_total", (s.turn_total < 2 * s.turn_rolls) | (s.turn_total > SIDES * s.turn_rolls),
+         "turn total outside [2, 6] x rolls of the turn"),
+        ("pips", (s.pips != s.score + s.lost + mover_total).any(1), "pips != score + lost + turn total"),
+        ("turns", (s.holds + s.busts).sum(1) != s.turns, "holds + busts != turns completed"),
+        ("turns", live & ((s.turns >= game.max_turns) | (cp != s.turns % P)), "past the cap or out of turn"),
+        ("rolls", (s.rolls < s.busts).any(1), "more busts than rolls"),
+        ("legal_action_mask", live & ~s.legal_action_mask[:, ROLL], "a running game must allow a roll"),
+        ("legal_action_mask", live & (s.legal_action_mask[:, HOLD] != (s.turn_total > 0)),
+         "hold must be legal exactly after a roll of the turn"),
+        ("winners_mask", s.terminated & (s.winners_mask.sum(1) != (s.end_reason == 1)),
+         "one winner when the target is reached, none at the turn cap"),
+    ]  # fmt: skip
+    for name, bad, why in checks:
+        out.extend((name, int(r), why) for r in np.flatnonzero(bad))
+    return out
