@@ -196,6 +196,12 @@ class SearchSettings:
         return cls(**settings)
 
 
+def _rows_of(s: Any, rows: np.ndarray) -> Any:
+    """Rows ``rows`` of ``s`` (every row in order, or a subset): ``s`` itself when they are all of
+    it, with no copy (a play-out's rows mostly are), else :meth:`~monkey_envs.core.state.BatchState.take`."""
+    return s if rows.size == s.batch_size else s.take(rows)
+
+
 class SearchAgent:
     """Determinized information-set MCTS over the game's core (see the module docstring).
 
@@ -506,8 +512,7 @@ class SearchAgent:
         """``(k, A)`` PUCT scores of the tree decisions in rows ``rows`` of ``s`` (prior from the prior agent)."""
         k, P = rows.size, int(self.game.num_players)
         mix = float(self.settings.prior_mix)
-        sub = s if rows.size == s.batch_size else s.take(rows)  # ``rows`` is every row, in order, or a subset
-        obs = self.game.observe(sub, cp[rows])
+        obs = self.game.observe(_rows_of(s, rows), cp[rows])
         guide = np.asarray(self._prior_agent.act(obs, legal), dtype=np.int64)
         prior = mix * legal / np.maximum(legal.sum(1, keepdims=True), 1)
         prior[np.arange(k), guide] += 1.0 - mix
@@ -521,8 +526,7 @@ class SearchAgent:
         """The play-out policy's actions in rows ``rows`` of ``s``, ``(k,) int64``."""
         if self._rollout_agent is None:
             return random_legal(mask[rows], self.rng)
-        sub = s if rows.size == s.batch_size else s.take(rows)  # ``rows`` is every row, in order, or a subset
-        obs = self.game.observe(sub, cp[rows])
+        obs = self.game.observe(_rows_of(s, rows), cp[rows])
         return np.asarray(self._rollout_agent.act(obs, mask[rows]), dtype=np.int64)
 
     def _values(self, s: Any, done: np.ndarray) -> np.ndarray:
