@@ -223,6 +223,9 @@ class SearchAgent:
     name = SEARCH_NAME
     #: Marks an agent that decides from the game state (:meth:`act_state`), not from ``act``.
     needs_state = True
+    #: Use the game's compiled play-out where it registers one (:func:`register_search_playout`);
+    #: ``False`` plays out step by step (the reference the equivalence test compares with).
+    _compiled_playouts = True
 
     def __init__(self, game: Any, seed: int = 0, settings: SearchSettings | None = None) -> None:
         self.game = game
@@ -232,6 +235,7 @@ class SearchAgent:
         self._rollout_agent = self._policy("rollout", "random", seed + 1)
         self._prior_agent = self._policy("prior", "none", seed + 2)
         self._simultaneous = bool(game.spec.simultaneous)
+        self._playout = _GAME_PLAYOUTS.get(game.spec.name) if self._rollout_agent is not None else None
         self._evaluator = None
         if self.settings.evaluation == "game":
             self._evaluator = _GAME_EVALUATIONS.get(game.spec.name)
@@ -422,6 +426,13 @@ class SearchAgent:
             mask = s.legal_action_mask
             acts = np.zeros(live.size, dtype=np.int64)
             inside = np.flatnonzero(in_tree[live])
+            if not inside.size and self._playout is not None and self._compiled_playouts:
+                # every row is playing out: the game's compiled play-out, the same moves in one call
+                steps = self._playout(game, self._rollout_agent, s, left[live])
+                if steps is not None:
+                    self.counts["steps"] += int(steps)
+                    value[live] = self._values(s, s.terminated | s.truncated)
+                    break
             outside = np.flatnonzero(~in_tree[live])
             movers = None
             if inside.size:
@@ -658,6 +669,9 @@ _GAME_SETTINGS: dict[str, dict[str, Any]] = {}
 _GAME_EVALUATIONS: dict[str, Any] = {}
 #: Per game name, ``fn(game, state) -> (n,) bool``: the decisions ``focus="game"`` searches.
 _GAME_FOCUS: dict[str, Any] = {}
+#: Per game name, the compiled play-out ``fn(game, agent, state, left) -> steps | None``
+#: (:func:`register_search_playout`).
+_GAME_PLAYOUTS: dict[str, Any] = {}
 
 
 def search_settings(game: Any, **overrides: Any) -> SearchSettings:
@@ -684,6 +698,26 @@ def register_search_agent(game: str, **settings: Any) -> None:
     SearchSettings.build(**settings)  # checked now, not at the first game
     _GAME_SETTINGS[game] = dict(settings)
     register_agent(SEARCH_NAME, make_search_agent, game=game)
+
+
+def register_search_playout(game: str, playout: Any) -> None:
+    """Register a compiled play-out for the game named ``game`` (from its heuristics module).
+
+    ``playout(game, agent, state, left)`` plays every running row of ``state`` out in place with
+    the rollout ``agent`` -- pass after pass, each running row with decisions left (``left (n,)
+    int64``, decremented) moving by the agent's choice, until its game ends or its ``left``
+    reaches 0 -- and returns the row-steps taken; or it returns ``None``, having done nothing,
+    for an agent or a state it does not handle. It must make exactly the moves, and the draws
+    from the agent's generator, of the search's own step-by-step play-out (``agent.act`` on the
+    running rows in row order, then a step): the search uses it once every row of a wave is out
+    of the tree, and decides as it would without it.
+
+    Raises:
+        ValueError: ``playout`` is not callable.
+    """
+    if not callable(playout):
+        raise ValueError(f"a search play-out must be callable, got {playout!r}")
+    _GAME_PLAYOUTS[game] = playout
 
 
 def register_search_evaluation(game: str, evaluate: Any) -> None:
@@ -755,5 +789,6 @@ __all__ = [
     "register_search_agent",
     "register_search_evaluation",
     "register_search_focus",
+    "register_search_playout",
     "search_settings",
 ]

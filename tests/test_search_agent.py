@@ -141,6 +141,51 @@ def test_a_driver_with_mcts_opponents_steps_alike_on_both_pass_paths(name):
     assert runs[0][0].equals(runs[1][0]) and np.array_equal(runs[0][1], runs[1][1])
 
 
+#: Funky Monkey searches with a compiled play-out (``register_search_playout``): full play-outs by
+#: the default's ``track``, play-outs cut after 4 decisions, and two other heuristics.
+COMPILED_PLAYOUTS = (
+    "mcts:simulations=12,determinizations=4",
+    "mcts:simulations=12,determinizations=4,max_rollout_depth=4",
+    "mcts:simulations=12,determinizations=4,rollout=honest,prior=none",
+    "mcts:simulations=12,determinizations=4,rollout=skeptic,root=halving",
+)
+
+
+@pytest.mark.parametrize("spec", COMPILED_PLAYOUTS)
+def test_the_compiled_play_out_decides_as_the_step_by_step_one(spec, monkeypatch):
+    game = make_game("funky_monkey")
+    s = mid_game(game, n=10, steps=5, seed=3)
+    runs = []
+    for compiled in (True, False):
+        monkeypatch.setattr(SearchAgent, "_compiled_playouts", compiled)
+        agent = make_agent(spec, game, seed=2)
+        calls = []
+        if compiled:  # count the compiled play-outs, so the test fails if none ran
+            inner = agent._playout
+            agent._playout = lambda *a, inner=inner, calls=calls: calls.append(1) or inner(*a)
+        acts = [ask(agent, s).tolist() for _ in range(2)]
+        runs.append((acts, dict(agent.counts), agent.rng.random(), agent._rollout_agent.rng.random()))
+        assert bool(calls) == compiled
+    assert runs[0] == runs[1]
+
+
+def test_the_compiled_play_out_leaves_the_believer_and_foreign_agents_to_the_search():
+    from agents.heuristics.funky_monkey import compiled_playout
+
+    game = make_game("funky_monkey")
+    s = mid_game(game, n=4, steps=5)
+    left = np.full(s.batch_size, 50, dtype=np.int64)
+    before = s.clone()
+    for name in ("believer", "random"):
+        assert compiled_playout(game, make_agent(name, game, 0), s, left) is None
+    assert (
+        compiled_playout(make_game("funky_monkey"), make_agent("track", game, 0), s, left) is None
+    )  # another game object
+    assert s.equals(before) and (left == 50).all()
+    steps = compiled_playout(game, make_agent("track", game, 0), s, left)
+    assert steps > 0 and (s.terminated | (left == 0)).all() and not s.truncated.any()
+
+
 def test_the_play_command_plays_a_search_agent():
     from monkey_envs.play import play
 

@@ -686,9 +686,64 @@ __all__ = [
 # ====================================================================== the search agent
 def _register_search() -> None:
     """``mcts`` with this game's default budget (:mod:`agents.search`; sized for a 2,000-game arena in 30 min)."""
-    from agents.search import register_search_agent
+    from agents.search import register_search_agent, register_search_playout
 
     register_search_agent("funky_monkey", simulations=64, determinizations=8, rollout="track", prior="track")
+    register_search_playout("funky_monkey", compiled_playout)
+
+
+def compiled_playout(game: Any, agent: Any, state: Any, left: np.ndarray) -> int | None:
+    """The search's play-out of every row of ``state`` with ``agent``, in one compiled loop (in place).
+
+    The search agent's hook (:func:`agents.search.register_search_playout`): plays the running
+    rows of ``state`` pass after pass until each ends or has used its ``left (n,) int64``
+    decisions (decremented), exactly as the search's step-by-step play-out with ``agent.act``
+    would (:func:`~agents.heuristics.funky_monkey_kernels.playout`; the same moves and the same
+    draws from ``agent.rng``; ``tests/test_search_agent.py`` compares the two).
+
+    Returns:
+        The row-steps taken, or ``None`` (nothing done) for an agent the kernel does not play --
+        not one of this module's heuristics scored by the compiled code, or the believer, whose
+        random plays it does not draw -- or a state it cannot address.
+    """
+    if not isinstance(agent, FunkyHeuristic) or agent.game is not game:
+        return None
+    kind = _kernel_kind(agent)
+    if kind < 0 or kind == K.BELIEVER:
+        return None
+    access = game.compiled_access(state)
+    if access is None:
+        return None
+    ptrs, dims, step_args, observe_args = access
+    t = _tables(game)
+    steps = K.playout(
+        left,
+        agent.rng,
+        state.terminated,
+        state.truncated,
+        state.current_player,
+        state.legal_action_mask,
+        ptrs,
+        dims,
+        step_args,
+        observe_args,
+        game.obs_dim,
+        np.array([kind], dtype=np.int64),
+        agent._weights()[None],
+        game.num_players,
+        t["ti"],
+        t["slots"],
+        t["slot_row"],
+        t["slot_back"],
+        t["back_comp"],
+        t["fixed"],
+        t["fixed_effect"],
+        t["bowl_of"],
+        t["bowl_spaces"],
+    )
+    if steps < 0:
+        raise RuntimeError("the compiled play-out made a move the rules refuse")
+    return int(steps)
 
 
 _register_search()

@@ -12,15 +12,26 @@ The tie-breaking noise and the believer's random plays stay in numpy (the agent'
 drawn in the same amounts in the same order).
 
 Every game constant (observation layout, action and phase codes, track tables) and every weight
-of the heuristics comes in as an argument, so the on-disk numba cache (``cache=True``) depends on
-this file alone. Per-row work is a few hundred flops; one call costs microseconds instead of the
+of the heuristics comes in as an argument. :func:`playout` (the search agent's play-outs with a
+heuristic, in one compiled loop) calls the game's own ``step_at`` and ``observe_at``, so the on-disk
+numba cache (``cache=True``) is dropped when the game's kernels change (``drop_stale_cache``). Per-row work is a few hundred flops; one call costs microseconds instead of the
 numpy code's ~40 small array operations (~1 ms per call at any batch size).
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 from numba import njit
+
+from monkey_envs.core.kernel_cache import drop_stale_cache
+from monkey_envs.funky_monkey import kernels as GK
+
+# :func:`playout` compiles in the game's kernels (and what they compile in): numba keys this file's
+# cache on this file alone, so a change to those drops it.
+_GAME_DIR = Path(GK.__file__).resolve().parent
+drop_stale_cache(__file__, deps=tuple(str(_GAME_DIR / f) for f in ("kernels.py", "data.py", "state.py")))
 
 #: Heuristic codes of :func:`heuristic_scores` (``kind``).
 HONEST, BELIEVER, SKEPTIC, TRACK = 0, 1, 2, 3
@@ -437,3 +448,111 @@ def choose(scores, mask, noise):
             legal = legal or mask[b, a]
         out[b] = best if legal else 0
     return out
+
+
+@njit(cache=True)
+def playout(
+    left,
+    gen,
+    terminated,
+    truncated,
+    current_player,
+    mask,
+    ptrs,
+    dims,
+    step_args,
+    observe_args,
+    obs_dim,
+    kinds,
+    tfs,
+    P,
+    ti,
+    slots,
+    slot_row,
+    slot_back,
+    back_comp,
+    fixed,
+    fixed_effect,
+    bowl_of,
+    bowl_spaces,
+):
+    """Play every running row of a state out with one heuristic, in place; the row-steps taken.
+
+    The compiled form of the search agent's step-by-step play-out (``agents.search``) with a
+    heuristic of ``kinds`` (one code; not the believer, whose random plays this loop does not draw)
+    as the play-out policy: pass after pass, every running row with play-out decisions left
+    (``left (B,) int64``, decremented) is observed from its current player, scored by
+    :func:`heuristic_scores` and moves by :func:`choose` with tie-breaking noise drawn from ``gen``
+    (the agent's generator) as one ``(n, A)`` block for the ``n`` rows of the pass in row order --
+    the amounts and order of the agent's own ``act`` on those rows -- then the rows are stepped by
+    the game's ``step_at``. A row stops when its game ends or its ``left`` reaches 0 (it is marked
+    ``truncated`` for the rest of the loop and unmarked at the end). ``terminated``,
+    ``truncated``, ``current_player`` and ``mask`` are the state's own arrays, ``ptrs``, ``dims``,
+    ``step_args`` and ``observe_args`` what ``FunkyMonkey.compiled_access`` gives for it.
+    Returns -1, having changed nothing more, if the game refuses a move (it cannot: the moves are
+    legal by construction).
+    """
+    table, key0, crown_bonus, num_actions = step_args
+    offsets, seat_scale, dense_scale, card_counts = observe_args
+    B = left.shape[0]
+    A = num_actions
+    obs = np.zeros((B, obs_dim), dtype=np.float32)
+    player = np.zeros(B, dtype=np.int64)
+    acts = np.zeros(B, dtype=np.int64)
+    cut = np.zeros(B, dtype=np.bool_)
+    rows = np.zeros(B, dtype=np.int64)
+    grp = np.zeros(B, dtype=np.int64)
+    rand = np.zeros((0, ti[I_NUM_PLAY]))
+    steps = 0
+    while True:
+        n = 0
+        for b in range(B):
+            if not (terminated[b] or truncated[b]):
+                rows[n] = b
+                n += 1
+                player[b] = current_player[b]
+            else:
+                player[b] = 0
+        if n == 0:
+            break
+        GK.observe_at(player, obs, ptrs, dims, offsets, seat_scale, dense_scale, card_counts)
+        r = rows[:n]
+        sub_obs = obs[r]
+        sub_mask = mask[r]
+        scores = heuristic_scores(
+            sub_obs,
+            grp[:n],
+            kinds,
+            tfs,
+            P,
+            ti,
+            rand,
+            slots,
+            slot_row,
+            slot_back,
+            back_comp,
+            fixed,
+            fixed_effect,
+            bowl_of,
+            bowl_spaces,
+            num_actions,
+        )
+        noise = gen.random((n, A))
+        a = choose(scores, sub_mask, noise)
+        acts[:] = 0
+        for k in range(n):
+            acts[r[k]] = a[k]
+        steps += n
+        if not GK.step_at(acts, ptrs, dims, table, key0, crown_bonus, num_actions):
+            steps = -1
+            break
+        for k in range(n):
+            b = r[k]
+            left[b] -= 1
+            if left[b] <= 0 and not (terminated[b] or truncated[b]):
+                truncated[b] = True
+                cut[b] = True
+    for b in range(B):
+        if cut[b]:
+            truncated[b] = False
+    return steps

@@ -35,8 +35,9 @@ def drop_stale_cache(kernels_file: str | Path, deps: tuple[str, ...] = ("data.py
 
     Args:
         kernels_file: the kernels module's ``__file__``.
-        deps: file names beside it that the kernels compile in (``core/rng.py``, ``core/state.py``,
-            ``core/schema.py`` and this module always count).
+        deps: file names beside it that the kernels compile in, or absolute paths of files
+            elsewhere (another package's kernels they call); ``core/rng.py``, ``core/state.py``,
+            ``core/schema.py`` and this module always count.
 
     The hash of the sources is kept in ``__pycache__/<stem>.deps``. Best effort: an unwritable
     install keeps whatever cache it has. When no kernel of the module is cached (a fresh install,
@@ -46,7 +47,7 @@ def drop_stale_cache(kernels_file: str | Path, deps: tuple[str, ...] = ("data.py
     kit = Path(__file__).resolve()
     sources = (
         here,
-        *(here.with_name(d) for d in deps),
+        *(Path(d) if Path(d).is_absolute() else here.with_name(d) for d in deps),
         kit.with_name("rng.py"),
         kit.with_name("state.py"),
         kit.with_name("schema.py"),

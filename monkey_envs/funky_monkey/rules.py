@@ -370,6 +370,28 @@ class FunkyMonkey(Game[FunkyMonkeyState]):
         _write_back(s, copies)
         return ok
 
+    def compiled_access(self, s: FunkyMonkeyState) -> tuple[np.ndarray, np.ndarray, tuple, tuple] | None:
+        """What compiled code outside the rules needs to step and observe ``s`` in place.
+
+        For numba code that plays many moves without coming back to Python (e.g. a heuristic's
+        play-out kernel for the search agent, ``agents/heuristics/funky_monkey_kernels.py``):
+        ``kernels.step_at(actions, ptrs, dims, *step_args)`` is this game's :meth:`step_inplace`
+        of ``s`` (``actions (B,) int64``; returns False and changes nothing for an illegal one)
+        and ``kernels.observe_at(player, out, ptrs, dims, *observe_args)`` its :meth:`observe`
+        into ``out (B, obs_dim) float32`` (``player (B,) int64``, a seat in every row).
+
+        Returns:
+            ``(ptrs (48,) uint64, dims (48, 3) int64, step_args, observe_args)``, valid while ``s``
+            holds the same arrays, or ``None`` when ``s``'s arrays cannot be addressed (not
+            C-contiguous and writeable): step it through :meth:`step_inplace` then.
+        """
+        at = self._arrays_at(s)
+        if at is None:
+            return None
+        step_args = (self._mask_table, self._mask_key0, bool(self.crown_bonus), int(self.num_actions))
+        observe_args = (self._obs_offsets, self._seat_scale, self._dense_scale, self._card_counts64)
+        return at[0], at[1], step_args, observe_args
+
     # ================================================================== mask
     def _refresh(self, s: FunkyMonkeyState, r: np.ndarray) -> None:
         """Legal-action mask of the pending decision for rows ``r`` (running games).
