@@ -27,8 +27,9 @@ CONFIGS = [
 ]
 
 
-def reference_field_score(agent: GreedyMonkeyFun, v: dict, b: int, f: int) -> float:
-    """Score of placing one of our monkeys on field ``f`` in row ``b`` (the after-move board)."""
+def reference_field_score(agent: GreedyMonkeyFun, v: dict, b: int, f: int, hot_sizes: list | None = None) -> float:
+    """Score of placing one of our monkeys on field ``f`` in row ``b`` (the after-move board);
+    ``hot_sizes`` collects each seat's number of immediate-win fields after it."""
     w = agent.weights
     P = agent.num_players
     counts = np.rint(v["counts"][b] * 4).astype(np.int64)  # (36, P)
@@ -65,6 +66,8 @@ def reference_field_score(agent: GreedyMonkeyFun, v: dict, b: int, f: int) -> fl
                     hot[missing[0]] = True
         # float32 throughout, as the agent: 1 - exp(sum of log P(miss)) over the hot fields
         chance[q] = 1.0 - np.exp(np.where(hot, log_miss, 0.0).sum())
+        if hot_sizes is not None:
+            hot_sizes.append(int(hot.sum()))
         material[q] = int(numbers[maj[:, q]].sum())
     danger = 1.0 - np.prod(1.0 - chance[1:]) if P > 1 else 0.0
     progress = 1.0 - v["supply"][b, 0]  # float32
@@ -141,3 +144,64 @@ def test_greedy_matches_the_per_row_reference_bit_for_bit(config):
         np.testing.assert_array_equal(got, np.array([field_scores[k] for k in field_scores]))
         checked += obs.shape[0]
     assert checked > 15
+
+
+#: The compiled scores (agents/heuristics/monkey_fun_kernels.py) apply to these; solo and one seat stay numpy.
+COMPILED_CONFIGS = [
+    dict(num_players=2),
+    dict(num_players=3),
+    dict(num_players=4),
+    dict(num_players=2, variant="quick"),
+    dict(num_players=4, variant="quick", board_side=2),
+]
+
+
+@pytest.mark.parametrize("config", COMPILED_CONFIGS, ids=lambda c: "-".join(f"{k}={v}" for k, v in c.items()))
+def test_the_compiled_scores_equal_the_numpy_scores_bit_for_bit(config):
+    game = MonkeyFun(**config)
+    agent = GreedyMonkeyFun(game)
+    assert agent._kernel is not None
+    greedy = GreedyMonkeyFun(game)
+    rng = np.random.default_rng(7)
+    state = game.init(np.arange(256))
+    rows = 0
+    while (state.current_player >= 0).any():
+        obs = game.observe(state, np.maximum(state.current_player, 0))
+        mask = state.legal_action_mask
+        live = state.current_player >= 0
+        got, want = agent.scores(obs, mask), agent.scores_numpy(obs, mask)
+        legal = mask.astype(bool) & live[:, None]
+        np.testing.assert_array_equal(np.where(legal, got, 0.0), np.where(legal, want, 0.0))
+        rows += int(live.sum())
+        # half greedy, half random moves: positions greedy reaches and others
+        acts = np.where(
+            rng.random(state.batch_size) < 0.5, greedy.act(obs, mask), RandomAgent(game, rows).act(obs, mask)
+        )
+        state = game.step(state, acts)
+    assert rows > 5000
+
+
+def test_the_compiled_scores_cover_three_or_more_immediate_win_fields():
+    """The float32 sum over three or more hot fields follows numpy's dense (pairwise) order: positions
+    where a seat has at least three immediate-win fields after a placement are scored alike."""
+    game = MonkeyFun(num_players=2)
+    agent = GreedyMonkeyFun(game)
+    many = 0
+    for obs, mask in positions(game, seed=3, rows=24, stride=1):
+        v = agent.layout.unflatten(obs)
+        for b in range(obs.shape[0]):
+            targets = {
+                int(np.flatnonzero(v["action_field"][b, a] > 0.5)[0])
+                for a in range(NUM_SUBSETS)
+                if mask[b, a] and (v["action_field"][b, a] > 0.5).any()
+            }
+            sizes: list[int] = []
+            for f in targets:
+                reference_field_score(agent, v, b, f, sizes)
+            if max(sizes, default=0) >= 3:
+                many += 1
+                np.testing.assert_array_equal(
+                    np.where(mask[b : b + 1], agent.scores(obs[b : b + 1], mask[b : b + 1]), 0.0),
+                    np.where(mask[b : b + 1], agent.scores_numpy(obs[b : b + 1], mask[b : b + 1]), 0.0),
+                )
+    assert many > 0
