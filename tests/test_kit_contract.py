@@ -167,6 +167,17 @@ def test_the_options_of_init_become_the_config():
 
     assert Inherits(target=11).config == {"num_players": 2, "target": 11, "max_turns": 100}
 
+    class Shorter:  # a mixin (no Game) whose __init__ the game inherits
+        def __init__(self, num_players: int = 2, quick: bool = True) -> None:
+            super().__init__(num_players=num_players, max_turns=10 if quick else 100)
+
+    class FromMixin(Shorter, ToyDice):
+        pass
+
+    game = FromMixin(quick=False)
+    assert game.config == {"num_players": 2, "quick": False} and game.max_turns == 100
+    assert type(game)(**game.config).config == game.config
+
 
 def test_a_game_that_sets_its_config_keeps_it():
     from monkey_envs.games import make_game

@@ -334,6 +334,10 @@ class Game(abc.ABC, Generic[S]):
                 "(docs/kit.md)"
             )
         init = cls.__dict__.get("__init__")
+        if init is None and cls.__init__ is not object.__init__:
+            # an __init__ inherited from a class that is no Game (a mixin before Game in the bases)
+            # records nothing of its own: record its options for this class
+            init = cls.__init__
         if init is not None and not getattr(init, "_records_config", False):
             cls.__init__ = _recording_config(init)  # type: ignore[method-assign]
         if "state_class" not in cls.__dict__:
