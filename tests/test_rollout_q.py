@@ -272,3 +272,49 @@ def test_the_embedded_default_run_is_the_rollout_q_recipe():
     assert cfg.pretrain.workers == 0 and cfg.eval.num_games >= 2000 and "greedy" in cfg.eval.opponents
     assert load_config(root / "monkey_fun_2p_plain_ppo.yaml") == TrainConfig().validate()
     assert load_config(None, ["pretrain.games=100"]).pretrain.games == 100  # --set alone edits the default run
+
+
+def test_a_table_seats_its_agents_and_the_play_outs_go_on_with_them_the_acting_seat_as_the_teacher():
+    """``pretrain.table``: against a table of ``random`` players the teacher's (greedy's) sampled
+    values are near-sure wins; with greedy in every seat (the same positions) about even. If the
+    acting seat went on as its table agent, or the others as the teacher, neither would hold."""
+    from agents import make_agent
+    from training.rollout_q import table_states
+
+    game = MonkeyFun(num_players=2)
+    greedy = GreedyMonkeyFun(game)
+    states, seat_agent = table_states(game, [greedy, make_agent("random", game, 3)], 40, 5, 0.2)
+    assert seat_agent.shape == (states.batch_size, 2) and set(np.unique(seat_agent)) == {0, 1}
+    vs_random = rollout_action_values(
+        game, "greedy", states, chunk=50, table=["random", "random"], seat_agent=seat_agent
+    )
+    vs_greedy = rollout_action_values(game, "greedy", states, chunk=50)
+    rows = np.arange(states.batch_size)
+    q_random = vs_random.q[rows, vs_random.teacher_actions].mean()
+    q_greedy = vs_greedy.q[rows, vs_greedy.teacher_actions].mean()
+    assert q_random > 0.9 and 0.3 < q_greedy < 0.7
+    np.testing.assert_array_equal(vs_random.teacher_actions, vs_greedy.teacher_actions)  # the teacher at the root
+    two = rollout_action_values(
+        game, "greedy", states, chunk=20, workers=2, table=["random", "random"], seat_agent=seat_agent
+    )
+    one = rollout_action_values(
+        game, "greedy", states, chunk=20, workers=1, table=["random", "random"], seat_agent=seat_agent
+    )
+    _same_values(one, two)  # the table agents are seeded from the chunk, not the worker
+    with pytest.raises(ValueError, match="go together"):
+        rollout_action_values(game, "greedy", states, table=["random"])
+
+
+@pytest.mark.parametrize(
+    ("pretrain", "message"),
+    [
+        ({"objective": "rollout_q", "teacher": "greedy", "table": []}, "non-empty list of agent names"),
+        ({"objective": "rollout_q", "teacher": "greedy", "table": ["greedy", 3]}, r"\[1\]: must be a string, got 3"),
+        ({"objective": "imitation", "teacher": "greedy", "table": ["greedy"]}, "rollout_q objective only"),
+    ],
+)
+def test_pretrain_table_is_checked(pretrain, message):
+    from training.config import ConfigError, from_dict
+
+    with pytest.raises(ConfigError, match=f"^pretrain.table.*{message}"):
+        from_dict({"pretrain": pretrain}).validate()

@@ -290,6 +290,14 @@ class PretrainConfig:
         "``rollout_q``: chance that a decision of the teacher's games becomes a probe state. Range: (0, 1].",
         0.1,
     )
+    table: list[str] | None = setting(
+        "``rollout_q``: agent names for a mixed table, or ``null``: the teacher plays every seat. "
+        "With a table, every seat of every recorded game plays one of these agents (drawn uniformly "
+        "per game and seat; the teacher only if listed), and each play-out goes on with those "
+        "seats, the acting seat as the teacher: its action values are the teacher's against the "
+        "table its position came from.",
+        None,
+    )
     workers: int = setting(
         "``rollout_q``: processes that play out the probe states (chunks of 1,000 positions shared "
         "out to ``spawn``-started workers; 1: this process only; 0: one per CPU core this process "
@@ -554,6 +562,17 @@ class TrainConfig:
             f"must be one of {PRETRAIN_OBJECTIVES}, got {short(pt.objective)}",
         )
         _float_range(pt.probe_prob, "pretrain.probe_prob", 0, 1, lo_open=True)
+        if pt.table is not None:
+            _check(
+                isinstance(pt.table, list) and bool(pt.table) and all(isinstance(a, str) and a for a in pt.table),
+                "pretrain.table",
+                f"must be a non-empty list of agent names or null, got {short(pt.table)}",
+            )
+            _check(
+                pt.objective == "rollout_q",
+                "pretrain.table",
+                f"is used by the rollout_q objective only (pretrain.objective is {short(pt.objective)})",
+            )
         _int_range(pt.workers, "pretrain.workers", 0, MAX_WORKERS)
         p = self.ppo
         _float_range(p.learning_rate, "ppo.learning_rate", 0, 1, lo_open=True)

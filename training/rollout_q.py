@@ -102,8 +102,59 @@ def probe_states(game: Any, agent: Any, games: int, seed: int, probe_prob: float
     return type(state).concat(kept)
 
 
-def play_out(game: Any, agent: Any, state: Any, seats: np.ndarray) -> np.ndarray:
-    """Play every row of ``state`` to its end with ``agent`` in every seat.
+def table_states(game: Any, agents: list[Any], games: int, seed: int, probe_prob: float) -> tuple[Any, np.ndarray]:
+    """:func:`probe_states` at a mixed table: every seat of every game plays one of ``agents``.
+
+    Each seat of each game draws its agent uniformly (from a generator of its own, seeded by
+    ``seed``); the probe draws are :func:`probe_states`'s.
+
+    Returns:
+        The kept positions and ``(n, P) int64`` the agent (index into ``agents``) of every seat of
+        each position's game.
+    """
+    rng = np.random.default_rng(seed)
+    seat_agent = np.random.default_rng([int(seed), 1]).integers(len(agents), size=(games, game.num_players))
+    state = game.init(np.arange(games, dtype=np.int64) + seed)
+    kept, kept_seats = [], []
+    while True:
+        rows = np.flatnonzero(~(state.terminated | state.truncated))
+        if rows.size == 0:
+            break
+        probe = rows[rng.random(rows.size) < probe_prob]
+        if probe.size:
+            kept.append(state.take(probe))
+            kept_seats.append(seat_agent[probe])
+        actions = np.zeros(state.batch_size, dtype=np.int64)
+        actions[rows] = seat_moves(game, agents, seat_agent[rows], state.take(rows))
+        state = game.step(state, actions)
+    if not kept:
+        raise ValueError(f"no state was probed: raise pretrain.games ({games}) or pretrain.probe_prob ({probe_prob})")
+    return type(state).concat(kept), np.concatenate(kept_seats)
+
+
+def seat_moves(game: Any, agents: list[Any], seat_agent: np.ndarray, state: Any) -> np.ndarray:
+    """``(n,) int64`` the moves of the player to move in each of the ``n`` running rows of ``state``,
+    each made by ``agents[seat_agent[i, seat]]`` (``seat_agent (n, P) int64``; agents asked as
+    :func:`teacher_moves` asks them, each once for all its rows, in row order)."""
+    cp = state.current_player.astype(np.int64)
+    who = seat_agent[np.arange(state.batch_size), cp]
+    out = np.zeros(state.batch_size, dtype=np.int64)
+    for k in np.unique(who).tolist():
+        rows = np.flatnonzero(who == k)
+        out[rows] = teacher_moves(game, agents[k], state if rows.size == state.batch_size else state.take(rows))
+    return out
+
+
+def play_out(
+    game: Any,
+    agent: Any,
+    state: Any,
+    seats: np.ndarray,
+    agents: list[Any] | None = None,
+    seat_agent: np.ndarray | None = None,
+) -> np.ndarray:
+    """Play every row of ``state`` to its end with ``agent`` in every seat -- or, with ``agents``,
+    seat ``p`` of row ``i`` played by ``agents[seat_agent[i, p]]`` (``seat_agent (B, P) int64``).
 
     Returns:
         ``(B,) float64`` the total reward of seat ``seats[i]`` in row ``i`` from here on.
@@ -115,7 +166,10 @@ def play_out(game: Any, agent: Any, state: Any, seats: np.ndarray) -> np.ndarray
         if rows.size == 0:
             return total
         actions = np.zeros(state.batch_size, dtype=np.int64)
-        actions[rows] = teacher_moves(game, agent, state.take(rows))
+        if agents is None:
+            actions[rows] = teacher_moves(game, agent, state.take(rows))
+        else:
+            actions[rows] = seat_moves(game, agents, seat_agent[rows], state.take(rows))
         state = game.step(state, actions)
         total += state.rewards[ar, seats]
 
@@ -136,24 +190,44 @@ def teacher_moves(game: Any, agent: Any, state: Any, obs: np.ndarray | None = No
     return np.asarray(ask_agent(agent, obs, state.legal_action_mask, lambda: (state, seats)), dtype=np.int64)
 
 
-def chunk_seed(seed: int, index: int) -> int:
-    """Seed of the teacher that plays chunk ``index`` of a run seeded ``seed``.
+def chunk_seed(seed: int, index: int, member: int = 0) -> int:
+    """Seed of the teacher (``member`` 0) or of the ``member``-th table agent that plays chunk
+    ``index`` of a run seeded ``seed``.
 
-    Derived from ``(seed, index)`` alone (``numpy.random.SeedSequence``), never from which
+    Derived from ``(seed, index, member)`` alone (``numpy.random.SeedSequence``), never from which
     worker plays the chunk or in what order, so the action values do not depend on the number
     of workers. Returns an ``int`` in ``[0, 2**63)``.
     """
-    state = np.random.SeedSequence([int(seed), int(index)]).generate_state(1, np.uint64)
+    key = [int(seed), int(index)] + ([int(member)] if member else [])
+    state = np.random.SeedSequence(key).generate_state(1, np.uint64)
     return int(state[0] >> np.uint64(1))
 
 
+def chunk_agents(game: Any, agent: Any, table: list[Any] | None, seed: int, index: int) -> tuple[Any, list[Any] | None]:
+    """The teacher and the table agents (``None`` without a table) that play chunk ``index``."""
+    from agents import make_agent
+
+    teacher = make_agent(agent, game, chunk_seed(seed, index))
+    if table is None:
+        return teacher, None
+    return teacher, [make_agent(a, game, chunk_seed(seed, index, k + 1)) for k, a in enumerate(table)]
+
+
 def rollout_chunk(
-    game: Any, agent: Any, states: Any, allowed_actions: np.ndarray | None = None
+    game: Any,
+    agent: Any,
+    states: Any,
+    allowed_actions: np.ndarray | None = None,
+    table: list[Any] | None = None,
+    seat_agent: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
     """Sample ``Q_teacher(s, a)`` for every legal action of the ``n`` probe states ``states``.
 
     Every (state, action) pair becomes one row of a single batch (``states.take`` of the state
-    once per action), the action is played and :func:`play_out` finishes all rows together.
+    once per action), the action is played and :func:`play_out` finishes all rows together. With
+    a ``table`` (agents) and ``seat_agent`` (``(n, P) int64`` indices into it, the seats of each
+    position's game), the acting seat goes on as the teacher and every other seat as its table
+    agent; else the teacher plays every seat.
 
     Returns:
         ``(obs (n, D) float32, mask (n, A) bool, q (n, A) float32, teacher_actions (n,) int64,
@@ -171,7 +245,12 @@ def rollout_chunk(
     big = states.take(rows)
     first = game.step(big, acts)
     total = first.rewards[np.arange(rows.size), seats[rows]].astype(np.float64)
-    total += play_out(game, agent, first, seats[rows])
+    if table is None:
+        total += play_out(game, agent, first, seats[rows])
+    else:
+        sa = np.asarray(seat_agent, dtype=np.int64)[rows] + 1  # 0 is the teacher
+        sa[np.arange(rows.size), seats[rows]] = 0
+        total += play_out(game, agent, first, seats[rows], [agent, *table], sa)
     q = np.full(mask.shape, np.nan, dtype=np.float32)
     q[rows, acts] = (total - lo) / (hi - lo)
     return np.asarray(obs, dtype=np.float32), mask, q, teacher_actions, int(rows.size)
@@ -210,7 +289,14 @@ def workers_ignore_sigint() -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
 
 
-def _worker_init(imports: list[str], game: Any, agent: Any, seed: int, allowed_actions: np.ndarray | None) -> None:
+def _worker_init(
+    imports: list[str],
+    game: Any,
+    agent: Any,
+    seed: int,
+    allowed_actions: np.ndarray | None,
+    table: list[str] | None = None,
+) -> None:
     import importlib
 
     # the parent handles Ctrl-C (see workers_ignore_sigint); a worker the pool starts again later
@@ -219,16 +305,16 @@ def _worker_init(imports: list[str], game: Any, agent: Any, seed: int, allowed_a
 
     for module in imports:  # plugins that register the teacher's name (the game unpickles by itself)
         importlib.import_module(module)
-    _WORKER.update(game=game, agent=agent, seed=seed, allowed=allowed_actions)
+    _WORKER.update(game=game, agent=agent, seed=seed, allowed=allowed_actions, table=table)
 
 
-def _worker_chunk(task: tuple[int, Any]) -> tuple[int, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]]:
-    from agents import make_agent
-
-    index, states = task
+def _worker_chunk(
+    task: tuple[int, Any, np.ndarray | None],
+) -> tuple[int, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]]:
+    index, states, seats = task
     w = _WORKER
-    teacher = make_agent(w["agent"], w["game"], chunk_seed(w["seed"], index))
-    return index, rollout_chunk(w["game"], teacher, states, w["allowed"])
+    teacher, table = chunk_agents(w["game"], w["agent"], w["table"], w["seed"], index)
+    return index, rollout_chunk(w["game"], teacher, states, w["allowed"], table, seats)
 
 
 def rollout_action_values(
@@ -240,6 +326,8 @@ def rollout_action_values(
     workers: int = 1,
     seed: int = 0,
     imports: list[str] | tuple[str, ...] = (),
+    table: list[str] | None = None,
+    seat_agent: np.ndarray | None = None,
 ) -> ActionValueData:
     """Sample ``Q_teacher(s, a)`` for every legal action ``a`` of every state (see the module doc).
 
@@ -266,6 +354,10 @@ def rollout_action_values(
             more than the number of chunks starts only one per chunk.
         seed: the teachers' seeds (:func:`chunk_seed`).
         imports: modules a worker imports first (plugins registering the teacher's name).
+        table: agent names the other seats go on with (``pretrain.table``), each chunk's built
+            with :func:`chunk_seed`'s member seeds; ``None``: the teacher plays every seat.
+        seat_agent: with ``table``, ``(n, P) int64`` each state's seats as indices into it
+            (:func:`table_states`); the acting seat goes on as the teacher.
 
     Returns:
         An :class:`ActionValueData` (``games`` left 0 for the caller to fill).
@@ -273,7 +365,6 @@ def rollout_action_values(
     Raises:
         ValueError: ``chunk`` or ``workers`` below 1.
     """
-    from agents import make_agent
 
     if isinstance(chunk, bool) or not isinstance(chunk, (int, np.integer)) or chunk < 1:
         raise ValueError(f"chunk must be an integer >= 1, got {chunk!r}")
@@ -284,14 +375,19 @@ def rollout_action_values(
     starts = list(range(0, n, chunk))
     workers = min(int(workers), len(starts))
 
+    if (table is None) != (seat_agent is None):
+        raise ValueError("table and seat_agent go together: give both or neither")
+
     def tasks() -> Any:
         for index, start in enumerate(starts):
-            yield index, states.take(np.arange(start, min(start + chunk, n)))
+            rows = np.arange(start, min(start + chunk, n))
+            yield index, states.take(rows), None if seat_agent is None else np.asarray(seat_agent)[rows]
 
     parts: list[Any] = [None] * len(starts)
     if workers <= 1:
-        for index, sub in tasks():
-            parts[index] = rollout_chunk(game, make_agent(agent, game, chunk_seed(seed, index)), sub, allowed_actions)
+        for index, sub, seats in tasks():
+            teacher, members = chunk_agents(game, agent, table, seed, index)
+            parts[index] = rollout_chunk(game, teacher, sub, allowed_actions, members, seats)
     else:
         import multiprocessing
 
@@ -299,7 +395,9 @@ def rollout_action_values(
         ctx = multiprocessing.get_context("spawn")
         with workers_ignore_sigint():
             pool = ctx.Pool(
-                workers, initializer=_worker_init, initargs=(list(imports), game, agent, int(seed), allowed)
+                workers,
+                initializer=_worker_init,
+                initargs=(list(imports), game, agent, int(seed), allowed, None if table is None else list(table)),
             )
         try:
             for index, part in pool.imap_unordered(_worker_chunk, tasks()):
@@ -330,17 +428,35 @@ def record_action_values(
     allowed_actions: np.ndarray | None = None,
     workers: int = 1,
     imports: list[str] | tuple[str, ...] = (),
+    table: list[str] | None = None,
 ) -> ActionValueData:
     """:func:`probe_states` then :func:`rollout_action_values` (on ``workers`` processes) with the
-    named teacher agent; ``data.seconds`` holds the time of each phase."""
+    named teacher agent; ``data.seconds`` holds the time of each phase.
+
+    With ``table`` (agent names, ``pretrain.table``) the games are played at a mixed table
+    (:func:`table_states`: each seat of each game one of them, drawn uniformly) and the
+    play-outs go on with those seats, the acting seat as the teacher.
+    """
     from agents import make_agent
 
     t0 = time.perf_counter()
-    agent = make_agent(teacher, game, seed)
-    states = probe_states(game, agent, games, seed, probe_prob)
+    seat_agent = None
+    if table is None:
+        states = probe_states(game, make_agent(teacher, game, seed), games, seed, probe_prob)
+    else:
+        members = [make_agent(a, game, seed + 1 + k) for k, a in enumerate(table)]
+        states, seat_agent = table_states(game, members, games, seed, probe_prob)
     t1 = time.perf_counter()
     data = rollout_action_values(
-        game, teacher, states, allowed_actions=allowed_actions, workers=workers, seed=seed, imports=imports
+        game,
+        teacher,
+        states,
+        allowed_actions=allowed_actions,
+        workers=workers,
+        seed=seed,
+        imports=imports,
+        table=None if table is None else list(table),
+        seat_agent=seat_agent,
     )
     data.games = games
     data.seconds = {"probe": round(t1 - t0, 2), "play_out": round(time.perf_counter() - t1, 2)}

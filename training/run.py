@@ -1202,7 +1202,8 @@ def _pretrain_rollout_q(model: Any, cfg: TrainConfig, game: Any, beat: Heartbeat
     t0 = time.perf_counter()
     allowed = None if cfg.env.learner_actions is None else game.action_filter(cfg.env.learner_actions)
     workers = pt.workers or available_cores()
-    with beat.phase(f"pretraining: {pt.games} {pt.teacher!r} games, each probed position played out per action"):
+    at = "" if pt.table is None else f" at a table of {pt.table}"
+    with beat.phase(f"pretraining: {pt.games} {pt.teacher!r} games{at}, each probed position played out per action"):
         data = record_action_values(
             game,
             pt.teacher,
@@ -1212,6 +1213,7 @@ def _pretrain_rollout_q(model: Any, cfg: TrainConfig, game: Any, beat: Heartbeat
             allowed_actions=allowed,
             workers=workers,
             imports=cfg.imports,
+            table=pt.table,
         )
     record_seconds = time.perf_counter() - t0
     beat.echo(
@@ -1235,6 +1237,7 @@ def _pretrain_rollout_q(model: Any, cfg: TrainConfig, game: Any, beat: Heartbeat
         {
             "objective": "rollout_q",
             "teacher": pt.teacher,
+            "table": pt.table,
             "games": pt.games,
             "rollouts": data.rollouts,
             "record_seconds": round(record_seconds, 2),
