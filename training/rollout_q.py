@@ -84,22 +84,7 @@ def probe_states(game: Any, agent: Any, games: int, seed: int, probe_prob: float
     Returns:
         A State batch of the kept positions (running games, some seat to move).
     """
-    rng = np.random.default_rng(seed)
-    state = game.init(np.arange(games, dtype=np.int64) + seed)
-    kept = []
-    while True:
-        rows = np.flatnonzero(~(state.terminated | state.truncated))
-        if rows.size == 0:
-            break
-        probe = rows[rng.random(rows.size) < probe_prob]
-        if probe.size:
-            kept.append(state.take(probe))
-        actions = np.zeros(state.batch_size, dtype=np.int64)
-        actions[rows] = teacher_moves(game, agent, state.take(rows))
-        state = game.step(state, actions)
-    if not kept:
-        raise ValueError(f"no state was probed: raise pretrain.games ({games}) or pretrain.probe_prob ({probe_prob})")
-    return type(state).concat(kept)
+    return table_states(game, [agent], games, seed, probe_prob)[0]
 
 
 def table_states(game: Any, agents: list[Any], games: int, seed: int, probe_prob: float) -> tuple[Any, np.ndarray]:

@@ -526,15 +526,15 @@ def _compiled_scores(
         game.num_players,
         t["ti"],
         rand,
-        t["slots"],
-        t["slot_row"],
-        t["slot_back"],
-        t["back_comp"],
-        t["fixed"],
-        t["fixed_effect"],
-        t["bowl_of"],
-        t["bowl_spaces"],
+        *_track_args(t),
         game.num_actions,
+    )
+
+
+def _track_args(t: dict[str, Any]) -> tuple[np.ndarray, ...]:
+    """The track tables of :func:`_tables`, in the order the kernels take them."""
+    return tuple(
+        t[k] for k in ("slots", "slot_row", "slot_back", "back_comp", "fixed", "fixed_effect", "bowl_of", "bowl_spaces")
     )
 
 
@@ -732,14 +732,7 @@ def compiled_playout(game: Any, agent: Any, state: Any, left: np.ndarray) -> int
         agent._weights()[None],
         game.num_players,
         t["ti"],
-        t["slots"],
-        t["slot_row"],
-        t["slot_back"],
-        t["back_comp"],
-        t["fixed"],
-        t["fixed_effect"],
-        t["bowl_of"],
-        t["bowl_spaces"],
+        *_track_args(t),
     )
     if steps < 0:
         raise RuntimeError("the compiled play-out made a move the rules refuse")
