@@ -407,7 +407,6 @@ class GreedyMonkeyFun:
             k["code_table"],
             k["log_miss"],
             k["kept"],
-            False,
         )
         miss = np.exp(lms)  # numpy's float32 exp, as the reference's (see the kernels' docstring)
         return KM.action_scores(miss, ints, flex, pid, progress, m, k["ncards"], k["weights"])

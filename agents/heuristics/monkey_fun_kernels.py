@@ -104,7 +104,7 @@ def _dense_sum36(v):
 
 
 @njit(cache=True)
-def placement_terms(obs, mask, ti, windows, through, slot_of, code_table, log_miss_of, kept, with_discard):
+def placement_terms(obs, mask, ti, windows, through, slot_of, code_table, log_miss_of, kept):
     """The terms of every legal placement of every row, before ``exp``.
 
     Args:
@@ -116,7 +116,6 @@ def placement_terms(obs, mask, ti, windows, through, slot_of, code_table, log_mi
             (``COMPLETE_BIT``), shape value (from ``SHAPE_BIT``).
         log_miss_of: ``(77,) float32`` log of the chance that a hand misses each number.
         kept: ``(15,) int64`` the slot subset each subset action keeps in the hand.
-        with_discard: unused (kept for the signature of the scores).
 
     Returns:
         ``(lms (N, P) float32, ints (N, 3 + 2 P) int64, flex (B, 15) float64, pid (B, 15) int64,
